@@ -1,0 +1,144 @@
+// Package fbc holds the serialized form of a File-Based Catalog: the blobs exactly as they stand in
+// JSON or YAML files, with the place each came from. It knows nothing of what makes a catalog valid;
+// that is fbc/model's business.
+package fbc
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The core schemas of a File-Based Catalog.
+const (
+	SchemaPackage      = "olm.package"
+	SchemaChannel      = "olm.channel"
+	SchemaBundle       = "olm.bundle"
+	SchemaDeprecations = "olm.deprecations"
+)
+
+// Location is where a blob was read from. It is never serialized.
+type Location struct {
+	File string // path as given by the loader (relative to the catalog root where there is one)
+	Line int    // 1-based line of the blob's first character; 0 when unknown
+}
+
+func (l Location) String() string {
+	switch {
+	case l.File == "" && l.Line == 0:
+		return "<unknown>"
+	case l.Line == 0:
+		return l.File
+	default:
+		return fmt.Sprintf("%s:%d", l.File, l.Line)
+	}
+}
+
+// Catalog is a whole File-Based Catalog: every blob, grouped by schema, in load order.
+type Catalog struct {
+	Packages     []Package
+	Channels     []Channel
+	Bundles      []Bundle
+	Deprecations []Deprecation
+	Others       []Meta
+}
+
+// Property is one typed property of a package, channel or bundle; Value is kept as raw JSON so that
+// unknown property types survive a load/write round trip untouched.
+type Property struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+// Icon is a package icon.
+type Icon struct {
+	Data      []byte `json:"base64data"`
+	MediaType string `json:"mediatype"`
+}
+
+// Package is an olm.package blob.
+type Package struct {
+	Schema         string
+	Name           string
+	DefaultChannel string
+	Icon           *Icon
+	Description    string
+	Properties     []Property
+	Extra          Extra
+	Loc            Location
+}
+
+// Channel is an olm.channel blob.
+type Channel struct {
+	Schema     string
+	Name       string
+	Package    string
+	Entries    []ChannelEntry
+	Properties []Property
+	Extra      Extra
+	Loc        Location
+}
+
+// ChannelEntry is one upgrade-graph node of a channel.
+type ChannelEntry struct {
+	Name      string
+	Replaces  string
+	Skips     []string
+	SkipRange string
+	Extra     Extra
+}
+
+// Bundle is an olm.bundle blob.
+type Bundle struct {
+	Schema        string
+	Name          string
+	Package       string
+	Image         string
+	Properties    []Property
+	RelatedImages []RelatedImage
+	Extra         Extra
+	Loc           Location
+}
+
+// RelatedImage is an image a bundle needs.
+type RelatedImage struct {
+	Name  string
+	Image string
+	Extra Extra
+}
+
+// Deprecation is an olm.deprecations blob.
+type Deprecation struct {
+	Schema  string
+	Package string
+	Entries []DeprecationEntry
+	Extra   Extra
+	Loc     Location
+}
+
+// DeprecationEntry deprecates the package, one channel or one bundle.
+type DeprecationEntry struct {
+	Reference Reference
+	Message   string
+	Extra     Extra
+}
+
+// Reference names what a deprecation entry is about: Schema is olm.package, olm.channel or olm.bundle;
+// Name is empty for olm.package.
+type Reference struct {
+	Schema string
+	Name   string
+	Extra  Extra
+}
+
+// Meta is a blob of any other schema, kept verbatim.
+type Meta struct {
+	Schema  string
+	Package string
+	Name    string
+	Blob    json.RawMessage
+	Loc     Location
+}
+
+// Extra holds the fields of an object that this version of olmcat does not know, so that writing
+// a loaded catalog gives them back. Keys are written after the known fields, in sorted order.
+type Extra map[string]json.RawMessage

@@ -1,0 +1,135 @@
+// Package property knows the property types OLM gives meaning to, and how to read and build them.
+// Unknown types are left to the caller as raw JSON.
+package property
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/olmcat/olmcat/fbc"
+)
+
+// The property types OLM interprets.
+const (
+	TypePackage         = "olm.package"
+	TypePackageRequired = "olm.package.required"
+	TypeGVK             = "olm.gvk"
+	TypeGVKRequired     = "olm.gvk.required"
+	TypeBundleObject    = "olm.bundle.object"
+	TypeCSVMetadata     = "olm.csv.metadata"
+	TypeChannel         = "olm.channel"
+	TypeDeprecated      = "olm.deprecated"
+	TypeLabel           = "olm.label"
+	TypeConstraint      = "olm.constraint"
+)
+
+// Package is the value of olm.package.
+type Package struct {
+	PackageName string `json:"packageName"`
+	Version     string `json:"version"`
+	Release     string `json:"release,omitempty"`
+}
+
+// PackageRequired is the value of olm.package.required.
+type PackageRequired struct {
+	PackageName  string `json:"packageName"`
+	VersionRange string `json:"versionRange"`
+}
+
+// GVK is the value of olm.gvk and olm.gvk.required. Field order is the order opm writes.
+type GVK struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+func (g GVK) String() string { return g.Group + "/" + g.Version + "/" + g.Kind }
+
+// BundleObject is the value of olm.bundle.object: one Kubernetes manifest, base64 in JSON.
+// A "ref" form (a path relative to the catalog) is used by unpacked catalogs.
+type BundleObject struct {
+	Data []byte `json:"data,omitempty"`
+	Ref  string `json:"ref,omitempty"`
+}
+
+// Parsed holds the interpreted properties of one blob.
+type Parsed struct {
+	Packages         []Package
+	PackagesRequired []PackageRequired
+	GVKs             []GVK
+	GVKsRequired     []GVK
+	BundleObjects    []BundleObject
+	CSVMetadatas     []json.RawMessage
+	Others           []fbc.Property
+}
+
+// Parse interprets every property; a value that does not decode as its type is an error naming the
+// property's index and type.
+func Parse(props []fbc.Property) (*Parsed, error) {
+	var p Parsed
+	for i, prop := range props {
+		var err error
+		switch prop.Type {
+		case TypePackage:
+			var v Package
+			if err = decodeStrict(prop.Value, &v); err == nil {
+				p.Packages = append(p.Packages, v)
+			}
+		case TypePackageRequired:
+			var v PackageRequired
+			if err = decodeStrict(prop.Value, &v); err == nil {
+				p.PackagesRequired = append(p.PackagesRequired, v)
+			}
+		case TypeGVK:
+			var v GVK
+			if err = decodeStrict(prop.Value, &v); err == nil {
+				p.GVKs = append(p.GVKs, v)
+			}
+		case TypeGVKRequired:
+			var v GVK
+			if err = decodeStrict(prop.Value, &v); err == nil {
+				p.GVKsRequired = append(p.GVKsRequired, v)
+			}
+		case TypeBundleObject:
+			var v BundleObject
+			if err = decodeStrict(prop.Value, &v); err == nil {
+				p.BundleObjects = append(p.BundleObjects, v)
+			}
+		case TypeCSVMetadata:
+			var v map[string]any
+			if err = decodeStrict(prop.Value, &v); err == nil {
+				p.CSVMetadatas = append(p.CSVMetadatas, prop.Value)
+			}
+		default:
+			if !json.Valid(prop.Value) {
+				err = fmt.Errorf("value is not valid JSON")
+			} else {
+				p.Others = append(p.Others, prop)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("property %d (%s): %w", i, prop.Type, err)
+		}
+	}
+	return &p, nil
+}
+
+func decodeStrict(raw json.RawMessage, into any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return fmt.Errorf("value is missing")
+	}
+	return json.Unmarshal(raw, into)
+}
+
+// Build makes a property from a typed value, encoded compactly with HTML escaping off (as opm's
+// property.Build does).
+func Build(typ string, v any) fbc.Property {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("property.Build(%s): %v", typ, err)) // only called with the typed values of this package
+	}
+	return fbc.Property{Type: typ, Value: bytes.TrimSuffix(b.Bytes(), []byte{'\n'})}
+}

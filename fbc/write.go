@@ -1,0 +1,163 @@
+package fbc
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Format is an on-disk encoding of a catalog.
+type Format string
+
+const (
+	JSON Format = "json"
+	YAML Format = "yaml"
+)
+
+// ParseFormat accepts "json" or "yaml".
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case JSON, YAML:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("unknown output format %q: use json or yaml", s)
+}
+
+// Ext is the file extension, with its dot.
+func (f Format) Ext() string { return "." + string(f) }
+
+// Write writes the catalog as one stream in opm's order: packages by name, and within a package
+// the olm.package blob, its channels by name, its bundles by name, other schemas by schema, then
+// its deprecations. Blobs that belong to no package come first.
+func Write(w io.Writer, c *Catalog, f Format) error {
+	for _, part := range SplitByPackage(c) {
+		if err := writePackage(w, part.Catalog, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PackagePart is the part of a catalog that belongs to one package ("" for package-less blobs).
+type PackagePart struct {
+	Package string
+	Catalog *Catalog
+}
+
+// SplitByPackage groups the blobs by package, sorted by package name.
+func SplitByPackage(c *Catalog) []PackagePart {
+	parts := map[string]*Catalog{}
+	get := func(name string) *Catalog {
+		p, ok := parts[name]
+		if !ok {
+			p = &Catalog{}
+			parts[name] = p
+		}
+		return p
+	}
+	for _, p := range c.Packages {
+		get(p.Name).Packages = append(get(p.Name).Packages, p)
+	}
+	for _, ch := range c.Channels {
+		get(ch.Package).Channels = append(get(ch.Package).Channels, ch)
+	}
+	for _, b := range c.Bundles {
+		get(b.Package).Bundles = append(get(b.Package).Bundles, b)
+	}
+	for _, d := range c.Deprecations {
+		get(d.Package).Deprecations = append(get(d.Package).Deprecations, d)
+	}
+	for _, m := range c.Others {
+		get(m.Package).Others = append(get(m.Package).Others, m)
+	}
+	out := make([]PackagePart, 0, len(parts))
+	for name, p := range parts {
+		out = append(out, PackagePart{Package: name, Catalog: p})
+	}
+	slices.SortFunc(out, func(a, b PackagePart) int { return cmp.Compare(a.Package, b.Package) })
+	return out
+}
+
+func writePackage(w io.Writer, c *Catalog, f Format) error {
+	enc := newBlobEncoder(w, f)
+	pkgs := slices.Clone(c.Packages)
+	slices.SortStableFunc(pkgs, func(a, b Package) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range pkgs {
+		if err := enc.encode(pkgs[i]); err != nil {
+			return fmt.Errorf("package %q: %w", pkgs[i].Name, err)
+		}
+	}
+	chs := slices.Clone(c.Channels)
+	slices.SortStableFunc(chs, func(a, b Channel) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range chs {
+		if err := enc.encode(chs[i]); err != nil {
+			return fmt.Errorf("channel %q of package %q: %w", chs[i].Name, chs[i].Package, err)
+		}
+	}
+	bundles := slices.Clone(c.Bundles)
+	slices.SortStableFunc(bundles, func(a, b Bundle) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range bundles {
+		if err := enc.encode(bundles[i]); err != nil {
+			return fmt.Errorf("bundle %q of package %q: %w", bundles[i].Name, bundles[i].Package, err)
+		}
+	}
+	others := slices.Clone(c.Others)
+	slices.SortStableFunc(others, func(a, b Meta) int { return cmp.Compare(a.Schema, b.Schema) })
+	for i := range others {
+		if err := enc.encode(others[i]); err != nil {
+			return fmt.Errorf("%s blob at %s: %w", others[i].Schema, others[i].Loc, err)
+		}
+	}
+	for i := range c.Deprecations {
+		if err := enc.encode(c.Deprecations[i]); err != nil {
+			return fmt.Errorf("deprecations of package %q: %w", c.Deprecations[i].Package, err)
+		}
+	}
+	return nil
+}
+
+type blobEncoder struct {
+	w    io.Writer
+	f    Format
+	json *json.Encoder
+	buf  bytes.Buffer
+}
+
+func newBlobEncoder(w io.Writer, f Format) *blobEncoder {
+	e := &blobEncoder{w: w, f: f}
+	if f == YAML {
+		e.json = json.NewEncoder(&e.buf)
+		e.json.SetEscapeHTML(false)
+	} else {
+		e.json = json.NewEncoder(w)
+		e.json.SetIndent("", "    ")
+		e.json.SetEscapeHTML(false)
+	}
+	return e
+}
+
+// encode writes one blob. YAML goes through JSON first, as opm's writer does: keys come out sorted
+// and every document is preceded by "---".
+func (e *blobEncoder) encode(v any) error {
+	if e.f != YAML {
+		return e.json.Encode(v)
+	}
+	e.buf.Reset()
+	if err := e.json.Encode(v); err != nil {
+		return err
+	}
+	y, err := yaml.JSONToYAML(e.buf.Bytes())
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(e.w, "---\n"); err != nil {
+		return err
+	}
+	_, err = e.w.Write(y)
+	return err
+}
