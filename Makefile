@@ -1,0 +1,46 @@
+# olmcat — see README.md. Two commands do everything on a fresh machine: `make run` and `make test`.
+GO        ?= go
+BIN       := bin/olmcat
+OUT       := out
+SHARED    ?= ../shared
+FUZZTIME  ?= 5m
+
+.PHONY: build run test bench fuzz vet clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/olmcat
+
+# The main job on the bundled fixtures: index.db -> FBC, validate it, render it, and back to index.db.
+run: build
+	@rm -rf $(OUT)/run && mkdir -p $(OUT)/run
+	@echo "== olmcat migrate fixtures/index.db -> $(OUT)/run/catalog (index.db to FBC, input untouched)"
+	$(BIN) migrate fixtures/index.db $(OUT)/run/catalog --report $(OUT)/run/migrate-report.json
+	@find $(OUT)/run/catalog -type f | sort
+	@echo "== olmcat validate $(OUT)/run/catalog"
+	$(BIN) validate $(OUT)/run/catalog
+	@echo "== olmcat render fixtures/index.db (first lines of the FBC stream)"
+	$(BIN) render fixtures/index.db | head -n 20
+	@echo "== olmcat migrate --to sqlite $(OUT)/run/catalog -> $(OUT)/run/index.db (FBC back to index.db)"
+	$(BIN) migrate $(OUT)/run/catalog $(OUT)/run/index.db --to sqlite --report $(OUT)/run/tosqlite-report.json
+	@echo "== olmcat diff fixtures/catalog $(OUT)/run/catalog"
+	$(BIN) diff fixtures/catalog $(OUT)/run/catalog --stat || true
+	@echo "done: outputs are in $(OUT)/run"
+
+test:
+	$(GO) vet ./...
+	$(GO) test -timeout 45m ./...
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+# Scale workloads (../shared/bench): wall time and peak RSS of each operation.
+bench: build
+	bash fixtures/bench.sh $(BIN) $(SHARED)/bench
+
+# Every fuzzer for FUZZTIME each.
+fuzz:
+	bash fixtures/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf bin $(OUT)
