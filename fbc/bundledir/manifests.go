@@ -1,0 +1,145 @@
+package bundledir
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Object is one Kubernetes manifest of a bundle.
+type Object struct {
+	File       string // path relative to the bundle dir, e.g. manifests/foo.crd.yaml
+	APIVersion string
+	Kind       string
+	Name       string
+	// JSON is the object as Kubernetes' apimachinery writes it: compact, keys sorted, HTML
+	// characters escaped. opm stores exactly these bytes (base64) in olm.bundle.object.
+	JSON []byte
+}
+
+// Group is the API group of the object's apiVersion ("" for the core group).
+func (o Object) Group() string {
+	if i := strings.LastIndex(o.APIVersion, "/"); i >= 0 {
+		return o.APIVersion[:i]
+	}
+	return ""
+}
+
+// Version is the version part of the object's apiVersion.
+func (o Object) Version() string {
+	if i := strings.LastIndex(o.APIVersion, "/"); i >= 0 {
+		return o.APIVersion[i+1:]
+	}
+	return o.APIVersion
+}
+
+// readManifests decodes every non-hidden file directly under manifests/, in name order. As with
+// opm, only the first document of a file counts and files that are not Kubernetes objects are
+// skipped; each skip is reported as a warning.
+func readManifests(bundleDir string) (objs []Object, warnings []string, err error) {
+	dir := filepath.Join(bundleDir, "manifests")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bundle %s: read manifests directory: %w", bundleDir, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		rel := filepath.ToSlash(filepath.Join("manifests", e.Name()))
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
+		}
+		obj, extraDocs, err := decodeObject(data)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", rel, err))
+			continue
+		}
+		if extraDocs > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: only the first of %d YAML documents is part of the bundle", rel, extraDocs+1))
+		}
+		obj.File = rel
+		objs = append(objs, *obj)
+	}
+	return objs, warnings, nil
+}
+
+// decodeObject reads the first non-empty document of a manifest file as a Kubernetes object and
+// says how many more non-empty documents the file holds.
+func decodeObject(data []byte) (*Object, int, error) {
+	var first []byte
+	extra := 0
+	for _, d := range splitYAMLDocuments(data) {
+		j, err := yaml.YAMLToJSON(d.text)
+		if err != nil {
+			if first != nil {
+				break // opm never reads past the first document
+			}
+			return nil, 0, fmt.Errorf("not valid YAML: %v", lineShift(err, d.line))
+		}
+		if t := bytes.TrimSpace(j); len(t) == 0 || string(t) == "null" {
+			continue
+		}
+		if first == nil {
+			first = j
+		} else {
+			extra++
+		}
+	}
+	if first == nil {
+		return nil, 0, fmt.Errorf("empty file")
+	}
+	canonical, err := canonicalJSON(first)
+	if err != nil {
+		return nil, 0, err
+	}
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(canonical, &head); err != nil {
+		return nil, 0, fmt.Errorf("not a Kubernetes object: %v", err)
+	}
+	if head.Kind == "" {
+		return nil, 0, fmt.Errorf("not a Kubernetes object: no kind")
+	}
+	return &Object{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name, JSON: canonical}, extra, nil
+}
+
+// canonicalJSON re-encodes a JSON object the way apimachinery's unstructured encoder does: keys
+// sorted, HTML-escaped, numbers kept as written by the YAML-to-JSON conversion.
+func canonicalJSON(j []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("not a Kubernetes object: %v", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("not a Kubernetes object: expected a map, found %s", jsonKind(v))
+	}
+	return json.Marshal(v)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}

@@ -1,0 +1,91 @@
+package bundledir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/olmcat/olmcat/fbc"
+)
+
+// Bundle is a parsed registry+v1 bundle directory.
+type Bundle struct {
+	Dir          string
+	Annotations  Annotations
+	Objects      []Object // manifests/ in file-name order, the CSV among them
+	CSV          *CSV
+	CSVFile      string         // e.g. manifests/foo.clusterserviceversion.yaml
+	Provided     []API          // CRD versions and owned API services
+	Required     []API          // CSV-required CRDs and API services
+	Dependencies []fbc.Property // metadata dependencies file entries, as written
+	Properties   []fbc.Property // metadata properties file entries, as written
+	// Warnings are things opm silently tolerates (skipped manifest files, extra documents).
+	Warnings []string
+}
+
+// Name is the bundle's name: its CSV's metadata.name.
+func (b *Bundle) Name() string { return b.CSV.Name }
+
+// Package is the package the annotations name.
+func (b *Bundle) Package() string { return b.Annotations.Package() }
+
+// Parse reads a bundle directory: manifests/ must hold exactly one ClusterServiceVersion (plus
+// CRDs and other objects) and metadata/ an annotations file. Every problem is an error naming the
+// directory and file.
+func Parse(dir string) (*Bundle, error) {
+	for _, sub := range []string{"manifests", "metadata"} {
+		fi, err := os.Stat(filepath.Join(dir, sub))
+		if err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("bundle %s: no %s/ directory (a bundle directory holds manifests/ and metadata/, as in a bundle image)", dir, sub)
+		}
+	}
+	md, err := readMetadata(dir)
+	if err != nil {
+		return nil, err
+	}
+	if mt := md.annotations.Values[LabelMediaType]; mt != "" && mt != MediaTypeRegistryV1 {
+		return nil, fmt.Errorf("%s: media type %q: only %s bundles can be rendered into a catalog",
+			filepath.Join(dir, md.annotations.File), mt, MediaTypeRegistryV1)
+	}
+	objs, warnings, err := readManifests(dir)
+	if err != nil {
+		return nil, err
+	}
+	b := &Bundle{Dir: dir, Annotations: *md.annotations, Objects: objs, Warnings: warnings,
+		Dependencies: md.dependencies, Properties: md.properties}
+	var csvFiles []string
+	for _, o := range objs {
+		if o.Kind != kindCSV {
+			continue
+		}
+		csvFiles = append(csvFiles, o.File)
+		if b.CSV == nil {
+			if b.CSV, err = parseCSV(o); err != nil {
+				return nil, fmt.Errorf("bundle %s: %w", dir, err)
+			}
+			b.CSVFile = o.File
+		}
+	}
+	switch len(csvFiles) {
+	case 0:
+		return nil, fmt.Errorf("bundle %s: no ClusterServiceVersion in manifests/ (a registry+v1 bundle needs exactly one)", dir)
+	case 1:
+	default:
+		return nil, fmt.Errorf("bundle %s: %d ClusterServiceVersions in manifests/ (%s): a bundle holds exactly one; move the others to their own bundle directories",
+			dir, len(csvFiles), strings.Join(csvFiles, ", "))
+	}
+	if b.Package() == "" {
+		return nil, fmt.Errorf("%s: no %s annotation: the bundle's package is unknown", filepath.Join(dir, md.annotations.File), LabelPackage)
+	}
+	if b.Provided, err = providedAPIs(objs, b.CSV); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", dir, err)
+	}
+	if err := checkOwnedCRDsPresent(b.CSV, b.Provided); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", dir, err)
+	}
+	if b.Required, err = requiredAPIs(b.CSV); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", dir, err)
+	}
+	return b, nil
+}
