@@ -1,0 +1,213 @@
+// Package indeximage reads OLM index images without a container daemon: it resolves registry
+// references, OCI layouts and docker-save archives, streams only the layers that hold the catalog
+// (the legacy /database/index.db or an FBC /configs directory) through a hardened extractor, and
+// builds reproducible FBC index images from a base image and a configs directory.
+package indeximage
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+)
+
+// Labels that locate the catalog inside an index image.
+const (
+	DatabaseLabel      = "operators.operatorframework.io.index.database.v1"
+	ConfigsLabel       = "operators.operatorframework.io.index.configs.v1"
+	bundlePackageLabel = "operators.operatorframework.io.bundle.package.v1"
+)
+
+// Kind says which catalog format an index image holds.
+type Kind int
+
+const (
+	SQLite Kind = iota + 1 // legacy index.db (DatabaseLabel)
+	FBC                    // File-Based Catalog directory (ConfigsLabel)
+)
+
+func (k Kind) String() string {
+	switch k {
+	case SQLite:
+		return "sqlite"
+	case FBC:
+		return "fbc"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Catalog is a catalog extracted from an index image into a private temporary directory.
+// Call Cleanup when done with Path.
+type Catalog struct {
+	Kind Kind
+	// Path is the extracted index.db file (SQLite) or configs directory (FBC).
+	Path string
+	// ImagePath is where the catalog lives inside the image, as its label says.
+	ImagePath string
+	// Ref is the reference as given; Digest the manifest digest of the image read (zero for
+	// docker archives, whose digest would cost a recompression of every layer).
+	Ref    string
+	Digest v1.Hash
+	// Image is the image read (the platform's image of a multi-arch index), e.g. the base for
+	// BuildFBCImage.
+	Image  v1.Image
+	Labels map[string]string
+	// LayersRead of LayersTotal were streamed; the rest could not change the catalog.
+	LayersRead, LayersTotal int
+	Cleanup                 func()
+}
+
+// Fetch resolves ref (see IsImageRef for the accepted forms), picks the platform's image, and
+// extracts its catalog. Only layers from the top down to the one completing the catalog are
+// read, streamed, and verified against the config's diff IDs.
+func Fetch(ctx context.Context, ref string, opts Options) (*Catalog, error) {
+	parsed, err := parseImageRef(ref, opts.Insecure)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolve(ctx, parsed, opts)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := extract(ctx, res.img, res.where, opts)
+	if err != nil {
+		return nil, err
+	}
+	cat.Ref, cat.Digest = ref, res.digest
+	return cat, nil
+}
+
+// Extract is Fetch for an image already at hand (built in memory, or resolved by the caller).
+func Extract(ctx context.Context, img v1.Image, opts Options) (*Catalog, error) {
+	return extract(ctx, img, "image", opts)
+}
+
+func extract(ctx context.Context, img v1.Image, where string, opts Options) (*Catalog, error) {
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("%s: read image config: %w", where, err)
+	}
+	kind, imgPath, err := catalogLocation(cf.Config.Labels, where)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(opts.TempDir, "olmcat-image-")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary directory for the catalog of %s: %w", where, err)
+	}
+	cat := &Catalog{Kind: kind, ImagePath: imgPath, Image: img, Labels: cf.Config.Labels, Cleanup: func() { os.RemoveAll(tmp) }}
+	if err := cat.fill(ctx, img, cf, tmp, where, opts.Limits); err != nil {
+		cat.Cleanup()
+		return nil, err
+	}
+	return cat, nil
+}
+
+func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, tmp, where string, limits Limits) error {
+	cat.Path = filepath.Join(tmp, "configs")
+	if cat.Kind == SQLite {
+		cat.Path = filepath.Join(tmp, "index.db")
+	} else if err := os.Mkdir(cat.Path, 0o755); err != nil {
+		return err
+	}
+	w := newOverlayWalker(strings.TrimPrefix(cat.ImagePath, "/"), cat.Kind == SQLite, cat.Path, limits)
+	layers, err := img.Layers()
+	if err != nil {
+		return fmt.Errorf("%s: list layers: %w", where, err)
+	}
+	cat.LayersTotal = len(layers)
+	for i := len(layers) - 1; i >= 0 && !w.complete(); i-- {
+		id := "?"
+		if i < len(cf.RootFS.DiffIDs) {
+			id = cf.RootFS.DiffIDs[i].String()
+		}
+		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, len(layers), id)
+		if err := readLayer(ctx, layers[i], layerWhere, w); err != nil {
+			return err
+		}
+		cat.LayersRead++
+	}
+	if !w.found {
+		return fmt.Errorf("%s: its label says the catalog is at %s, but no layer holds it (%d of %d layers read): the image is broken; rebuild it", where, cat.ImagePath, cat.LayersRead, cat.LayersTotal)
+	}
+	if cat.Kind == FBC {
+		entries, err := os.ReadDir(cat.Path)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			return fmt.Errorf("%s: the catalog directory %s is empty: the image holds no catalog", where, cat.ImagePath)
+		}
+	}
+	return nil
+}
+
+// catalogLocation reads the index labels. Like opm, the database label wins when both are set.
+func catalogLocation(labels map[string]string, where string) (Kind, string, error) {
+	for _, c := range []struct {
+		label string
+		kind  Kind
+	}{{DatabaseLabel, SQLite}, {ConfigsLabel, FBC}} {
+		v, ok := labels[c.label]
+		if !ok {
+			continue
+		}
+		p := path.Clean("/" + strings.TrimSpace(v))
+		if p == "/" {
+			return 0, "", fmt.Errorf("%s: label %s=%q does not name a path inside the image", where, c.label, v)
+		}
+		return c.kind, p, nil
+	}
+	hint := ""
+	if pkg, ok := labels[bundlePackageLabel]; ok {
+		hint = fmt.Sprintf(" It is an operator bundle image (package %q), not a catalog.", pkg)
+	} else if len(labels) > 0 {
+		var names []string
+		for k := range labels {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		hint = " Its labels: " + strings.Join(names, ", ") + "."
+	}
+	return 0, "", fmt.Errorf("%s is not an OLM index image: it has neither the %s label (SQLite index) nor the %s label (File-Based Catalog).%s If the catalog is there without its label, rebuild the image with the label set", where, DatabaseLabel, ConfigsLabel, hint)
+}
+
+// readLayer streams one layer through the walker, then reads it to the end so that its content is
+// checked against the diff ID (a registry blob is also checked against its digest by the client).
+func readLayer(ctx context.Context, l v1.Layer, where string, w *overlayWalker) error {
+	if mt, err := l.MediaType(); err == nil && !tarLayerMediaType(mt) {
+		return fmt.Errorf("%s: media type %q is not a tar layer olmcat can read", where, mt)
+	}
+	want, err := l.DiffID()
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	rc, err := l.Uncompressed()
+	if err != nil {
+		return fmt.Errorf("%s: open: %w", where, err)
+	}
+	defer rc.Close()
+	h := sha256.New()
+	content := io.TeeReader(rc, h)
+	if err := w.walkLayer(ctx, content, where); err != nil {
+		return err
+	}
+	if _, err := io.Copy(io.Discard, &budgetReader{r: content, read: &w.scanned, limit: w.limits.MaxScannedBytes}); err != nil {
+		return fmt.Errorf("%s: read to the end: %w (the layer is truncated or corrupt: pull or rebuild the image)", where, err)
+	}
+	if err := rc.Close(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); want.Algorithm == "sha256" && got != want.Hex {
+		return fmt.Errorf("%s: content digest mismatch: the layer's content hashes to sha256:%s but the image config records %s; the blob is corrupt or was tampered with: pull again or rebuild the image", where, got, want)
+	}
+	return nil
+}

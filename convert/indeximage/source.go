@@ -1,0 +1,314 @@
+package indeximage
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// DefaultPlatform is the image picked from a multi-arch index when Options.Platform is empty.
+// Catalog content does not depend on the architecture; this only decides which manifest to read.
+const DefaultPlatform = "linux/amd64"
+
+// Options configure how images are found and read. The zero value reads public or
+// docker-login'ed registries over HTTPS (plain HTTP for localhost and loopback addresses).
+type Options struct {
+	// Platform selects the image of a multi-arch index: "os/arch[/variant]"; "" means linux/amd64.
+	Platform string
+	// Insecure allows plain HTTP and unverified TLS certificates for every registry.
+	Insecure bool
+	// Keychain provides registry credentials; nil means authn.DefaultKeychain (docker/podman
+	// config files and credential helpers, $DOCKER_CONFIG, $REGISTRY_AUTH_FILE).
+	Keychain authn.Keychain
+	// Transport overrides the HTTP transport (tests, proxies); retries are added on top.
+	Transport http.RoundTripper
+	// TempDir is where Fetch extracts the catalog; "" means os.TempDir().
+	TempDir string
+	// Limits bound what one Fetch may extract or read.
+	Limits Limits
+
+	fastRetries bool // tests: do not wait seconds between retries of failed requests
+}
+
+// resolved is an image picked from its source, with what is known cheaply about it.
+type resolved struct {
+	img    v1.Image
+	digest v1.Hash // manifest digest; zero for docker archives (computing it would recompress them)
+	where  string  // how errors name the image
+}
+
+func (o Options) platform() (v1.Platform, error) {
+	spec := o.Platform
+	if spec == "" {
+		spec = DefaultPlatform
+	}
+	p, err := v1.ParsePlatform(spec)
+	if err != nil || p.OS == "" || p.Architecture == "" {
+		return v1.Platform{}, fmt.Errorf("platform %q: want OS/ARCH[/VARIANT], e.g. linux/amd64 or linux/arm64/v8", spec)
+	}
+	return *p, nil
+}
+
+func (o Options) remoteOptions(ctx context.Context) []remote.Option {
+	kc := o.Keychain
+	if kc == nil {
+		kc = authn.DefaultKeychain
+	}
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc), remote.WithUserAgent("olmcat")}
+	tr := o.Transport
+	if tr == nil && o.Insecure {
+		t := remote.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure asked for it
+		tr = t
+	}
+	if tr != nil {
+		opts = append(opts, remote.WithTransport(tr))
+	}
+	if o.fastRetries {
+		opts = append(opts, remote.WithRetryBackoff(remote.Backoff{Duration: time.Millisecond, Factor: 1, Steps: 2}))
+	}
+	return opts
+}
+
+func resolve(ctx context.Context, ref imageRef, opts Options) (resolved, error) {
+	plat, err := opts.platform()
+	if err != nil {
+		return resolved{}, err
+	}
+	switch ref.kind {
+	case sourceOCILayout:
+		return resolveLayout(ref, plat)
+	case sourceDockerArchive:
+		return resolveArchive(ref)
+	}
+	return resolveRemote(ctx, ref, plat, opts)
+}
+
+func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Options) (resolved, error) {
+	where := ref.named.String()
+	desc, err := remote.Get(ref.named, opts.remoteOptions(ctx)...)
+	if err != nil {
+		return resolved{}, registryError(ref, err)
+	}
+	switch desc.MediaType {
+	case types.OCIImageIndex, types.DockerManifestList:
+		idx, err := desc.ImageIndex()
+		if err != nil {
+			return resolved{}, registryError(ref, err)
+		}
+		r, err := pickFromIndex(idx, plat, where)
+		if err != nil {
+			return resolved{}, registryError(ref, err)
+		}
+		return r, nil
+	case types.OCIManifestSchema1, types.DockerManifestSchema2:
+		img, err := desc.Image()
+		if err != nil {
+			return resolved{}, registryError(ref, err)
+		}
+		r := resolved{img: img, digest: desc.Digest, where: fmt.Sprintf("%s@%s", ref.named.Context(), desc.Digest)}
+		return r, checkManifest(r)
+	case types.DockerManifestSchema1, types.DockerManifestSchema1Signed:
+		return resolved{}, fmt.Errorf("image %s is a Docker schema 1 manifest, which olmcat does not read: re-push it with a current docker/podman/skopeo", where)
+	default:
+		return resolved{}, fmt.Errorf("image %s has media type %q, which is neither an image manifest nor an image index: is the reference pointing at a signature, SBOM or other artifact?", where, desc.MediaType)
+	}
+}
+
+func resolveLayout(ref imageRef, plat v1.Platform) (resolved, error) {
+	if _, err := os.Stat(filepath.Join(ref.path, "index.json")); err != nil {
+		return resolved{}, fmt.Errorf("%s: %s is not an OCI image layout (no readable index.json): %w", ref.raw, ref.path, err)
+	}
+	lp, err := layout.FromPath(ref.path)
+	if err != nil {
+		return resolved{}, fmt.Errorf("%s: %w", ref.raw, err)
+	}
+	idx, err := lp.ImageIndex()
+	if err != nil {
+		return resolved{}, fmt.Errorf("%s: read index.json: %w", ref.raw, err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		return resolved{}, fmt.Errorf("%s: read index.json: %w", ref.raw, err)
+	}
+	desc, err := selectLayoutEntry(ref, im.Manifests)
+	if err != nil {
+		return resolved{}, err
+	}
+	where := fmt.Sprintf("%s@%s", ref.path, desc.Digest)
+	switch desc.MediaType {
+	case types.OCIImageIndex, types.DockerManifestList:
+		child, err := idx.ImageIndex(desc.Digest)
+		if err != nil {
+			return resolved{}, fmt.Errorf("%s: %w", where, err)
+		}
+		return pickFromIndex(child, plat, where)
+	case types.OCIManifestSchema1, types.DockerManifestSchema2:
+		img, err := idx.Image(desc.Digest)
+		if err != nil {
+			return resolved{}, fmt.Errorf("%s: %w", where, err)
+		}
+		r := resolved{img: img, digest: desc.Digest, where: where}
+		return r, checkManifest(r)
+	default:
+		return resolved{}, fmt.Errorf("%s: entry has media type %q, which is neither an image manifest nor an image index", where, desc.MediaType)
+	}
+}
+
+const refNameAnnotation = "org.opencontainers.image.ref.name"
+
+func selectLayoutEntry(ref imageRef, entries []v1.Descriptor) (v1.Descriptor, error) {
+	var names []string
+	for _, d := range entries {
+		n := d.Annotations[refNameAnnotation]
+		names = append(names, fmt.Sprintf("%s (%s)", orNone(n), d.Digest))
+		switch {
+		case ref.digest != "" && d.Digest.String() == ref.digest:
+			return d, nil
+		case ref.tag != "" && (n == ref.tag || strings.HasSuffix(n, ":"+ref.tag)):
+			return d, nil
+		}
+	}
+	if ref.digest == "" && ref.tag == "" && len(entries) == 1 {
+		return entries[0], nil
+	}
+	want := "an image"
+	switch {
+	case ref.digest != "":
+		want = "digest " + ref.digest
+	case ref.tag != "":
+		want = "tag " + ref.tag
+	case len(entries) > 1:
+		want = "a single image (it holds several: add :TAG or @DIGEST)"
+	}
+	return v1.Descriptor{}, fmt.Errorf("%s: the OCI layout %s has no entry for %s; its entries: %s", ref.raw, ref.path, want, orNone(strings.Join(names, ", ")))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func resolveArchive(ref imageRef) (resolved, error) {
+	if fi, err := os.Stat(ref.path); err != nil || fi.IsDir() {
+		return resolved{}, fmt.Errorf("%s: %s is not a readable file (expected a `docker save` archive)", ref.raw, ref.path)
+	}
+	var tag *name.Tag
+	if t, ok := ref.named.(name.Tag); ok {
+		tag = &t
+	}
+	img, err := tarball.ImageFromPath(ref.path, tag)
+	if err != nil {
+		hint := ""
+		if tag == nil {
+			hint = " (an archive holding several images needs docker-archive:FILE:REPO:TAG)"
+		}
+		return resolved{}, fmt.Errorf("%s: not a readable docker-save archive: %w%s", ref.raw, err, hint)
+	}
+	return resolved{img: img, where: ref.path}, nil
+}
+
+// pickFromIndex chooses the manifest for plat from a multi-arch index. An index whose only image
+// has no platform recorded is accepted whatever plat says.
+func pickFromIndex(idx v1.ImageIndex, plat v1.Platform, where string) (resolved, error) {
+	im, err := idx.IndexManifest()
+	if err != nil {
+		return resolved{}, fmt.Errorf("%s: read image index: %w", where, err)
+	}
+	var images []v1.Descriptor
+	var available []string
+	for _, d := range im.Manifests {
+		if d.MediaType != types.OCIManifestSchema1 && d.MediaType != types.DockerManifestSchema2 {
+			continue
+		}
+		images = append(images, d)
+		if d.Platform == nil {
+			available = append(available, "(no platform)")
+			continue
+		}
+		available = append(available, d.Platform.String())
+		if d.Platform.Satisfies(plat) {
+			return imageFromIndex(idx, d, where)
+		}
+	}
+	if len(images) == 1 && images[0].Platform == nil {
+		return imageFromIndex(idx, images[0], where)
+	}
+	sort.Strings(available)
+	return resolved{}, fmt.Errorf("%s: the image index has no %s image (it has: %s); choose one with --platform", where, plat.String(), orNone(strings.Join(available, ", ")))
+}
+
+func imageFromIndex(idx v1.ImageIndex, d v1.Descriptor, where string) (resolved, error) {
+	img, err := idx.Image(d.Digest)
+	if err != nil {
+		return resolved{}, fmt.Errorf("%s: image %s: %w", where, d.Digest, err)
+	}
+	r := resolved{img: img, digest: d.Digest, where: fmt.Sprintf("%s -> %s", where, d.Digest)}
+	return r, checkManifest(r)
+}
+
+// checkManifest refuses manifests that are not container images (Helm charts, signatures, other
+// OCI artifacts) before any layer is read.
+func checkManifest(r resolved) error {
+	m, err := r.img.Manifest()
+	if err != nil {
+		return fmt.Errorf("image %s: read manifest: %w", r.where, err)
+	}
+	switch m.Config.MediaType {
+	case types.DockerConfigJSON, types.OCIConfigJSON:
+	default:
+		return fmt.Errorf("image %s is not a container image: its config has media type %q (an OCI artifact such as a Helm chart or signature?); give the reference of an index image", r.where, m.Config.MediaType)
+	}
+	for i, l := range m.Layers {
+		if !tarLayerMediaType(l.MediaType) {
+			return fmt.Errorf("image %s: layer %d of %d (%s) has media type %q, which is not a tar layer olmcat can read", r.where, i+1, len(m.Layers), l.Digest, l.MediaType)
+		}
+	}
+	return nil
+}
+
+func tarLayerMediaType(mt types.MediaType) bool {
+	switch mt {
+	case types.DockerLayer, types.DockerUncompressedLayer, types.OCILayer, types.OCILayerZStd,
+		types.OCIUncompressedLayer, types.OCIRestrictedLayer, types.OCIUncompressedRestrictedLayer:
+		return true
+	}
+	return false
+}
+
+// registryError turns go-containerregistry's transport errors into advice.
+func registryError(ref imageRef, err error) error {
+	var terr *transport.Error
+	if errors.As(err, &terr) {
+		host := ref.named.Context().RegistryStr()
+		switch terr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("image %s: the registry %s refused access (HTTP %d): log in with `docker login %s` or `podman login %s` (credentials are read from the docker/podman config and credential helpers), and check that the repository exists and you may pull it: %w", ref.raw, host, terr.StatusCode, host, host, err)
+		case http.StatusNotFound:
+			return fmt.Errorf("image %s not found in %s (HTTP 404): check the repository, tag or digest: %w", ref.raw, host, err)
+		}
+		return fmt.Errorf("image %s: registry %s answered HTTP %d: %w", ref.raw, host, terr.StatusCode, err)
+	}
+	if strings.Contains(err.Error(), "http: server gave HTTP response to HTTPS client") {
+		return fmt.Errorf("image %s: the registry speaks plain HTTP; pass --insecure to allow it: %w", ref.raw, err)
+	}
+	return fmt.Errorf("image %s: %w", ref.raw, err)
+}
