@@ -47,12 +47,12 @@ type csvDoc struct {
 		Annotations map[string]any `json:"annotations"`
 	} `json:"metadata"`
 	Spec struct {
-		Version       json.RawMessage `json:"version"`
-		Release       json.RawMessage `json:"release"`
-		Replaces      string          `json:"replaces"`
-		Skips         []string        `json:"skips"`
-		Description   string          `json:"description"`
-		Icon          []struct {
+		Version     json.RawMessage `json:"version"`
+		Release     json.RawMessage `json:"release"`
+		Replaces    string          `json:"replaces"`
+		Skips       []string        `json:"skips"`
+		Description string          `json:"description"`
+		Icon        []struct {
 			Data      string `json:"base64data"`
 			MediaType string `json:"mediatype"`
 		} `json:"icon"`
