@@ -36,6 +36,11 @@ func FromCatalog(c *fbc.Catalog) (*Model, Issues) {
 	for i := range c.Bundles {
 		b := &c.Bundles[i]
 		pkg, ok := m.Packages[b.Package]
+		if !ok && b.Package == "" {
+			add(newIssue(Error, "bundle-package-unset", b.Loc, "", "", b.Name,
+				"set the olm.bundle blob's package field", "package name must be set for bundle %q", b.Name))
+			continue
+		}
 		if !ok {
 			add(newIssue(Error, "unknown-package", b.Loc, b.Package, "", b.Name,
 				"add an olm.package blob for it or fix the bundle's package field",
@@ -106,6 +111,7 @@ func newBundle(pkg *Package, b *fbc.Bundle) *Bundle {
 			return mb
 		}
 		mb.VersionString = v.Version
+		mb.Release = v.Release
 		ver, err := semver.Parse(v.Version)
 		if err != nil {
 			mb.VersionErr = err
@@ -120,6 +126,11 @@ func newBundle(pkg *Package, b *fbc.Bundle) *Bundle {
 
 func applyDeprecations(m *Model, d fbc.Deprecation) Issues {
 	var issues Issues
+	if d.Package == "" {
+		return Issues{newIssue(Error, "deprecation-package-unset", d.Loc, "", "", "",
+			"set the olm.deprecations blob's package to the package it deprecates",
+			"package name must be set for deprecation item")}
+	}
 	pkg, ok := m.Packages[d.Package]
 	if !ok {
 		return Issues{newIssue(Error, "deprecation-unknown-package", d.Loc, d.Package, "", "",
@@ -149,6 +160,10 @@ func applyDeprecations(m *Model, d fbc.Deprecation) Issues {
 				continue
 			}
 			b.Deprecation = dep
+		case "":
+			issues = append(issues, newIssue(Error, "deprecation-bad-reference", d.Loc, d.Package, "", "",
+				"set reference.schema to olm.package, olm.channel or olm.bundle",
+				"schema must be set for deprecation entry for package %q", d.Package))
 		default:
 			issues = append(issues, newIssue(Error, "deprecation-bad-reference", d.Loc, d.Package, "", "",
 				"reference.schema must be olm.package, olm.channel or olm.bundle",

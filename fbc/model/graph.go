@@ -66,18 +66,18 @@ func (c *Channel) ReplacesChain(head string) (chain []string, cycle []string) {
 }
 
 // Stranded returns the entries that are neither on the replaces chain from the head nor skipped by
-// any entry of the channel: opm's rule, which installed users of those bundles cannot leave.
+// any entry of the channel: opm's rule, which installed users of those bundles cannot leave. Like
+// opm, the chain stops at a replaces target that some entry skips (OLM ignores that edge).
 func (c *Channel) Stranded(head string) []string {
-	chain, _ := c.ReplacesChain(head)
-	onChain := make(map[string]bool, len(chain))
-	for _, n := range chain {
-		onChain[n] = true
-	}
 	skipped := map[string]bool{}
 	for _, e := range c.Entries {
 		for _, s := range e.Skips {
 			skipped[s] = true
 		}
+	}
+	onChain := map[string]bool{head: true}
+	for cur := c.Entries[head]; cur != nil && cur.Replaces != "" && !skipped[cur.Replaces] && !onChain[cur.Replaces]; cur = c.Entries[cur.Replaces] {
+		onChain[cur.Replaces] = true
 	}
 	var out []string
 	for name := range c.Entries {

@@ -62,8 +62,10 @@ type Bundle struct {
 	Version       semver.Version
 	VersionString string
 	VersionErr    error
-	Deprecation   *Deprecation
-	Loc           fbc.Location
+	// Release is the olm.package property's release ("" when none), as written.
+	Release     string
+	Deprecation *Deprecation
+	Loc         fbc.Location
 }
 
 // Deprecation is a deprecation message attached to a package, channel or bundle.

@@ -1,0 +1,116 @@
+package model
+
+import (
+	"sort"
+
+	"github.com/olmcat/olmcat/fbc"
+)
+
+// Options tune validation.
+type Options struct {
+	// Strict turns every warning into an error: the graph findings that opm accepts (cycles
+	// through skips, skipped bundles on the replaces chain, bundles with no upgrade path to the
+	// head, custom schema names that opm serve refuses) then fail validation too.
+	Strict bool
+}
+
+// ValidateCatalog builds the model of a serialized catalog and validates it, returning every
+// problem found (never only the first). It may be called once per package with the blobs of that
+// package only: no rule needs blobs of other packages, so memory stays bounded by the largest
+// package.
+func ValidateCatalog(c *fbc.Catalog, opts Options) Issues {
+	m, issues := FromCatalog(c)
+	issues = append(issues, validateDeprecationBlobs(c)...)
+	issues = append(issues, validateModel(m)...)
+	return finish(issues, opts)
+}
+
+// Validate checks a model against every rule opm applies when it loads a catalog (these are
+// errors), plus graph problems opm does not see (warnings, errors with Options.Strict). Issues
+// are sorted by file and line.
+func Validate(m *Model, opts Options) Issues {
+	return finish(validateModel(m), opts)
+}
+
+func validateModel(m *Model) Issues {
+	var issues Issues
+	for _, p := range m.SortedPackages() {
+		issues = append(issues, validatePackage(p)...)
+	}
+	issues = append(issues, validateOthers(m.Others)...)
+	return issues
+}
+
+func finish(issues Issues, opts Options) Issues {
+	if opts.Strict {
+		for _, i := range issues {
+			i.Severity = Error
+		}
+	}
+	SortIssues(issues)
+	return issues
+}
+
+// SortIssues orders issues by file, line, then package, channel, bundle, rule and message, so
+// that reports are stable from run to run. Issues without a file come last.
+func SortIssues(issues Issues) {
+	sort.SliceStable(issues, func(a, b int) bool {
+		x, y := issues[a], issues[b]
+		if (x.File == "") != (y.File == "") {
+			return x.File != ""
+		}
+		if x.File != y.File {
+			return x.File < y.File
+		}
+		if x.Line != y.Line {
+			return x.Line < y.Line
+		}
+		for _, pair := range [][2]string{
+			{x.Package, y.Package}, {x.Channel, y.Channel}, {x.Bundle, y.Bundle},
+			{x.Rule, y.Rule}, {x.Message, y.Message},
+		} {
+			if pair[0] != pair[1] {
+				return pair[0] < pair[1]
+			}
+		}
+		return false
+	})
+}
+
+// Warnings returns only the issues of severity Warning.
+func (is Issues) Warnings() Issues {
+	var out Issues
+	for _, i := range is {
+		if i.Severity == Warning {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Report is the stable machine-readable result of a validation (olmcat validate -o json):
+// Passed is true when there is no error; Issues is never null.
+type Report struct {
+	Passed   bool   `json:"passed"`
+	Errors   int    `json:"errors"`
+	Warnings int    `json:"warnings"`
+	Issues   Issues `json:"issues"`
+}
+
+// NewReport summarizes issues.
+func NewReport(issues Issues) Report {
+	r := Report{Issues: issues}
+	if r.Issues == nil {
+		r.Issues = Issues{}
+	}
+	for _, i := range issues {
+		switch i.Severity {
+		case Error:
+			r.Errors++
+		case Warning:
+			r.Warnings++
+		}
+	}
+	r.Passed = r.Errors == 0
+	return r
+}
