@@ -1,0 +1,119 @@
+// Package diff compares two revisions of a catalog: what changed in its text (packages, channels,
+// entries, bundles, properties, deprecations, other blobs) and what the change does to installed users
+// (which bundles can still upgrade to their channel's head, by how many steps). Every change is a
+// typed, located Finding with a severity and the rule that decided it; a Report holds them in a stable
+// order and marshals to the versioned JSON schema documented in SCHEMA.md.
+package diff
+
+import (
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
+)
+
+// SchemaVersion names the JSON form of a Report. It changes when a field changes meaning or goes away.
+const SchemaVersion = "olmcat.diff/v1"
+
+// Side is one of the two catalogs being compared: whatever of it could be loaded, and the problems met
+// while loading it. A side that failed to load entirely has an empty Catalog and its problems.
+type Side struct {
+	Source  string       // what the user named: a path, a git revision and path, an image reference
+	Format  string       // "fbc", "sqlite", "image", ...
+	Catalog *fbc.Catalog // nil is read as an empty catalog
+	// Problems are load errors and any other problems found outside the model (e.g. conversion).
+	Problems model.Issues
+}
+
+// Report is the result of comparing two sides.
+type Report struct {
+	SchemaVersion string        `json:"schemaVersion"`
+	Old           SideSummary   `json:"old"`
+	New           SideSummary   `json:"new"`
+	Summary       Counts        `json:"summary"`
+	Packages      []PackageStat `json:"packages"`
+	Findings      []Finding     `json:"findings"`
+	Upgrades      []Upgrade     `json:"upgrades"`
+}
+
+// SideSummary describes one side of the comparison.
+type SideSummary struct {
+	Source   string `json:"source"`
+	Format   string `json:"format"`
+	Packages int    `json:"packages"`
+	Channels int    `json:"channels"`
+	Bundles  int    `json:"bundles"`
+	Problems int    `json:"problems"`
+}
+
+// Counts are findings by severity.
+type Counts struct {
+	Breaking int `json:"breaking"`
+	Warning  int `json:"warning"`
+	Info     int `json:"info"`
+}
+
+func (c *Counts) add(s Severity) {
+	switch s {
+	case Breaking:
+		c.Breaking++
+	case Warning:
+		c.Warning++
+	case Info:
+		c.Info++
+	}
+}
+
+// Total is the number of findings counted.
+func (c Counts) Total() int { return c.Breaking + c.Warning + c.Info }
+
+// AtLeast counts the findings of the given severity or worse.
+func (c Counts) AtLeast(s Severity) int {
+	switch s {
+	case Breaking:
+		return c.Breaking
+	case Warning:
+		return c.Breaking + c.Warning
+	default:
+		return c.Total()
+	}
+}
+
+// Compare compares two sides. It never fails: what could not be loaded or placed in a model is
+// compared as far as it goes, and the problems of both sides are findings of category validation.
+func Compare(oldSide, newSide *Side) *Report {
+	oldIdx := newIndex(oldSide)
+	newIdx := newIndex(newSide)
+
+	var findings []Finding
+	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)
+	var upgrades []Upgrade
+	pkgs := unionKeys(oldIdx.packages, newIdx.packages)
+	stats := make([]PackageStat, 0, len(pkgs))
+	for _, name := range pkgs {
+		op, np := oldIdx.packages[name], newIdx.packages[name]
+		pf := comparePackage(name, op, np)
+		gf, gu := compareGraphs(name, op, np)
+		pf = append(pf, gf...)
+		upgrades = append(upgrades, gu...)
+		stats = append(stats, packageStat(name, op, np, pf))
+		findings = append(findings, pf...)
+	}
+	sortFindings(findings)
+	r := &Report{
+		SchemaVersion: SchemaVersion,
+		Old:           oldIdx.summary(),
+		New:           newIdx.summary(),
+		Packages:      stats,
+		Findings:      findings,
+		Upgrades:      upgrades,
+	}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	if r.Upgrades == nil {
+		r.Upgrades = []Upgrade{}
+	}
+	for _, f := range findings {
+		r.Summary.add(f.Severity)
+	}
+	return r
+}

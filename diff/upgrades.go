@@ -1,0 +1,285 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/olmcat/olmcat/fbc/model"
+)
+
+// Upgrade is where the users of one bundle of one channel can go, before and after the change. It is
+// listed for every bundle of the old channel whose targets, head or path changed.
+type Upgrade struct {
+	Package string `json:"package"`
+	Channel string `json:"channel"`
+	Bundle  string `json:"bundle"`
+	Old     Reach  `json:"old"`
+	New     Reach  `json:"new"`
+}
+
+// Reach is where upgrades lead from one bundle in one channel on one side.
+type Reach struct {
+	InChannel   bool     `json:"inChannel"` // the bundle is an entry of the channel on this side
+	Targets     []string `json:"targets"`   // direct upgrade targets (replaces, skips, skipRange)
+	Head        string   `json:"head"`      // the channel's head on this side ("" when it has none)
+	ReachesHead bool     `json:"reachesHead"`
+	Hops        int      `json:"hops"`          // fewest upgrades to the head, when reachable
+	End         string   `json:"end,omitempty"` // where upgrading ends, when the head is out of reach
+}
+
+func (r Reach) equal(o Reach) bool {
+	return r.InChannel == o.InChannel && strings.Join(r.Targets, "\x00") == strings.Join(o.Targets, "\x00") &&
+		r.Head == o.Head && r.ReachesHead == o.ReachesHead && r.Hops == o.Hops && r.End == o.End
+}
+
+// channelGraph is one side of one channel, ready for reachability questions.
+type channelGraph struct {
+	channel *model.Channel
+	graph   *model.UpgradeGraph
+	heads   []string
+	head    string         // the head users end at; with several heads, the highest version
+	dist    map[string]int // fewest upgrades from each entry to head
+}
+
+func newChannelGraph(c *model.Channel) *channelGraph {
+	g := &channelGraph{channel: c, graph: model.NewUpgradeGraph(c), heads: c.Heads()}
+	g.head = highestVersion(c, g.heads)
+	if g.head != "" {
+		g.dist = g.graph.DistancesTo(g.head)
+	}
+	return g
+}
+
+// highestVersion picks, among names of the channel, the one with the highest version (ties and
+// unparsable versions by name, last wins), "" for none.
+func highestVersion(c *model.Channel, names []string) string {
+	best := ""
+	var bestV *semver.Version
+	for _, n := range names {
+		v := model.EntryVersion(c.Entries[n])
+		if best == "" || (v != nil && (bestV == nil || v.GTE(*bestV))) {
+			best, bestV = n, v
+		}
+	}
+	return best
+}
+
+// reach answers for a bundle with this name and (installed) version.
+func (g *channelGraph) reach(name string, version *semver.Version) Reach {
+	_, in := g.channel.Entries[name]
+	r := Reach{InChannel: in, Head: g.head, Targets: g.graph.Successors(name, version)}
+	if r.Targets == nil {
+		r.Targets = []string{}
+	}
+	if name == g.head && g.head != "" {
+		r.ReachesHead = true
+		return r
+	}
+	best := -1
+	for _, t := range r.Targets {
+		if d, ok := g.dist[t]; ok && (best < 0 || d+1 < best) {
+			best = d + 1
+		}
+	}
+	if best >= 0 {
+		r.ReachesHead, r.Hops = true, best
+		return r
+	}
+	r.End = g.end(name, r.Targets)
+	return r
+}
+
+// end is where a user who cannot reach the head ends up: the highest-versioned bundle reachable
+// that upgrades no further (the bundle itself when it has no target).
+func (g *channelGraph) end(name string, targets []string) string {
+	if len(targets) == 0 {
+		return name
+	}
+	edges := g.graph.Edges()
+	var sinks []string
+	for n := range g.graph.ReachableFrom(targets) {
+		if len(edges[n]) == 0 {
+			sinks = append(sinks, n)
+		}
+	}
+	if len(sinks) == 0 {
+		return "" // every path loops
+	}
+	return highestVersion(g.channel, sortedCopy(sinks))
+}
+
+// compareGraphs reports what the change does to the upgrades of every channel both sides have, and
+// lists the bundles whose upgrades changed.
+func compareGraphs(pkg string, op, np *pkgIndex) ([]Finding, []Upgrade) {
+	if op == nil || np == nil || op.model == nil || np.model == nil {
+		return nil, nil
+	}
+	var findings []Finding
+	var upgrades []Upgrade
+	for _, oc := range op.model.SortedChannels() {
+		nc := np.model.Channels[oc.Name]
+		if nc == nil || sameGraph(oc, nc) {
+			continue
+		}
+		f, u := compareChannelGraph(pkg, oc, nc)
+		findings = append(findings, f...)
+		upgrades = append(upgrades, u...)
+	}
+	return findings, upgrades
+}
+
+// sameGraph is the fast path: same entries, same edges, same versions mean the same upgrades.
+func sameGraph(oc, nc *model.Channel) bool {
+	if len(oc.Entries) != len(nc.Entries) {
+		return false
+	}
+	for name, o := range oc.Entries {
+		n, ok := nc.Entries[name]
+		if !ok || o.Replaces != n.Replaces || o.SkipRange != n.SkipRange ||
+			strings.Join(o.Skips, "\x00") != strings.Join(n.Skips, "\x00") ||
+			versionString(o) != versionString(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func versionString(e *model.Entry) string {
+	if e.Bundle == nil {
+		return "\x00none"
+	}
+	return e.Bundle.VersionString
+}
+
+func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrade) {
+	og, ng := newChannelGraph(oc), newChannelGraph(nc)
+	mk := func(k Kind, bundle string) Finding { return newFinding(k, pkg, oc.Name, bundle) }
+	findings := headFindings(mk, og, ng)
+	findings = append(findings, cycleFindings(mk, oc, nc)...)
+
+	var upgrades []Upgrade
+	oldHeadInNew := Reach{}
+	if og.head != "" {
+		oldHeadInNew = ng.reach(og.head, model.EntryVersion(oc.Entries[og.head]))
+	}
+	onPath := stepsOnPaths(og)
+	for _, e := range oc.SortedEntries() {
+		version := model.EntryVersion(e)
+		before, after := og.reach(e.Name, version), ng.reach(e.Name, version)
+		if !before.equal(after) {
+			upgrades = append(upgrades, Upgrade{Package: pkg, Channel: oc.Name, Bundle: e.Name, Old: before, New: after})
+		}
+		findings = append(findings, pathFindings(mk, e.Name, before, after, oldHeadInNew)...)
+		if !after.InChannel && onPath[e.Name] {
+			f := mk(RemovedFromPath, e.Name)
+			f.Old = fmt.Sprintf("%d hops to %s", before.Hops, before.Head)
+			f.Message = fmt.Sprintf("removed bundle %q was a step on the way to the head for other bundles of the channel", e.Name)
+			findings = append(findings, f)
+		}
+	}
+	return findings, upgrades
+}
+
+// stepsOnPaths marks the entries that lie on some other entry's shortest way to the head.
+func stepsOnPaths(g *channelGraph) map[string]bool {
+	out := map[string]bool{}
+	for from, tos := range g.graph.Edges() {
+		d, ok := g.dist[from]
+		if !ok {
+			continue
+		}
+		for _, to := range tos {
+			if dt, ok := g.dist[to]; ok && dt == d-1 {
+				out[to] = true
+			}
+		}
+	}
+	return out
+}
+
+func headFindings(mk func(Kind, string) Finding, og, ng *channelGraph) []Finding {
+	var out []Finding
+	if og.head != ng.head && og.head != "" && ng.head != "" {
+		ov, nv := model.EntryVersion(og.channel.Entries[og.head]), model.EntryVersion(ng.channel.Entries[ng.head])
+		kind := HeadChanged
+		if ov != nil && nv != nil && nv.LT(*ov) {
+			kind = HeadMovedBackwards
+		}
+		f := mk(kind, "")
+		f.Old, f.New = og.head, ng.head
+		f.Message = fmt.Sprintf("channel head changed from %s to %s", headLabel(og), headLabel(ng))
+		out = append(out, f)
+	}
+	if len(ng.heads) > 1 && len(ng.heads) > len(og.heads) {
+		f := mk(MultipleHeadsAppeared, "")
+		f.Old, f.New = strings.Join(og.heads, ", "), strings.Join(ng.heads, ", ")
+		f.Message = fmt.Sprintf("channel now has %d heads: %s", len(ng.heads), f.New)
+		out = append(out, f)
+	}
+	return out
+}
+
+func headLabel(g *channelGraph) string {
+	if e := g.channel.Entries[g.head]; e != nil && e.Bundle != nil && e.Bundle.VersionString != "" {
+		return fmt.Sprintf("%s (%s)", g.head, e.Bundle.VersionString)
+	}
+	return g.head
+}
+
+func cycleFindings(mk func(Kind, string) Finding, oc, nc *model.Channel) []Finding {
+	had := map[string]bool{}
+	for _, c := range oc.Cycles() {
+		had[strings.Join(c, " -> ")] = true
+	}
+	var out []Finding
+	for _, c := range nc.Cycles() {
+		path := strings.Join(c, " -> ")
+		if had[path] {
+			continue
+		}
+		f := mk(CycleIntroduced, c[0])
+		f.New = path
+		f.Message = "upgrade cycle introduced: " + path
+		out = append(out, f)
+	}
+	return out
+}
+
+// pathFindings judges one bundle's way to the head. A head that moved forward adds the old head's own
+// way to the new one to what users need, which is not a longer path.
+func pathFindings(mk func(Kind, string) Finding, name string, before, after, oldHeadInNew Reach) []Finding {
+	var f Finding
+	switch {
+	case before.ReachesHead && !after.ReachesHead:
+		f = mk(Stranded, name)
+		f.Old = fmt.Sprintf("reaches %s in %d upgrades", before.Head, before.Hops)
+		f.New = "upgrades end at " + orNone(after.End)
+		f.Message = fmt.Sprintf("users of %q can no longer upgrade to the head %s; upgrades end at %s", name, orNone(after.Head), orNone(after.End))
+	case !before.ReachesHead && after.ReachesHead:
+		f = mk(NewPath, name)
+		f.Old = "upgrades end at " + orNone(before.End)
+		f.New = fmt.Sprintf("reaches %s in %d upgrades", after.Head, after.Hops)
+		f.Message = fmt.Sprintf("users of %q can now upgrade to the head %s", name, after.Head)
+	case before.ReachesHead && after.ReachesHead:
+		expected := -1
+		if oldHeadInNew.ReachesHead {
+			expected = before.Hops + oldHeadInNew.Hops
+		}
+		switch {
+		case expected >= 0 && after.Hops > expected:
+			f = mk(LongerPath, name)
+		case after.Hops < before.Hops:
+			f = mk(ShorterPath, name)
+		default:
+			return nil
+		}
+		f.Old = fmt.Sprintf("%d upgrades to %s", before.Hops, before.Head)
+		f.New = fmt.Sprintf("%d upgrades to %s", after.Hops, after.Head)
+		f.Message = fmt.Sprintf("users of %q need %d upgrades to reach the head (before: %d)", name, after.Hops, before.Hops)
+	default:
+		return nil
+	}
+	return []Finding{f}
+}
