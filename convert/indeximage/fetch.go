@@ -125,12 +125,12 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, t
 	}
 	cat.LayersTotal = len(layers)
 	for i := len(layers) - 1; i >= 0 && !w.complete(); i-- {
-		id := "?"
-		if i < len(cf.RootFS.DiffIDs) {
-			id = cf.RootFS.DiffIDs[i].String()
+		if len(cf.RootFS.DiffIDs) != len(layers) {
+			return fmt.Errorf("%s: the config lists %d diff IDs for %d layers: the image is malformed", where, len(cf.RootFS.DiffIDs), len(layers))
 		}
-		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, len(layers), id)
-		if err := readLayer(ctx, layers[i], layerWhere, w); err != nil {
+		diffID := cf.RootFS.DiffIDs[i]
+		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, len(layers), diffID)
+		if err := readLayer(ctx, layers[i], diffID, layerWhere, w); err != nil {
 			return err
 		}
 		cat.LayersRead++
@@ -181,14 +181,12 @@ func catalogLocation(labels map[string]string, where string) (Kind, string, erro
 }
 
 // readLayer streams one layer through the walker, then reads it to the end so that its content is
-// checked against the diff ID (a registry blob is also checked against its digest by the client).
-func readLayer(ctx context.Context, l v1.Layer, where string, w *overlayWalker) error {
+// checked against the config's diff ID (a registry blob is also checked against its digest by the
+// client). The diff ID comes from the config, never from the layer: OCI-layout layers would
+// compute it from their own content, which proves nothing and costs a second read.
+func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w *overlayWalker) error {
 	if mt, err := l.MediaType(); err == nil && !tarLayerMediaType(mt) {
 		return fmt.Errorf("%s: media type %q is not a tar layer olmcat can read", where, mt)
-	}
-	want, err := l.DiffID()
-	if err != nil {
-		return fmt.Errorf("%s: %w", where, err)
 	}
 	rc, err := l.Uncompressed()
 	if err != nil {

@@ -82,17 +82,34 @@ func writeFile(dst string, body io.Reader, size int64) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(f, body)
+	src := &readErrReader{r: body}
+	n, err := io.Copy(f, src)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && n != size {
-		err = fmt.Errorf("wrote %d bytes, the header says %d", n, size)
-	}
-	if err != nil {
+	switch {
+	case src.err != nil:
+		return fmt.Errorf("read file content: %w (the layer is truncated or corrupt: pull or rebuild the image)", src.err)
+	case err != nil:
 		return fmt.Errorf("extract to %s: %w", dst, err)
+	case n != size:
+		return fmt.Errorf("extract to %s: wrote %d bytes, the header says %d", dst, n, size)
 	}
 	return nil
+}
+
+// readErrReader remembers a read error so that it is not blamed on the disk.
+type readErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // prepare creates the parent directories of dst inside dest, refusing to go through a symlink

@@ -85,8 +85,8 @@ func parseImageRef(s string, insecure bool) (imageRef, error) {
 	return ref, nil
 }
 
-// parseLayout splits "DIR", "DIR:TAG" or "DIR@sha256:...". A DIR that exists as given wins over a
-// split at its last colon.
+// parseLayout splits "DIR", "DIR:TAG" or "DIR@sha256:...". A DIR that exists as given wins; else
+// the split is at the first colon after an existing directory, or at the last colon.
 func (r *imageRef) parseLayout(spec string) error {
 	if spec == "" {
 		return fmt.Errorf("image reference %q: missing directory after %s", r.raw, OCILayoutPrefix)
@@ -99,10 +99,23 @@ func (r *imageRef) parseLayout(spec string) error {
 	if fi, err := os.Stat(spec); err == nil && fi.IsDir() {
 		return nil
 	}
-	if i := strings.LastIndex(spec, ":"); i > 0 && !strings.Contains(spec[i+1:], "/") {
-		r.path, r.tag = spec[:i], spec[i+1:]
+	split := -1
+	for i := 0; i < len(spec); i++ {
+		if spec[i] != ':' {
+			continue
+		}
+		if fi, err := os.Stat(spec[:i]); err == nil && fi.IsDir() {
+			split = i // the tag may itself hold colons: "DIR:quay.io/ns/index:v1"
+			break
+		}
+	}
+	if i := strings.LastIndex(spec, ":"); split < 0 && i > 0 && !strings.Contains(spec[i+1:], "/") {
+		split = i
+	}
+	if split >= 0 {
+		r.path, r.tag = spec[:split], spec[split+1:]
 		if r.tag == "" {
-			return fmt.Errorf("image reference %q: empty tag after the last colon", r.raw)
+			return fmt.Errorf("image reference %q: empty tag after the directory", r.raw)
 		}
 	}
 	return nil

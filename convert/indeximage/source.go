@@ -1,6 +1,7 @@
 package indeximage
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -268,9 +269,23 @@ func imageFromIndex(idx v1.ImageIndex, d v1.Descriptor, where string) (resolved,
 // checkManifest refuses manifests that are not container images (Helm charts, signatures, other
 // OCI artifacts) before any layer is read.
 func checkManifest(r resolved) error {
-	m, err := r.img.Manifest()
+	raw, err := r.img.RawManifest()
 	if err != nil {
 		return fmt.Errorf("image %s: read manifest: %w", r.where, err)
+	}
+	if got, _, _ := v1.SHA256(bytes.NewReader(raw)); r.digest.Hex != "" && got != r.digest {
+		return fmt.Errorf("image %s: the manifest hashes to %s, not to the digest that names it: the blob is corrupt or was tampered with", r.where, got)
+	}
+	m, err := v1.ParseManifest(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("image %s: parse manifest: %w", r.where, err)
+	}
+	rawConfig, err := r.img.RawConfigFile()
+	if err != nil {
+		return fmt.Errorf("image %s: read config %s: %w", r.where, m.Config.Digest, err)
+	}
+	if got, _, _ := v1.SHA256(bytes.NewReader(rawConfig)); got != m.Config.Digest {
+		return fmt.Errorf("image %s: the config blob hashes to %s, not to %s as the manifest says: the blob is corrupt or was tampered with", r.where, got, m.Config.Digest)
 	}
 	switch m.Config.MediaType {
 	case types.DockerConfigJSON, types.OCIConfigJSON:
