@@ -1,0 +1,162 @@
+package grpccompat
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	"github.com/olmcat/olmcat/grpccompat/api"
+)
+
+// ServerOptions configure NewServer. The zero value is usable.
+type ServerOptions struct {
+	// Logger receives start/stop events and, at debug level, one record per call. nil discards.
+	Logger *slog.Logger
+	// Experimental registers api.ExperimentalRegistry (opm serve has it; opm registry serve does not).
+	Experimental bool
+	// MaxRecvMsgSize bounds request messages (default 4 MiB; requests are a few names).
+	MaxRecvMsgSize int
+	// MaxSendMsgSize bounds answers (default unlimited, as opm: big CRDs make big bundles).
+	MaxSendMsgSize int
+	// Keepalive tunes server pings; zero values take the defaults below.
+	Keepalive keepalive.ServerParameters
+}
+
+// Health service names that report the catalog's readiness. "" is what grpc_health_probe asks,
+// "Registry" what OLM's registry client asks.
+var healthServices = []string{"", "Registry", "api.Registry"}
+
+// Server is a gRPC server for one catalog: api.Registry (and optionally api.ExperimentalRegistry),
+// grpc.health.v1.Health and server reflection v1 and v1alpha.
+type Server struct {
+	grpc     *grpc.Server
+	registry *Registry
+	health   *health.Server
+	log      *slog.Logger
+	services []string
+}
+
+// NewServer builds a server whose health answers NOT_SERVING until SetBackend is called, so it can
+// listen while a large catalog loads.
+func NewServer(o ServerOptions) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxRecvMsgSize <= 0 {
+		o.MaxRecvMsgSize = 4 << 20
+	}
+	if o.MaxSendMsgSize <= 0 {
+		o.MaxSendMsgSize = math.MaxInt32
+	}
+	ka := o.Keepalive
+	if ka.Time == 0 {
+		ka.Time = 2 * time.Minute
+	}
+	if ka.Timeout == 0 {
+		ka.Timeout = 20 * time.Second
+	}
+	s := &Server{registry: NewRegistry(nil), health: health.NewServer(), log: o.Logger}
+	logCalls := callLogger{o.Logger}
+	s.grpc = grpc.NewServer(
+		grpc.MaxRecvMsgSize(o.MaxRecvMsgSize),
+		grpc.MaxSendMsgSize(o.MaxSendMsgSize),
+		grpc.KeepaliveParams(ka),
+		// Clients that ping more often than this are not punished with GOAWAY.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainUnaryInterceptor(logCalls.unary),
+		grpc.ChainStreamInterceptor(logCalls.stream),
+	)
+	api.RegisterRegistryServer(s.grpc, s.registry)
+	s.services = append(s.services, healthServices...)
+	if o.Experimental {
+		api.RegisterExperimentalRegistryServer(s.grpc, s.registry)
+		s.services = append(s.services, "api.ExperimentalRegistry")
+	}
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc) // v1 and v1alpha
+	for _, name := range s.services {
+		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_NOT_SERVING)
+	}
+	return s
+}
+
+// SetBackend installs the catalog and reports SERVING.
+func (s *Server) SetBackend(b Backend) {
+	s.registry.SetBackend(b)
+	for _, name := range s.services {
+		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
+}
+
+// GRPC exposes the underlying server (e.g. to register more services before Serve).
+func (s *Server) GRPC() *grpc.Server { return s.grpc }
+
+// Serve answers on lis until ctx ends, then drains in-flight calls (graceful stop) for at most
+// drainTimeout before closing them. It returns nil after a shutdown caused by ctx.
+func (s *Server) Serve(ctx context.Context, lis net.Listener, drainTimeout time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.grpc.Serve(lis) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: draining in-flight calls", "timeout", drainTimeout)
+	s.health.Shutdown() // probes now see NOT_SERVING
+	drained := make(chan struct{})
+	go func() { s.grpc.GracefulStop(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainTimeout):
+		s.log.Warn("drain timeout reached, closing remaining calls")
+		s.grpc.Stop()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return err
+	}
+	return nil
+}
+
+type callLogger struct{ log *slog.Logger }
+
+func (l callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	if !l.log.Enabled(ctx, slog.LevelDebug) {
+		return h(ctx, req)
+	}
+	start := time.Now()
+	resp, err := h(ctx, req)
+	l.record(ctx, info.FullMethod, start, err)
+	return resp, err
+}
+
+func (l callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	if !l.log.Enabled(ss.Context(), slog.LevelDebug) {
+		return h(srv, ss)
+	}
+	start := time.Now()
+	err := h(srv, ss)
+	l.record(ss.Context(), info.FullMethod, start, err)
+	return err
+}
+
+func (l callLogger) record(ctx context.Context, method string, start time.Time, err error) {
+	attrs := []any{"method", method, "code", status.Code(err).String(), "duration", time.Since(start)}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		attrs = append(attrs, "peer", p.Addr.String())
+	}
+	if err != nil {
+		attrs = append(attrs, "error", err.Error())
+	}
+	l.log.Debug("call", attrs...)
+}

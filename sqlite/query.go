@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"runtime"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/olmcat/olmcat/grpccompat/api"
+)
+
+// Querier answers the api.Registry queries straight from an index.db with SQL, reproducing what
+// `opm registry serve` (operator-registry v1.72, manifests omitted from ListBundles) answers,
+// quirks included. It opens the file read-only and immutable and never writes to it.
+// It implements grpccompat.Backend.
+type Querier struct {
+	db   *sql.DB
+	path string
+}
+
+// NewQuerier opens the index.db at path for serving. It fails with a clear message when the file
+// is not a readable SQLite database or lacks the tables serving needs.
+func NewQuerier(path string) (*Querier, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&immutable=1"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	// Immutable read-only connections are cheap and never contend; keep them open for the
+	// server's lifetime so a file removed while serving goes on being readable.
+	db.SetMaxOpenConns(2 * runtime.GOMAXPROCS(0))
+	db.SetMaxIdleConns(2 * runtime.GOMAXPROCS(0))
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	q := &Querier{db: db, path: path}
+	if err := q.checkSchema(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// Close closes the database.
+func (q *Querier) Close() error { return q.db.Close() }
+
+// queryRequiredColumns are what the serving queries read; databases older than schema version 9 lack
+// some of them (opm upgrades a private copy before serving; olmcat does not write).
+var queryRequiredColumns = map[string][]string{
+	"package":        {"name", "default_channel"},
+	"channel":        {"name", "package_name", "head_operatorbundle_name"},
+	"channel_entry":  {"entry_id", "channel_name", "package_name", "operatorbundle_name", "replaces", "depth"},
+	"operatorbundle": {"name", "csv", "bundle", "bundlepath", "version", "skiprange"},
+	"properties":     {"type", "value", "operatorbundle_name", "operatorbundle_version", "operatorbundle_path"},
+	"dependencies":   {"type", "value", "operatorbundle_name", "operatorbundle_version", "operatorbundle_path"},
+	"api":            {"group_name", "version", "kind", "plural"},
+}
+
+func (q *Querier) checkSchema(ctx context.Context) error {
+	for table, cols := range queryRequiredColumns {
+		rows, err := q.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+		if err != nil {
+			return q.wrap(fmt.Errorf("read schema: %w", err))
+		}
+		have := map[string]bool{}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return q.wrap(err)
+			}
+			have[name] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return q.wrap(fmt.Errorf("read schema: %w", err))
+		}
+		for _, c := range cols {
+			if !have[c] {
+				return fmt.Errorf("index %s: table %s has no column %s (schema version %s is too old to serve "+
+					"read-only; upgrade a copy with `opm registry serve` once, or migrate it to FBC)", q.path, table, c, q.schemaVersion(ctx))
+			}
+		}
+	}
+	return nil
+}
+
+func (q *Querier) schemaVersion(ctx context.Context) string {
+	var v sql.NullInt64
+	if err := q.db.QueryRowContext(ctx, "SELECT version FROM schema_migrations LIMIT 1").Scan(&v); err != nil || !v.Valid {
+		return "unknown"
+	}
+	return fmt.Sprint(v.Int64)
+}
+
+// wrap gives database failures (not lookup misses) the file's name, and says so plainly when the
+// file has gone away while serving.
+func (q *Querier) wrap(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if _, statErr := os.Stat(q.path); statErr != nil {
+		return fmt.Errorf("index %s is no longer readable (%v): %w", q.path, statErr, err)
+	}
+	return fmt.Errorf("index %s: %w", q.path, err)
+}
+
+// ListPackages returns the package names in SQLite's row order (opm has no ORDER BY either).
+func (q *Querier) ListPackages(ctx context.Context) ([]string, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT name FROM package`)
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name sql.NullString
+		if err := rows.Scan(&name); err != nil {
+			return nil, q.wrap(err)
+		}
+		if name.Valid {
+			names = append(names, name.String)
+		}
+	}
+	return names, q.wrap(rows.Err())
+}
+
+// GetPackage joins the package with its channels; a package without channel rows is "not found".
+// Deprecations are never set: the SQLite schema has no place for them.
+func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, error) {
+	rows, err := q.db.QueryContext(ctx, `
+		SELECT DISTINCT p.name, p.default_channel, c.name, c.head_operatorbundle_name
+		FROM package AS p JOIN channel AS c ON c.package_name = p.name
+		WHERE p.name = ?`, name)
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	defer rows.Close()
+	var pkg *api.Package
+	for rows.Next() {
+		var pkgName, defaultChannel, channel, head sql.NullString
+		if err := rows.Scan(&pkgName, &defaultChannel, &channel, &head); err != nil {
+			return nil, q.wrap(err)
+		}
+		if pkg == nil {
+			pkg = &api.Package{Name: pkgName.String, DefaultChannelName: defaultChannel.String}
+		}
+		pkg.Channels = append(pkg.Channels, &api.Channel{Name: channel.String, CsvName: head.String})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(err)
+	}
+	if pkg == nil {
+		return nil, fmt.Errorf("package %s not found", name)
+	}
+	return pkg, nil
+}

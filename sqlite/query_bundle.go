@@ -1,0 +1,212 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/olmcat/olmcat/grpccompat/api"
+)
+
+// The property and dependency type that carries a GroupVersionKind.
+const queryGVKType = "olm.gvk"
+
+// queryBundleRow is what the single-bundle queries select before the bundle is completed.
+type queryBundleRow struct {
+	name, blob, bundlePath, version, skipRange sql.NullString
+}
+
+// fullBundle completes a bundle the way opm's GetBundle-style answers are built: manifests parsed
+// from the blob, the columns, APIs (with plural) keyed by bundle name, then the dependency and
+// property rows matching name and (version or NULL) and (path or NULL). replaces, skips and
+// deprecation are never set.
+func (q *Querier) fullBundle(ctx context.Context, r queryBundleRow, pkgName, channelName string) (*api.Bundle, error) {
+	out := &api.Bundle{}
+	if r.blob.Valid && r.blob.String != "" {
+		objs, csv, err := querySplitBundleBlob(r.blob.String)
+		if err != nil {
+			return nil, err
+		}
+		out.Object, out.CsvJson = objs, csv
+	}
+	out.CsvName = r.name.String
+	out.PackageName = pkgName
+	out.ChannelName = channelName
+	out.BundlePath = r.bundlePath.String
+	out.Version = r.version.String
+	out.SkipRange = r.skipRange.String
+	var err error
+	if out.ProvidedApis, out.RequiredApis, err = q.apisOf(ctx, r.name.String); err != nil {
+		return nil, err
+	}
+	if out.Dependencies, err = q.dependenciesOf(ctx, r.name.String, r.version.String, r.bundlePath.String); err != nil {
+		return nil, err
+	}
+	if out.Properties, err = q.propertiesOf(ctx, r.name.String, r.version.String, r.bundlePath.String); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// querySplitBundleBlob splits the concatenated manifests of operatorbundle.bundle into one string per
+// object, byte for byte, and picks the first ClusterServiceVersion as csvJson. An object without
+// a kind, or a blob without a CSV, fails the call as it does in opm.
+func querySplitBundleBlob(blob string) (objects []string, csvJSON string, err error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(blob)))
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, "", err
+		}
+		objects = append(objects, string(raw))
+	}
+	for _, o := range objects {
+		var head struct {
+			Kind any `json:"kind"`
+		}
+		if err := json.Unmarshal([]byte(o), &head); err != nil {
+			return nil, "", err
+		}
+		kind, _ := head.Kind.(string)
+		if kind == "" {
+			return nil, "", fmt.Errorf("Object 'Kind' is missing in '%s'", o)
+		}
+		if kind == "ClusterServiceVersion" {
+			return objects, o, nil
+		}
+	}
+	return nil, "", fmt.Errorf("no csv in bundle")
+}
+
+// queryGVK decodes an olm.gvk value the way opm does (encoding/json into a struct, so keys match
+// case-insensitively).
+type queryGVK struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+// apisOf returns the provided APIs (every olm.gvk property row of the bundle, duplicates kept) and
+// the required ones (distinct olm.gvk dependency values), with plural filled from the api table.
+// Values that do not decode are skipped.
+func (q *Querier) apisOf(ctx context.Context, bundleName string) (provided, required []*api.GroupVersionKind, err error) {
+	provided, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM properties
+		WHERE type = ? AND operatorbundle_name = ? ORDER BY rowid`, bundleName, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	required, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM dependencies
+		WHERE type = ? AND operatorbundle_name = ? ORDER BY rowid`, bundleName, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, list := range [][]*api.GroupVersionKind{provided, required} {
+		for _, g := range list {
+			if g.Plural, err = q.pluralOf(ctx, g); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return provided, required, nil
+}
+
+func (q *Querier) gvkRows(ctx context.Context, query, bundleName string, distinct bool) ([]*api.GroupVersionKind, error) {
+	rows, err := q.db.QueryContext(ctx, query, queryGVKType, bundleName)
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	out := []*api.GroupVersionKind{}
+	for rows.Next() {
+		var value sql.NullString
+		if err := rows.Scan(&value); err != nil {
+			return nil, q.wrap(err)
+		}
+		if !value.Valid {
+			continue
+		}
+		if distinct {
+			if seen[value.String] {
+				continue
+			}
+			seen[value.String] = true
+		}
+		var g queryGVK
+		if json.Unmarshal([]byte(value.String), &g) != nil {
+			continue
+		}
+		out = append(out, &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind})
+	}
+	return out, q.wrap(rows.Err())
+}
+
+func (q *Querier) pluralOf(ctx context.Context, g *api.GroupVersionKind) (string, error) {
+	var plural sql.NullString
+	err := q.db.QueryRowContext(ctx, `SELECT plural FROM api WHERE group_name = ? AND version = ? AND kind = ?`,
+		g.Group, g.Version, g.Kind).Scan(&plural)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	if err != nil {
+		return "", q.wrap(err)
+	}
+	return plural.String, nil
+}
+
+// typedRows reads distinct (type, value) rows of properties or dependencies for one bundle, in
+// row order. As in opm, a NULL type or value ends the list early and empties it.
+func (q *Querier) typedRows(ctx context.Context, table, name, version, path string) ([][2]string, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT type, CAST(value AS TEXT) FROM `+table+`
+		WHERE operatorbundle_name = ?
+		AND (operatorbundle_version = ? OR operatorbundle_version IS NULL)
+		AND (operatorbundle_path = ? OR operatorbundle_path IS NULL)
+		ORDER BY rowid`, name, version, path)
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	defer rows.Close()
+	seen := map[[2]string]bool{}
+	var out [][2]string
+	for rows.Next() {
+		var typ, value sql.NullString
+		if err := rows.Scan(&typ, &value); err != nil {
+			return nil, q.wrap(err)
+		}
+		if !typ.Valid || !value.Valid {
+			return nil, nil
+		}
+		k := [2]string{typ.String, value.String}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out, q.wrap(rows.Err())
+}
+
+func (q *Querier) dependenciesOf(ctx context.Context, name, version, path string) ([]*api.Dependency, error) {
+	rows, err := q.typedRows(ctx, "dependencies", name, version, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*api.Dependency, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, &api.Dependency{Type: r[0], Value: r[1]})
+	}
+	return out, nil
+}
+
+func (q *Querier) propertiesOf(ctx context.Context, name, version, path string) ([]*api.Property, error) {
+	rows, err := q.typedRows(ctx, "properties", name, version, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*api.Property, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, &api.Property{Type: r[0], Value: r[1]})
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/olmcat/olmcat/grpccompat/api"
+)
+
+// GetBundle answers from the first channel entry of (package, channel, bundle) that has an
+// operatorbundle row; the package and channel of the answer are the request's.
+func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName string) (*api.Bundle, error) {
+	var r queryBundleRow
+	err := q.db.QueryRowContext(ctx, `
+		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
+		FROM channel_entry AS e JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
+		WHERE e.package_name = ? AND e.channel_name = ? AND e.operatorbundle_name = ?
+		LIMIT 1`, pkgName, channelName, csvName).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+	if err == sql.ErrNoRows {
+		return nil, fmt.Errorf("no entry found for %s %s %s", pkgName, channelName, csvName)
+	}
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	return q.fullBundle(ctx, r, pkgName, channelName)
+}
+
+// GetBundleForChannel returns only the channel head's name and its csv column, which keeps the
+// trailing newline it was stored with.
+func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName string) (*api.Bundle, error) {
+	var name, csv sql.NullString
+	err := q.db.QueryRowContext(ctx, `
+		SELECT b.name, b.csv
+		FROM channel AS c JOIN operatorbundle AS b ON b.name = c.head_operatorbundle_name
+		WHERE c.package_name = ? AND c.name = ?
+		LIMIT 1`, pkgName, channelName).Scan(&name, &csv)
+	if err == sql.ErrNoRows {
+		return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
+	}
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	return &api.Bundle{CsvName: name.String, CsvJson: csv.String}, nil
+}
+
+// GetBundleThatReplaces returns the first bundle of the channel whose entry replaces an entry named
+// csvName; the synthetic entries the loader writes for skips count as replacing.
+func (q *Querier) GetBundleThatReplaces(ctx context.Context, csvName, pkgName, channelName string) (*api.Bundle, error) {
+	var r queryBundleRow
+	err := q.db.QueryRowContext(ctx, `
+		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
+		FROM channel_entry AS old
+		JOIN channel_entry AS new ON new.replaces = old.entry_id
+		JOIN operatorbundle AS b ON b.name = new.operatorbundle_name
+		WHERE old.operatorbundle_name = ? AND old.package_name = ? AND old.channel_name = ?
+		LIMIT 1`, csvName, pkgName, channelName).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+	if err == sql.ErrNoRows {
+		return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
+	}
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	return q.fullBundle(ctx, r, pkgName, channelName)
+}
+
+// GetChannelEntriesThatReplace lists the distinct entries whose replaces points at an entry named
+// csvName; every answer's replaces is the queried name, also for skip edges.
+func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, csvName string) ([]*api.ChannelEntry, error) {
+	rows, err := q.db.QueryContext(ctx, `
+		SELECT DISTINCT new.package_name, new.channel_name, new.operatorbundle_name
+		FROM channel_entry AS new JOIN channel_entry AS old ON new.replaces = old.entry_id
+		WHERE old.operatorbundle_name = ?`, csvName)
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	defer rows.Close()
+	var out []*api.ChannelEntry
+	for rows.Next() {
+		var pkg, ch, bundle sql.NullString
+		if err := rows.Scan(&pkg, &ch, &bundle); err != nil {
+			return nil, q.wrap(err)
+		}
+		out = append(out, &api.ChannelEntry{PackageName: pkg.String, ChannelName: ch.String, BundleName: bundle.String, Replaces: csvName})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no channel entries found that replace %s", csvName)
+	}
+	return out, nil
+}
+
+// queryProvidedValue is the exact olm.gvk property text the provider queries compare with: compact,
+// keys in Go map order (group, kind, version), HTML-escaped. Values stored in any other form, or
+// stored as BLOB, never match (opm's behaviour).
+func queryProvidedValue(group, version, kind string) string {
+	b, _ := json.Marshal(map[string]string{"group": group, "version": version, "kind": kind})
+	return string(b)
+}
+
+// GetChannelEntriesThatProvide lists every channel entry (synthetic skip rows included) of
+// bundles that provide the API, with the name of the entry each one replaces.
+func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
+	return q.providerEntries(ctx, `
+		SELECT DISTINCT e.package_name, e.channel_name, e.operatorbundle_name, old.operatorbundle_name
+		FROM channel_entry AS e
+		JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
+		LEFT JOIN channel_entry AS old ON old.entry_id = e.replaces
+		WHERE p.type = ? AND p.value = ?`, group, version, kind)
+}
+
+// GetLatestChannelEntriesThatProvide keeps, per channel, the providing entry of least depth: the
+// newest providing bundle of the chain, which need not be the head.
+func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
+	// SQLite takes the bare columns of an aggregate query with a single min() from the row that
+	// holds the minimum.
+	return q.providerEntries(ctx, `
+		SELECT e.package_name, e.channel_name, e.operatorbundle_name, old.operatorbundle_name, min(e.depth)
+		FROM channel_entry AS e
+		JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
+		LEFT JOIN channel_entry AS old ON old.entry_id = e.replaces
+		WHERE p.type = ? AND p.value = ?
+		GROUP BY e.package_name, e.channel_name`, group, version, kind)
+}
+
+func (q *Querier) providerEntries(ctx context.Context, query, group, version, kind string) ([]*api.ChannelEntry, error) {
+	rows, err := q.db.QueryContext(ctx, query, queryGVKType, queryProvidedValue(group, version, kind))
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	var out []*api.ChannelEntry
+	for rows.Next() {
+		var pkg, ch, bundle, replaces sql.NullString
+		var depth sql.NullInt64
+		dest := []any{&pkg, &ch, &bundle, &replaces}
+		if len(cols) == 5 {
+			dest = append(dest, &depth)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, q.wrap(err)
+		}
+		out = append(out, &api.ChannelEntry{PackageName: pkg.String, ChannelName: ch.String, BundleName: bundle.String, Replaces: replaces.String})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no channel entries found that provide %s %s %s", group, version, kind)
+	}
+	return out, nil
+}
+
+// GetDefaultBundleThatProvides takes, among the providing entries of each package's default
+// channel, the one of least depth per channel, and answers from the first such group only. A
+// NULL manifest blob in that row fails the call even if another package provides the API.
+func (q *Querier) GetDefaultBundleThatProvides(ctx context.Context, group, version, kind string) (*api.Bundle, error) {
+	var r queryBundleRow
+	var pkg, ch sql.NullString
+	var depth sql.NullInt64
+	err := q.db.QueryRowContext(ctx, `
+		SELECT e.operatorbundle_name, e.package_name, e.channel_name, b.bundle, b.bundlepath, b.version, b.skiprange, min(e.depth)
+		FROM channel_entry AS e
+		JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
+		JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
+		JOIN package AS pk ON pk.name = e.package_name
+		WHERE p.type = ? AND p.value = ? AND pk.default_channel = e.channel_name
+		GROUP BY e.package_name, e.channel_name`, queryGVKType, queryProvidedValue(group, version, kind)).
+		Scan(&r.name, &pkg, &ch, &r.blob, &r.bundlePath, &r.version, &r.skipRange, &depth)
+	if err == sql.ErrNoRows || (err == nil && !r.blob.Valid) {
+		return nil, fmt.Errorf("no entry found that provides %s %s %s", group, version, kind)
+	}
+	if err != nil {
+		return nil, q.wrap(err)
+	}
+	return q.fullBundle(ctx, r, pkg.String, ch.String)
+}
