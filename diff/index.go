@@ -42,7 +42,8 @@ func newIndex(s *Side) *index {
 	if cat == nil {
 		cat = &fbc.Catalog{}
 	}
-	m, issues := model.FromCatalog(cat)
+	m, _ := model.FromCatalog(cat)
+	issues := model.ValidateCatalog(cat, model.Options{}) // includes the problems FromCatalog found
 	idx := &index{side: s, packages: map[string]*pkgIndex{}}
 	idx.problems = append(append(idx.problems, s.Problems...), issues...)
 

@@ -30,11 +30,14 @@ func compareProblems(old, new model.Issues) []Finding {
 		}
 		f := problemFinding(kind, i)
 		f.New = issueLocation(i)
-		if o != nil {
+		switch {
+		case o != nil && i.Severity != model.Error:
 			f.Old = issueLocation(o)
-		} else if i.Severity != model.Error {
-			f.Severity = Warning
-			f.Rule = "the new catalog has a warning the old one did not"
+			f.Severity, f.Rule = Info, "both catalogs have this warning; the change did not introduce it"
+		case o != nil:
+			f.Old = issueLocation(o)
+		case i.Severity != model.Error:
+			f.Severity, f.Rule = Warning, "the new catalog has a warning the old one did not"
 		}
 		f.Message = fmt.Sprintf("new catalog: %s", issueText(i))
 		out = append(out, f)

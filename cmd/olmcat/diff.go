@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/diff/input"
+	"github.com/olmcat/olmcat/diff/report"
+)
+
+func init() { register(newDiffCmd) }
+
+const diffLong = `Compare two catalogs and answer the reviewer's question: after this change, which installed
+users can still upgrade to what?
+
+  olmcat diff OLD NEW              each side an FBC directory or file, an index.db, or an index image
+  olmcat diff --git REV PATH       PATH (in a git work tree) at revision REV against the work tree,
+                                   e.g. olmcat diff --git origin/main catalogs/
+
+Catalog changes (packages, default channels, channels, entries and their replaces/skips/skipRange,
+bundles with their image, version, properties, related images, provided and required APIs,
+dependencies, manifests and CSV metadata, deprecations, other blobs) and upgrade-graph consequences
+(head changes, bundles stranded from the head, new and longer paths, removed steps, cycles and second
+heads) are findings, each with a severity (breaking, warning, info) and the rule that decided it.
+Problems of either input (load or validation errors) are findings too; the diff runs on what loads.
+
+Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
+request comment). --stat prints one line per changed package instead.
+
+Exit codes: 0 no finding at the --fail-on level (or no --fail-on), 1 findings at that level,
+2 bad usage or an input that cannot be read at all.`
+
+func newDiffCmd() *cobra.Command {
+	var gitRev, output, failOn string
+	var stat bool
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW | diff --git REV PATH",
+		Short: "Compare two catalogs: catalog changes and what they do to upgrades",
+		Long:  diffLong,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if gitRev != "" && len(args) != 1 {
+				return usageError{fmt.Errorf("diff --git REV takes one PATH, got %d arguments", len(args))}
+			}
+			if gitRev == "" && len(args) != 2 {
+				return usageError{fmt.Errorf("diff takes OLD and NEW (or --git REV PATH), got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			threshold, err := parseFailOn(failOn)
+			if err != nil {
+				return err
+			}
+			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown {
+				return usageError{fmt.Errorf("-o must be table, json or markdown, not %q", output)}
+			}
+			oldSide, newSide, err := openDiffSides(cmd, gitRev, args)
+			if err != nil {
+				return err
+			}
+			r := diff.Compare(oldSide, newSide)
+			if stat {
+				err = report.Stat(cmd.OutOrStdout(), r)
+			} else {
+				err = report.Write(cmd.OutOrStdout(), r, output)
+			}
+			if err != nil {
+				return err
+			}
+			if threshold != "" && r.Summary.AtLeast(threshold) > 0 {
+				return exitError{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&gitRev, "git", "", "compare PATH at this git revision with the work tree")
+	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json or markdown")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
+	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
+	return cmd
+}
+
+func parseFailOn(s string) (diff.Severity, error) {
+	switch s {
+	case "":
+		return "", nil
+	case "breaking":
+		return diff.Breaking, nil
+	case "warning":
+		return diff.Warning, nil
+	case "any":
+		return diff.Info, nil
+	}
+	return "", usageError{fmt.Errorf("--fail-on must be breaking, warning or any, not %q", s)}
+}
+
+// openDiffSides loads both sides; an input that cannot be read at all is a usage error (exit 2).
+func openDiffSides(cmd *cobra.Command, gitRev string, args []string) (*diff.Side, *diff.Side, error) {
+	ctx := cmd.Context()
+	if gitRev != "" {
+		oldSide, err := input.OpenGit(ctx, gitRev, args[0])
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		newSide, err := input.Open(ctx, args[0], input.Options{})
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		return oldSide, newSide, nil
+	}
+	oldSide, err := input.Open(ctx, args[0], input.Options{})
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("old side: %w", err)}
+	}
+	newSide, err := input.Open(ctx, args[1], input.Options{})
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("new side: %w", err)}
+	}
+	return oldSide, newSide, nil
+}
