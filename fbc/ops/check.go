@@ -1,12 +1,10 @@
 package ops
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
-	"github.com/olmcat/olmcat/fbc/property"
 )
 
 // InvalidResultError is returned when an operation would leave a package with errors it did not
@@ -77,44 +75,4 @@ func packagePart(c *fbc.Catalog, pkg string) *fbc.Catalog {
 		}
 	}
 	return part
-}
-
-// graphInfo is what a CSV says about a bundle's place in the upgrade graph.
-type graphInfo struct {
-	Replaces  string
-	Skips     []string
-	SkipRange string
-}
-
-// csvGraphInfo reads replaces, skips and the olm.skipRange annotation from the CSV a bundle carries
-// as an olm.bundle.object; ok is false when it carries none (olm.csv.metadata has no graph data).
-func csvGraphInfo(b *fbc.Bundle) (info graphInfo, ok bool, err error) {
-	for _, p := range b.Properties {
-		if p.Type != property.TypeBundleObject {
-			continue
-		}
-		var obj property.BundleObject
-		if err := json.Unmarshal(p.Value, &obj); err != nil || len(obj.Data) == 0 {
-			continue
-		}
-		var csv struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
-				Annotations map[string]any `json:"annotations"`
-			} `json:"metadata"`
-			Spec struct {
-				Replaces string   `json:"replaces"`
-				Skips    []string `json:"skips"`
-			} `json:"spec"`
-		}
-		if json.Unmarshal(obj.Data, &csv) != nil || csv.Kind != "ClusterServiceVersion" {
-			continue
-		}
-		info.Replaces, info.Skips = csv.Spec.Replaces, csv.Spec.Skips
-		if sr, isString := csv.Metadata.Annotations["olm.skipRange"].(string); isString {
-			info.SkipRange = sr
-		}
-		return info, true, nil
-	}
-	return graphInfo{}, false, nil
 }

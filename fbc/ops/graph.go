@@ -125,10 +125,7 @@ func rebuildFromCSVs(c *fbc.Catalog, ch *fbc.Channel) error {
 		if bi < 0 {
 			continue
 		}
-		info, ok, err := csvGraphInfo(&c.Bundles[bi])
-		if err != nil {
-			return fmt.Errorf("channel %q of package %q: %w", ch.Name, ch.Package, err)
-		}
+		info, ok := csvInfoOf(&c.Bundles[bi])
 		if !ok {
 			continue
 		}
