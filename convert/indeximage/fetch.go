@@ -62,7 +62,10 @@ type Catalog struct {
 	Labels map[string]string
 	// LayersRead of LayersTotal were streamed; the rest could not change the catalog.
 	LayersRead, LayersTotal int
-	Cleanup                 func()
+	// DatabaseLayers are the diff IDs of layers read that hold nothing but the database
+	// directory: pass them to BuildOptions.DatabaseLayers.
+	DatabaseLayers []v1.Hash
+	Cleanup        func()
 }
 
 // Fetch resolves ref (see IsImageRef for the accepted forms), picks the platform's image, and
@@ -119,6 +122,9 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, t
 		return err
 	}
 	w := newOverlayWalker(strings.TrimPrefix(cat.ImagePath, "/"), cat.Kind == SQLite, cat.Path, limits)
+	if cat.Kind == SQLite {
+		w.dbDir = databaseDir(cat.ImagePath)
+	}
 	layers, err := img.Layers()
 	if err != nil {
 		return fmt.Errorf("%s: list layers: %w", where, err)
@@ -134,6 +140,9 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, t
 			return err
 		}
 		cat.LayersRead++
+		if w.lastLayerOnlyDB {
+			cat.DatabaseLayers = append(cat.DatabaseLayers, diffID)
+		}
 	}
 	if !w.found {
 		return fmt.Errorf("%s: its label says the catalog is at %s, but no layer holds it (%d of %d layers read): the image is broken; rebuild it", where, cat.ImagePath, cat.LayersRead, cat.LayersTotal)

@@ -30,6 +30,12 @@ type overlayWalker struct {
 	layerHidden, layerOpaque, layerPresent map[string]bool
 	layerFiles                             map[string]bool // regular files written from the current layer
 
+	// dbDir, when set, is the database directory: layers holding nothing else are reported
+	// (lastLayerOnlyDB) so that BuildFBCImage can drop them without reading them again.
+	dbDir                           string
+	layerDBInside                   int
+	layerDBOutside, lastLayerOnlyDB bool
+
 	files, scannedLayers int
 	bytes, scanned       int64
 	found                bool // root, or something beneath it, was written
@@ -47,6 +53,7 @@ func (w *overlayWalker) walkLayer(ctx context.Context, r io.Reader, where string
 	w.scannedLayers++
 	w.layerHidden, w.layerOpaque = map[string]bool{}, map[string]bool{}
 	w.layerPresent, w.layerFiles = map[string]bool{}, map[string]bool{}
+	w.layerDBInside, w.layerDBOutside = 0, false
 	tr := tar.NewReader(&budgetReader{r: r, read: &w.scanned, limit: w.limits.MaxScannedBytes})
 	for {
 		if err := ctx.Err(); err != nil {
@@ -63,6 +70,7 @@ func (w *overlayWalker) walkLayer(ctx context.Context, r io.Reader, where string
 			return fmt.Errorf("%s: entry %q: %w", where, hdr.Name, err)
 		}
 	}
+	w.lastLayerOnlyDB = w.dbDir != "" && w.layerDBInside > 0 && !w.layerDBOutside
 	mergeInto(w.hidden, w.layerHidden)
 	mergeInto(w.opaque, w.layerOpaque)
 	mergeInto(w.present, w.layerPresent)
@@ -99,6 +107,14 @@ func (w *overlayWalker) entry(hdr *tar.Header, tr io.Reader) error {
 	name, err := cleanEntryName(hdr.Name)
 	if err != nil || name == "" {
 		return err
+	}
+	if w.dbDir != "" {
+		switch databaseEntry(name, w.dbDir) {
+		case entryInside:
+			w.layerDBInside++
+		case entryOutside:
+			w.layerDBOutside = true
+		}
 	}
 	base, dir := path.Base(name), parentOf(name)
 	if base == ".wh..wh..opq" {

@@ -1,0 +1,275 @@
+package indeximage
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// Defaults of BuildOptions, matching what `opm generate dockerfile` images use.
+const (
+	DefaultConfigsPath = "/configs"
+	DefaultCachePath   = "/tmp/cache"
+	defaultOPMBinary   = "/bin/opm"
+)
+
+// BuildOptions tune BuildFBCImage. The zero value is what `olmcat migrate --to-image` uses.
+type BuildOptions struct {
+	// ConfigsPath is where the catalog goes in the image; "" means /configs.
+	ConfigsPath string
+	// CacheDir, if set, is a pre-built serve cache (`opm serve DIR --cache-dir X --cache-only`
+	// of the same catalog) added at CachePath ("" means /tmp/cache); the command then serves
+	// with --cache-dir, as opm's generated Dockerfile does.
+	CacheDir, CachePath string
+	// Created stamps the config and the new history entries; zero means the base image's own
+	// created time, so that the result depends on the inputs only.
+	Created time.Time
+	// OPMBinary runs `serve`; "" means the base image's entrypoint when it is an opm binary,
+	// else /bin/opm.
+	OPMBinary string
+	// ExtraLabels are set on the image after the index labels.
+	ExtraLabels map[string]string
+	// DatabaseLayers are diff IDs already known to hold nothing but the database (a hint from
+	// Fetch, see Catalog.DatabaseLayers), so they are dropped without being read again.
+	DatabaseLayers []v1.Hash
+}
+
+// BuildFBCImage turns an index image into an FBC index image serving configsDir: the base's
+// layers minus those holding only the SQLite database (and a whiteout hiding what is left of
+// its directory), plus a /configs layer and optionally a serve-cache layer; the database label
+// removed, the configs label set, the command changed to `serve /configs` with the base's opm
+// binary. The result is reproducible: the same base and the same files give the same digest.
+// configsDir must stay unchanged until the image has been written.
+func BuildFBCImage(base v1.Image, configsDir string, opts BuildOptions) (v1.Image, error) {
+	cf, err := base.ConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("base image: read config: %w", err)
+	}
+	manifestType, err := base.MediaType()
+	if err != nil {
+		return nil, fmt.Errorf("base image: %w", err)
+	}
+	configType, layerType := types.OCIConfigJSON, types.OCILayer
+	if manifestType == types.DockerManifestSchema2 {
+		configType, layerType = types.DockerConfigJSON, types.DockerLayer
+	} else if manifestType != types.OCIManifestSchema1 {
+		return nil, fmt.Errorf("base image has manifest media type %q; it must be a Docker v2 or OCI image manifest", manifestType)
+	}
+	configsPath := cleanImagePath(opts.ConfigsPath, DefaultConfigsPath)
+	removed := databaseDir(cf.Config.Labels[DatabaseLabel])
+	if removed != "" && (configsPath == removed || strings.HasPrefix(configsPath, removed+"/")) {
+		return nil, fmt.Errorf("configs path /%s lies inside /%s, which is removed with the database; choose another ConfigsPath", configsPath, removed)
+	}
+	kept, history, err := keptBaseLayers(base, cf, removed, opts.DatabaseLayers)
+	if err != nil {
+		return nil, err
+	}
+	created := opts.Created
+	if created.IsZero() {
+		created = cf.Created.Time
+	}
+	stamp := v1.Time{Time: created.UTC()}
+
+	var whiteouts []string
+	if removed != "" {
+		whiteouts = []string{removed}
+	}
+	configsLayer, err := newDirLayer(configsDir, configsPath, whiteouts, layerType)
+	if err != nil {
+		return nil, err
+	}
+	adds := append(kept, mutate.Addendum{Layer: configsLayer, MediaType: layerType,
+		History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD catalog /%s", configsPath), Comment: "File-Based Catalog"}})
+	cmd := []string{"serve", "/" + configsPath}
+	if opts.CacheDir != "" {
+		cachePath := cleanImagePath(opts.CachePath, DefaultCachePath)
+		cacheLayer, err := newDirLayer(opts.CacheDir, cachePath, nil, layerType)
+		if err != nil {
+			return nil, err
+		}
+		adds = append(adds, mutate.Addendum{Layer: cacheLayer, MediaType: layerType,
+			History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD serve cache /%s", cachePath)}})
+		cmd = append(cmd, "--cache-dir=/"+cachePath)
+	}
+
+	img, err := mutate.Append(mutate.ConfigMediaType(mutate.MediaType(empty.Image, manifestType), configType), adds...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	out = out.DeepCopy()
+	if history != nil {
+		out.History = append(history, out.History[len(kept):]...)
+	}
+	out.Created = stamp
+	out.Architecture, out.OS, out.OSVersion, out.Variant, out.OSFeatures = cf.Architecture, cf.OS, cf.OSVersion, cf.Variant, cf.OSFeatures
+	out.Author = cf.Author
+	out.Config = *cf.Config.DeepCopy()
+	out.Config.Labels = indexLabels(cf.Config.Labels, configsPath, opts.ExtraLabels)
+	out.Config.Entrypoint = []string{opmBinary(opts.OPMBinary, cf.Config.Entrypoint)}
+	out.Config.Cmd = cmd
+	return mutate.ConfigFile(img, out)
+}
+
+func cleanImagePath(p, def string) string {
+	if strings.TrimSpace(p) == "" {
+		p = def
+	}
+	return strings.Trim(path.Clean("/"+p), "/")
+}
+
+// databaseDir is what goes with the database: its directory (/database), or only the file when
+// it sits at the filesystem root. "" when the base is not a SQLite index image.
+func databaseDir(label string) string {
+	if strings.TrimSpace(label) == "" {
+		return ""
+	}
+	p := strings.Trim(path.Clean("/"+label), "/")
+	if d := parentOf(p); d != "" {
+		return d
+	}
+	return p
+}
+
+func indexLabels(base map[string]string, configsPath string, extra map[string]string) map[string]string {
+	labels := map[string]string{}
+	for k, v := range base {
+		labels[k] = v
+	}
+	delete(labels, DatabaseLabel)
+	labels[ConfigsLabel] = "/" + configsPath
+	for k, v := range extra {
+		labels[k] = v
+	}
+	return labels
+}
+
+func opmBinary(explicit string, entrypoint []string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if len(entrypoint) > 0 && strings.Contains(path.Base(entrypoint[0]), "opm") {
+		return entrypoint[0]
+	}
+	return defaultOPMBinary
+}
+
+// keptBaseLayers returns the base layers to keep, with their history entries (empty-layer
+// entries included), or nil history when the base's history does not line up with its layers.
+func keptBaseLayers(base v1.Image, cf *v1.ConfigFile, removed string, known []v1.Hash) ([]mutate.Addendum, []v1.History, error) {
+	layers, err := base.Layers()
+	if err != nil {
+		return nil, nil, fmt.Errorf("base image: list layers: %w", err)
+	}
+	m, err := base.Manifest()
+	if err != nil {
+		return nil, nil, fmt.Errorf("base image: read manifest: %w", err)
+	}
+	knownDB := map[v1.Hash]bool{}
+	for _, h := range known {
+		knownDB[h] = true
+	}
+	nonEmpty := 0
+	for _, h := range cf.History {
+		if !h.EmptyLayer {
+			nonEmpty++
+		}
+	}
+	historyAligned := nonEmpty == len(layers)
+	var kept []mutate.Addendum
+	var history []v1.History
+	hi := 0
+	for i, l := range layers {
+		var layerHistory []v1.History
+		for historyAligned && hi < len(cf.History) {
+			h := cf.History[hi]
+			hi++
+			layerHistory = append(layerHistory, h)
+			if !h.EmptyLayer {
+				break
+			}
+		}
+		drop, err := holdsOnlyDatabase(l, i < len(cf.RootFS.DiffIDs) && knownDB[cf.RootFS.DiffIDs[i]], removed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("base image: layer %d of %d: %w", i+1, len(layers), err)
+		}
+		if drop {
+			layerHistory = layerHistory[:len(layerHistory)-1] // keep the empty-layer entries before it
+		} else {
+			kept = append(kept, mutate.Addendum{Layer: l, MediaType: m.Layers[i].MediaType})
+		}
+		history = append(history, layerHistory...)
+	}
+	if !historyAligned {
+		return kept, nil, nil
+	}
+	return kept, append(history, cf.History[hi:]...), nil
+}
+
+// holdsOnlyDatabase reads a layer's headers until the first entry outside the removed path; a
+// base-image layer stops at its first entry, the database layer is read through.
+func holdsOnlyDatabase(l v1.Layer, known bool, removed string) (bool, error) {
+	if known {
+		return true, nil
+	}
+	if removed == "" {
+		return false, nil
+	}
+	rc, err := l.Uncompressed()
+	if err != nil {
+		return false, err
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	inside := 0
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return inside > 0, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read tar stream: %w", err)
+		}
+		name, err := cleanEntryName(hdr.Name)
+		if err != nil {
+			return false, fmt.Errorf("entry %q: %w", hdr.Name, err)
+		}
+		switch databaseEntry(name, removed) {
+		case entryInside:
+			inside++
+		case entryOutside:
+			return false, nil
+		}
+	}
+}
+
+type entryPlace int
+
+const (
+	entryNeutral entryPlace = iota // the filesystem root or a parent of the database directory
+	entryInside
+	entryOutside
+)
+
+// databaseEntry places a cleaned layer entry name relative to the database path removed.
+func databaseEntry(name, removed string) entryPlace {
+	switch {
+	case name == "" || strings.HasPrefix(removed, name+"/"):
+		return entryNeutral
+	case name == removed || strings.HasPrefix(name, removed+"/") || name == path.Join(parentOf(removed), ".wh."+path.Base(removed)):
+		return entryInside
+	}
+	return entryOutside
+}
