@@ -202,7 +202,7 @@ func TestWriteImageAndReadBack(t *testing.T) {
 	}
 	out := t.TempDir()
 	dests := map[string]string{
-		host + "/ns/index:v1-fbc": host + "/ns/index:v1-fbc",
+		host + "/ns/index:v1-fbc":                            host + "/ns/index:v1-fbc",
 		"oci-layout:" + filepath.Join(out, "layout") + ":v1": "oci-layout:" + filepath.Join(out, "layout") + ":v1",
 		"docker-archive:" + filepath.Join(out, "index.tar"):  "docker-archive:" + filepath.Join(out, "index.tar"),
 	}
