@@ -1,0 +1,182 @@
+package fbc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Loader reads File-Based Catalogs: a directory tree of JSON and YAML files (laid out any way; opm's
+// is <package>/catalog.json), a single file, or standard input ("-").
+//
+// Which files: every file of the tree in sorted path order, except files named .indexignore and the
+// files they exclude (gitignore-style patterns relative to the .indexignore's directory, as opm
+// reads them). Whether a file is JSON or YAML is decided from its content, as opm does: a file whose
+// first non-space character is '{' is a stream of concatenated JSON objects, any other is a
+// multi-document YAML stream; file names and extensions do not matter. Binary files are reported.
+//
+// Streaming: files are read blob by blob; at no time is more than one blob's text held besides what
+// the caller keeps. A blob larger than MaxBlobSize is reported and ends its file.
+//
+// Errors: problems with the input never stop a load early. Each is recorded as a *LoadError naming
+// the file and line (and the blob, once its schema is known) and the load goes on with the next blob
+// or, when the rest of a file cannot be trusted (JSON syntax error, truncated or oversized blob), the
+// next file. All of them come back as one *LoadErrors. The zero Loader uses the defaults.
+type Loader struct {
+	MaxBlobSize int // largest blob in bytes; 0 means DefaultMaxBlobSize
+	MaxErrors   int // problems kept in a *LoadErrors (the rest are counted); 0 means DefaultMaxErrors
+}
+
+func (l Loader) maxBlob() int {
+	if l.MaxBlobSize > 0 {
+		return l.MaxBlobSize
+	}
+	return DefaultMaxBlobSize
+}
+
+func (l Loader) newErrorList() *errorList {
+	limit := l.MaxErrors
+	if limit <= 0 {
+		limit = DefaultMaxErrors
+	}
+	return &errorList{max: limit}
+}
+
+// Walk calls fn with every blob of the catalog at root (a directory, a file, or "-" for standard
+// input), in order: files in sorted path order, blobs in file order. Blob.Loc.File is the path
+// relative to root for a directory, root itself for a file, StdinName for standard input.
+//
+// If fn returns a *LoadError (or an error wrapping one), it is recorded like the walk's own problems
+// and the walk goes on; any other error from fn stops the walk and is returned as is. Otherwise Walk
+// returns nil or a *LoadErrors.
+func (l Loader) Walk(root string, fn func(Blob) error) error {
+	if root == "-" {
+		return l.WalkReader(os.Stdin, StdinName, fn)
+	}
+	errs := l.newErrorList()
+	tree, lerr := openTree(root)
+	if lerr != nil {
+		errs.add(lerr)
+		return errs.err()
+	}
+	defer tree.Close()
+	if err := tree.files(errs.add, func(name string) error {
+		return l.readTreeFile(tree, name, fn, errs)
+	}); err != nil {
+		return err
+	}
+	return errs.err()
+}
+
+// WalkReader is Walk over one stream; name is used as Location.File.
+func (l Loader) WalkReader(r io.Reader, name string, fn func(Blob) error) error {
+	errs := l.newErrorList()
+	if err := l.readStream(r, name, fn, errs); err != nil {
+		return err
+	}
+	return errs.err()
+}
+
+func (l Loader) readTreeFile(tree *catalogTree, name string, fn func(Blob) error, errs *errorList) error {
+	f, err := tree.open(name)
+	if err != nil {
+		errs.add(fileError(name, err, "cannot open the file"))
+		return nil
+	}
+	defer f.Close()
+	return l.readStream(f, name, fn, errs)
+}
+
+func (l Loader) readStream(r io.Reader, name string, fn func(Blob) error, errs *errorList) error {
+	fr := fileReader{
+		file:    name,
+		maxBlob: l.maxBlob(),
+		report:  errs.add,
+		emit: func(b Blob) error {
+			err := fn(b)
+			if err == nil {
+				return nil
+			}
+			var lerr *LoadError
+			if !errors.As(err, &lerr) {
+				return err
+			}
+			if lerr.Loc == (Location{}) {
+				lerr.Loc = b.Loc
+			}
+			errs.add(lerr)
+			return nil
+		},
+	}
+	return fr.read(r)
+}
+
+// Load reads the whole catalog at root (see Walk) into memory. On problems it returns what it could
+// load together with a *LoadErrors; callers that need the complete catalog must treat any error as
+// fatal.
+func (l Loader) Load(root string) (*Catalog, error) {
+	c := &Catalog{}
+	err := l.Walk(root, c.Add)
+	return c, err
+}
+
+// LoadReader is Load over one stream; name is used as Location.File.
+func (l Loader) LoadReader(r io.Reader, name string) (*Catalog, error) {
+	c := &Catalog{}
+	err := l.WalkReader(r, name, c.Add)
+	return c, err
+}
+
+// Walk is Loader{}.Walk.
+func Walk(root string, fn func(Blob) error) error { return Loader{}.Walk(root, fn) }
+
+// Load is Loader{}.Load.
+func Load(root string) (*Catalog, error) { return Loader{}.Load(root) }
+
+// LoadReader is Loader{}.LoadReader.
+func LoadReader(r io.Reader, name string) (*Catalog, error) { return Loader{}.LoadReader(r, name) }
+
+// Add decodes a blob by its schema and appends it to the catalog: olm.package, olm.channel,
+// olm.bundle and olm.deprecations become typed values, any other schema is kept verbatim in Others.
+// A blob that does not decode gives a *LoadError and leaves the catalog unchanged.
+func (c *Catalog) Add(b Blob) error {
+	var err error
+	switch b.Schema {
+	case SchemaPackage:
+		var p Package
+		if err = json.Unmarshal(b.Data, &p); err == nil {
+			p.Loc = b.Loc
+			c.Packages = append(c.Packages, p)
+		}
+	case SchemaChannel:
+		var ch Channel
+		if err = json.Unmarshal(b.Data, &ch); err == nil {
+			ch.Loc = b.Loc
+			c.Channels = append(c.Channels, ch)
+		}
+	case SchemaBundle:
+		var bundle Bundle
+		if err = json.Unmarshal(b.Data, &bundle); err == nil {
+			bundle.Loc = b.Loc
+			c.Bundles = append(c.Bundles, bundle)
+		}
+	case SchemaDeprecations:
+		var d Deprecation
+		if err = json.Unmarshal(b.Data, &d); err == nil {
+			d.Loc = b.Loc
+			c.Deprecations = append(c.Deprecations, d)
+		}
+	case "":
+		err = errors.New(`blob has no "schema" field`)
+	default:
+		c.Others = append(c.Others, Meta{Schema: b.Schema, Package: b.Package, Name: b.Name, Blob: b.Data, Loc: b.Loc})
+	}
+	if err == nil {
+		return nil
+	}
+	return &LoadError{Loc: b.Loc, Schema: b.Schema, Package: b.Package, Name: b.Name,
+		Err: &problem{kind: ErrBadField, cause: err,
+			msg: fmt.Sprintf("cannot decode the blob: %v; fix the field's type (see the %s schema)", err, b.Schema)}}
+}

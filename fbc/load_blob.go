@@ -1,0 +1,236 @@
+package fbc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Blob is one object of a catalog file, as read: its identifying fields and its whole JSON text.
+type Blob struct {
+	Schema  string
+	Package string          // the "package" field, "" when absent
+	Name    string          // the "name" field, "" when absent
+	Data    json.RawMessage // the object as JSON text (YAML documents are converted to JSON); owned by the receiver
+	Loc     Location
+}
+
+// PackageName is the package the blob belongs to: the name of an olm.package blob, the package
+// field of any other ("" for blobs of custom schemas that name no package).
+func (b Blob) PackageName() string {
+	if b.Schema == SchemaPackage {
+		return b.Name
+	}
+	return b.Package
+}
+
+// newBlob checks one JSON value and picks out its schema, package and name. valid says the text is
+// known to be valid JSON already (it came from the YAML converter).
+func newBlob(data []byte, loc Location, validate bool) (Blob, *LoadError) {
+	if validate && !json.Valid(data) {
+		return Blob{}, syntaxError(data, loc)
+	}
+	first := firstNonSpace(data)
+	if first < 0 || data[first] != '{' {
+		return Blob{}, locErr(loc, ErrNotObject,
+			"found %s where a blob (a JSON object with a \"schema\" field) was expected; if this file is not part of the catalog, list it in a .indexignore file",
+			describeJSONValue(data, first))
+	}
+	raw := scanHead(data[first:])
+	b := Blob{Data: data, Loc: loc}
+	fields := []struct {
+		name string
+		into *string
+	}{{"schema", &b.Schema}, {"package", &b.Package}, {"name", &b.Name}}
+	for i, f := range fields {
+		s, err := jsonString(raw[i])
+		if err != nil {
+			e := locErr(loc, ErrBadField, "field %q must be a string, found %s", f.name, describeJSONValue(raw[i], 0))
+			e.Schema, e.Package, e.Name = b.Schema, b.Package, b.Name
+			return Blob{}, e
+		}
+		*f.into = s
+	}
+	if err := checkIdentity(b); err != nil {
+		return Blob{}, err
+	}
+	return b, nil
+}
+
+// checkIdentity makes sure a blob has what the loader needs to file it: a schema, and the name and
+// package of the core schemas. Everything else is the validator's business.
+func checkIdentity(b Blob) *LoadError {
+	fail := func(format string, args ...any) *LoadError {
+		e := locErr(b.Loc, ErrMissingField, format, args...)
+		e.Schema, e.Package, e.Name = b.Schema, b.Package, b.Name
+		return e
+	}
+	if b.Schema == "" {
+		return fail(`blob has no "schema" field (or it is empty); every catalog blob needs one, for example "schema": "olm.bundle"; if this file is not part of the catalog, list it in a .indexignore file`)
+	}
+	var needName, needPackage bool
+	switch b.Schema {
+	case SchemaPackage:
+		needName = true
+	case SchemaChannel, SchemaBundle:
+		needName, needPackage = true, true
+	case SchemaDeprecations:
+		needPackage = true
+	}
+	if needName && b.Name == "" {
+		return fail(`%s blob has no "name" field (or it is empty); add the name`, b.Schema)
+	}
+	if needPackage && b.Package == "" {
+		return fail(`%s blob has no "package" field (or it is empty); add "package": "<name of its olm.package>"`, b.Schema)
+	}
+	return nil
+}
+
+// syntaxError locates a JSON syntax error inside a blob that starts at loc.
+func syntaxError(data []byte, loc Location) *LoadError {
+	var v struct{}
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return locErr(loc, ErrSyntax, "invalid JSON: %v", err)
+	}
+	off := min(max(int(se.Offset), 0), len(data))
+	// Offset counts the byte that was found wrong; report the line that byte is on.
+	if off > 0 {
+		off--
+	}
+	loc.Line += bytes.Count(data[:off], []byte{'\n'})
+	return &LoadError{Loc: loc, Err: &problem{kind: ErrSyntax, cause: se, msg: fmt.Sprintf("invalid JSON: %v", se)}}
+}
+
+func describeJSONValue(data []byte, first int) string {
+	if first < 0 || first >= len(data) {
+		return "nothing"
+	}
+	switch data[first] {
+	case '[':
+		return "a JSON array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "an object"
+	default:
+		return "a number"
+	}
+}
+
+// jsonString decodes a JSON string value; absent and null give "".
+func jsonString(raw []byte) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] != '"' || len(raw) < 2 {
+		return "", fmt.Errorf("not a string")
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// scanHead returns the raw values of the top-level "schema", "package" and "name" fields of a valid
+// JSON object (nil for absent ones; the last one wins when a key repeats, as in encoding/json).
+func scanHead(obj []byte) [3][]byte {
+	var out [3][]byte
+	i := skipSpaceAt(obj, 1)
+	for i < len(obj) && obj[i] != '}' {
+		keyEnd := skipJSONValue(obj, i)
+		key := obj[i:keyEnd]
+		i = skipSpaceAt(obj, keyEnd) + 1 // past ':'
+		i = skipSpaceAt(obj, i)
+		valueEnd := skipJSONValue(obj, i)
+		slot := -1
+		switch string(unquoteKey(key)) {
+		case "schema":
+			slot = 0
+		case "package":
+			slot = 1
+		case "name":
+			slot = 2
+		}
+		if slot >= 0 {
+			out[slot] = obj[i:valueEnd]
+		}
+		i = skipSpaceAt(obj, valueEnd)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpaceAt(obj, i+1)
+		}
+	}
+	return out
+}
+
+func unquoteKey(key []byte) []byte {
+	if len(key) < 2 {
+		return nil
+	}
+	if bytes.IndexByte(key, '\\') < 0 {
+		return key[1 : len(key)-1]
+	}
+	var s string
+	if json.Unmarshal(key, &s) != nil {
+		return nil
+	}
+	return []byte(s)
+}
+
+func skipSpaceAt(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipJSONValue returns the index just past the value starting at b[i] (which must not be space).
+func skipJSONValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = skipJSONValue(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	default:
+		j := i + 1
+		for j < len(b) && !isJSONDelimiter(b[j]) {
+			j++
+		}
+		return j
+	}
+}

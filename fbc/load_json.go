@@ -1,0 +1,180 @@
+package fbc
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// readJSON reads a stream of concatenated JSON values, one blob each. A syntax error ends the file:
+// past it, where one value ends and the next begins is guesswork.
+func (fr *fileReader) readJSON(br *bufio.Reader) error {
+	s := jsonSplitter{br: br, line: 1, max: fr.maxBlob}
+	for {
+		data, line, err := s.next()
+		loc := Location{File: fr.file, Line: line}
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, ErrBlobTooLarge):
+			fr.report(tooLarge(loc, fr.maxBlob))
+			return nil
+		case err == io.ErrUnexpectedEOF:
+			fr.report(locErr(loc, ErrSyntax,
+				"unexpected EOF: the file ends inside this blob; the JSON is truncated or a closing brace or quote is missing"))
+			return nil
+		case err != nil:
+			fr.report(readError(Location{File: fr.file, Line: s.line}, err))
+			return nil
+		}
+		b, lerr := newBlob(data, loc, true)
+		if lerr != nil {
+			fr.report(lerr)
+			if errors.Is(lerr, ErrSyntax) {
+				return nil
+			}
+			continue
+		}
+		if err := fr.emit(b); err != nil {
+			return err
+		}
+	}
+}
+
+// jsonSplitter cuts a byte stream into top-level JSON values without decoding them. It only tracks
+// strings and bracket depth; whether the value is valid JSON is checked afterwards.
+type jsonSplitter struct {
+	br   *bufio.Reader
+	line int // line of the next unread byte
+	max  int
+}
+
+// next returns the next top-level value and the line it starts on; io.EOF when there is none left,
+// io.ErrUnexpectedEOF when the stream ends inside a value, ErrBlobTooLarge past the size limit.
+func (s *jsonSplitter) next() ([]byte, int, error) {
+	if err := s.skipSpace(); err != nil {
+		return nil, s.line, err
+	}
+	start := s.line
+	data, err := s.scanValue()
+	return data, start, err
+}
+
+func (s *jsonSplitter) skipSpace() error {
+	for {
+		w, err := window(s.br)
+		if err != nil {
+			return err
+		}
+		for i, c := range w {
+			switch c {
+			case '\n':
+				s.line++
+			case ' ', '\t', '\r':
+			default:
+				_, _ = s.br.Discard(i)
+				return nil
+			}
+		}
+		_, _ = s.br.Discard(len(w))
+	}
+}
+
+// isJSONDelimiter reports whether c ends a bare literal (number, true, false, null, or garbage).
+func isJSONDelimiter(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', '{', '}', '[', ']', ',', ':', '"':
+		return true
+	}
+	return false
+}
+
+// scanValue reads one value starting at a non-space byte.
+func (s *jsonSplitter) scanValue() ([]byte, error) {
+	var out []byte
+	depth := 0
+	inString, escaped := false, false
+	literal, first := false, true
+	for {
+		w, err := window(s.br)
+		if err == io.EOF {
+			if literal {
+				return out, nil
+			}
+			return nil, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		end := -1 // index in w just past the value, once found
+		i := 0
+		if first {
+			first = false
+			switch w[0] {
+			case '{', '[':
+				depth = 1
+			case '"':
+				inString = true
+			default:
+				literal = true
+				if isJSONDelimiter(w[0]) {
+					end = 1 // a stray delimiter: hand it over alone, validation names it
+				}
+			}
+			i = 1
+		}
+	scan:
+		for ; end < 0 && i < len(w); i++ {
+			c := w[i]
+			switch {
+			case literal:
+				if isJSONDelimiter(c) {
+					end = i
+					break scan
+				}
+			case inString:
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+					if depth == 0 {
+						end = i + 1
+						break scan
+					}
+				case c == '\n':
+					s.line++
+				}
+			default:
+				switch c {
+				case '"':
+					inString = true
+				case '{', '[':
+					depth++
+				case '}', ']':
+					depth--
+					if depth == 0 {
+						end = i + 1
+						break scan
+					}
+				case '\n':
+					s.line++
+				}
+			}
+		}
+		n := len(w)
+		if end >= 0 {
+			n = end
+		}
+		if len(out)+n > s.max {
+			return nil, ErrBlobTooLarge
+		}
+		out = append(out, w[:n]...)
+		_, _ = s.br.Discard(n)
+		if end >= 0 {
+			return out, nil
+		}
+	}
+}

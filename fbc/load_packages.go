@@ -1,0 +1,175 @@
+package fbc
+
+import (
+	"os"
+	"slices"
+)
+
+// WalkPackages calls fn once per package of the catalog at root, in package-name order, with a
+// Catalog holding exactly that package's blobs (in load order, as Load would give them): its
+// olm.package, channels, bundles, deprecations and custom-schema blobs naming it. Blobs that belong to
+// no package (custom schemas without a "package" field) come first, as package "".
+//
+// Memory: the catalog is read twice. The first pass decodes every blob, checks it and notes which
+// files hold which packages; only names are kept. If it found any problem, WalkPackages returns the
+// *LoadErrors without calling fn. The second pass loads the files of one package at a time; when
+// blobs of several packages share files, those packages are loaded together (a single file holding
+// the whole catalog is therefore loaded whole). In opm's <package>/catalog.json layout, at most one
+// package is held at a time.
+//
+// An error from fn stops the walk and is returned. Standard input ("-") cannot be read twice: it is
+// loaded whole, then handed over package by package.
+func (l Loader) WalkPackages(root string, fn func(pkg string, c *Catalog) error) error {
+	if root == "-" {
+		c, err := l.LoadReader(os.Stdin, StdinName)
+		if err != nil {
+			return err
+		}
+		for _, part := range SplitByPackage(c) {
+			if err := fn(part.Package, part.Catalog); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := l.newErrorList()
+	tree, lerr := openTree(root)
+	if lerr != nil {
+		errs.add(lerr)
+		return errs.err()
+	}
+	defer tree.Close()
+
+	idx := newPackageIndex()
+	if err := tree.files(errs.add, func(name string) error {
+		var scratch Catalog
+		return l.readTreeFile(tree, name, func(b Blob) error {
+			if err := scratch.Add(b); err != nil {
+				return err
+			}
+			scratch = Catalog{}
+			idx.note(name, b.PackageName())
+			return nil
+		}, errs)
+	}); err != nil {
+		return err
+	}
+	if !errs.empty() {
+		return errs.err()
+	}
+	return l.emitPackages(tree, idx, fn)
+}
+
+// WalkPackages is Loader{}.WalkPackages.
+func WalkPackages(root string, fn func(pkg string, c *Catalog) error) error {
+	return Loader{}.WalkPackages(root, fn)
+}
+
+// emitPackages is the second pass: packages in name order, each group of files loaded once.
+func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(string, *Catalog) error) error {
+	loaded := map[string]*Catalog{} // packages read but not handed over yet
+	errs := l.newErrorList()
+	for _, pkg := range idx.sortedPackages() {
+		c, ok := loaded[pkg]
+		if !ok {
+			group := map[string]*Catalog{}
+			for _, name := range idx.filesOfGroup(pkg) {
+				if err := l.readTreeFile(tree, name, func(b Blob) error {
+					p := b.PackageName()
+					if group[p] == nil {
+						group[p] = &Catalog{}
+					}
+					return group[p].Add(b)
+				}, errs); err != nil {
+					return err
+				}
+			}
+			for p, pc := range group {
+				loaded[p] = pc
+			}
+			c = loaded[pkg]
+			if c == nil { // the file changed since the first pass
+				c = &Catalog{}
+			}
+		}
+		delete(loaded, pkg)
+		if err := fn(pkg, c); err != nil {
+			return err
+		}
+	}
+	return errs.err()
+}
+
+// packageIndex records which files hold blobs of which package, and groups files that must be read
+// together because they share a package.
+type packageIndex struct {
+	files       []string            // in walk order
+	fileIndex   map[string]int      // file -> position in files
+	pkgFiles    map[string][]int    // package -> files holding it
+	parent      []int               // union-find over files
+	packagesSet map[string]struct{} // every package seen
+	groups      map[int][]string    // union-find root -> its files in walk order, built once noting is over
+}
+
+func newPackageIndex() *packageIndex {
+	return &packageIndex{fileIndex: map[string]int{}, pkgFiles: map[string][]int{}, packagesSet: map[string]struct{}{}}
+}
+
+func (x *packageIndex) note(file, pkg string) {
+	fi, ok := x.fileIndex[file]
+	if !ok {
+		fi = len(x.files)
+		x.files = append(x.files, file)
+		x.fileIndex[file] = fi
+		x.parent = append(x.parent, fi)
+	}
+	list := x.pkgFiles[pkg]
+	if len(list) > 0 && list[len(list)-1] == fi {
+		return
+	}
+	if len(list) > 0 {
+		x.union(list[0], fi)
+	}
+	x.pkgFiles[pkg] = append(list, fi)
+	x.packagesSet[pkg] = struct{}{}
+}
+
+func (x *packageIndex) find(i int) int {
+	for x.parent[i] != i {
+		x.parent[i] = x.parent[x.parent[i]]
+		i = x.parent[i]
+	}
+	return i
+}
+
+func (x *packageIndex) union(a, b int) {
+	ra, rb := x.find(a), x.find(b)
+	if ra != rb {
+		x.parent[rb] = ra
+	}
+}
+
+func (x *packageIndex) sortedPackages() []string {
+	out := make([]string, 0, len(x.packagesSet))
+	for p := range x.packagesSet {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// filesOfGroup lists, in walk order, every file connected to pkg through shared packages.
+func (x *packageIndex) filesOfGroup(pkg string) []string {
+	files := x.pkgFiles[pkg]
+	if len(files) == 0 {
+		return nil
+	}
+	if x.groups == nil {
+		x.groups = map[int][]string{}
+		for i, name := range x.files {
+			r := x.find(i)
+			x.groups[r] = append(x.groups[r], name)
+		}
+	}
+	return x.groups[x.find(files[0])]
+}

@@ -1,0 +1,125 @@
+package fbc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// DefaultMaxBlobSize is the largest blob (one JSON value, or one YAML document) the loader accepts
+// unless Loader.MaxBlobSize says otherwise. The largest real bundles (CSV plus CRDs inlined as
+// olm.bundle.object) are a few MB; 64 MiB leaves room while keeping a corrupt or hostile file (one
+// endless line) from making the loader allocate gigabytes.
+const DefaultMaxBlobSize = 64 << 20
+
+const (
+	readBufferSize = 64 << 10
+	sniffSize      = 8 << 10
+)
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// fileReader turns one file's bytes into blobs. Problems are handed to report; emit's error (a
+// failure of the caller's callback) ends the walk and is returned as is.
+type fileReader struct {
+	file    string
+	maxBlob int
+	report  func(*LoadError)
+	emit    func(Blob) error
+}
+
+// errStopFile tells a splitter to stop reading the current file; the reason was reported already.
+var errStopFile = errors.New("stop reading this file")
+
+// read reads every blob of r. It decides between JSON and YAML from the content, as opm does: a
+// stream whose first non-space character is '{' is a JSON stream, anything else is YAML.
+func (fr *fileReader) read(r io.Reader) error {
+	br := bufio.NewReaderSize(r, readBufferSize)
+	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	head, err := br.Peek(sniffSize)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		fr.report(readError(Location{File: fr.file}, err))
+		return nil
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		fr.report(locErr(Location{File: fr.file}, ErrNotCatalogData,
+			"not a JSON or YAML file: binary content (NUL byte at offset %d); remove it from the catalog or list it in a .indexignore file", i))
+		return nil
+	}
+	first := firstNonSpace(head)
+	if first < 0 && len(head) == sniffSize {
+		more, _ := br.Peek(readBufferSize)
+		first = firstNonSpace(more)
+	}
+	var splitErr error
+	if first >= 0 && byteAt(br, first) == '{' {
+		splitErr = fr.readJSON(br)
+	} else {
+		if !utf8.Valid(trimPartialRune(head)) {
+			fr.report(locErr(Location{File: fr.file}, ErrNotCatalogData,
+				"not a JSON or YAML file: not UTF-8 text; remove it from the catalog or list it in a .indexignore file"))
+			return nil
+		}
+		splitErr = fr.readYAML(br)
+	}
+	if splitErr == errStopFile {
+		return nil
+	}
+	return splitErr
+}
+
+func byteAt(br *bufio.Reader, i int) byte {
+	b, _ := br.Peek(i + 1)
+	if len(b) <= i {
+		return 0
+	}
+	return b[i]
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		if !isSpace(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence cut off at the end of a sniffed prefix.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+func readError(loc Location, err error) *LoadError {
+	return &LoadError{Loc: loc, Err: &problem{kind: err, msg: fmt.Sprintf("cannot read the file: %v", err)}}
+}
+
+func tooLarge(loc Location, limit int) *LoadError {
+	return locErr(loc, ErrBlobTooLarge,
+		"blob is larger than %d bytes (the loader's limit, Loader.MaxBlobSize); the file is probably corrupt (a missing closing brace or an endless line); the rest of the file was not read", limit)
+}
+
+// window returns the unread bytes buffered in br, reading more when there are none.
+func window(br *bufio.Reader) ([]byte, error) {
+	if br.Buffered() == 0 {
+		if _, err := br.Peek(1); err != nil {
+			return nil, err
+		}
+	}
+	return br.Peek(br.Buffered())
+}
