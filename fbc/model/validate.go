@@ -14,14 +14,18 @@ type Options struct {
 	Strict bool
 }
 
-// ValidateCatalog builds the model of a serialized catalog and validates it, returning every
-// problem found (never only the first). It may be called once per package with the blobs of that
-// package only: no rule needs blobs of other packages, so memory stays bounded by the largest
-// package.
+// ValidateCatalog builds the model of a serialized catalog and validates it (see Validate),
+// returning every problem found, never only the first.
 func ValidateCatalog(c *fbc.Catalog, opts Options) Issues {
-	m, issues := FromCatalog(c)
+	var issues Issues
+	var scratch []byte
+	for i := range c.Bundles {
+		issues = append(issues, checkBundleBlob(&c.Bundles[i], &scratch)...)
+	}
+	m, built := FromCatalog(c)
+	issues = append(issues, built...)
 	issues = append(issues, validateDeprecationBlobs(c)...)
-	issues = append(issues, validateModel(m)...)
+	issues = append(issues, validateModel(m, false)...)
 	return finish(issues, opts)
 }
 
@@ -29,13 +33,13 @@ func ValidateCatalog(c *fbc.Catalog, opts Options) Issues {
 // errors), plus graph problems opm does not see (warnings, errors with Options.Strict). Issues
 // are sorted by file and line.
 func Validate(m *Model, opts Options) Issues {
-	return finish(validateModel(m), opts)
+	return finish(validateModel(m, true), opts)
 }
 
-func validateModel(m *Model) Issues {
+func validateModel(m *Model, withBundleBlobs bool) Issues {
 	var issues Issues
 	for _, p := range m.SortedPackages() {
-		issues = append(issues, validatePackage(p)...)
+		issues = append(issues, validatePackage(p, withBundleBlobs)...)
 	}
 	issues = append(issues, validateOthers(m.Others)...)
 	return issues

@@ -7,15 +7,19 @@ import (
 
 	"github.com/blang/semver/v4"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
 )
 
 // releaseMaxLength is the longest release the ClusterServiceVersion CRD (and so opm) accepts.
 const releaseMaxLength = 20
 
-func validateBundle(b *Bundle) Issues {
+// checkBundleBlob applies opm's rules about one bundle that need nothing but the bundle itself:
+// properties parse, exactly one olm.package naming the bundle's package with a semver version (and
+// a well-formed release), an image or manifests. scratch is reused between calls.
+func checkBundleBlob(b *fbc.Bundle, scratch *[]byte) Issues {
 	var issues Issues
-	pkg := b.Package.Name
+	pkg := b.Package
 	berr := func(rule, hint, format string, args ...any) {
 		issues = append(issues, newIssue(Error, rule, b.Loc, pkg, "", b.Name, hint, format, args...))
 	}
@@ -25,9 +29,8 @@ func validateBundle(b *Bundle) Issues {
 
 	var packages []property.Package
 	var objects int
-	var scratch []byte
 	for i, prop := range b.Properties {
-		if err := parseProperty(prop, &scratch); err != nil {
+		if err := parseProperty(prop, scratch); err != nil {
 			berr("property-invalid", propertyHint(prop.Type),
 				"parse properties for bundle %q: parse property[%d] of type %q: %v", b.Name, i, prop.Type, err)
 			continue
@@ -46,23 +49,19 @@ func validateBundle(b *Bundle) Issues {
 		berr("package-property-count", `give the bundle exactly one olm.package property: {"packageName": "`+pkg+`", "version": "<semver>"}`,
 			"package %q bundle %q must have exactly 1 %q property, found %d", pkg, b.Name, property.TypePackage, len(packages))
 	} else {
-		issues = append(issues, validatePackageProperty(b, packages[0])...)
+		issues = append(issues, checkPackageProperty(b, packages[0])...)
 	}
 
 	if b.Image == "" && objects == 0 {
 		berr("bundle-image-unset", "set the bundle's image, or keep its manifests as olm.bundle.object properties",
 			"invalid bundle %q: bundle image must be set", b.Name)
 	}
-	if b.Deprecation != nil && b.Deprecation.Message == "" {
-		berr("deprecation-message-empty", "give the olm.bundle deprecation entry a message",
-			"invalid bundle %q: invalid deprecation: message must be set", b.Name)
-	}
 	return issues
 }
 
-func validatePackageProperty(b *Bundle, v property.Package) Issues {
+func checkPackageProperty(b *fbc.Bundle, v property.Package) Issues {
 	var issues Issues
-	pkg := b.Package.Name
+	pkg := b.Package
 	berr := func(rule, hint, format string, args ...any) {
 		issues = append(issues, newIssue(Error, rule, b.Loc, pkg, "", b.Name, hint, format, args...))
 	}

@@ -50,8 +50,9 @@ func validateGraph(ch *Channel) Issues {
 		add(Warning, "upgrade-cycle", cycle[0], "remove one of the replaces/skips edges of the cycle",
 			"upgrade graph has a cycle through replaces/skips: %s; OLM may offer an upgrade back to an older bundle", strings.Join(cycle, " -> "))
 	}
-	issues = append(issues, skippedOnReplacesChain(ch, head)...)
-	issues = append(issues, unreachableFromHead(ch, head, stranded)...)
+	skippers := skippersOf(ch)
+	issues = append(issues, skippedOnReplacesChain(ch, head, skippers)...)
+	issues = append(issues, unreachableFromHead(ch, head, stranded, skippers)...)
 	return issues
 }
 
@@ -83,50 +84,68 @@ func skippedNames(ch *Channel) map[string]bool {
 	return skipped
 }
 
-// skippedOnReplacesChain finds entries that the replaces chain from the head runs through although
-// another entry skips them. OLM drops skipped bundles from upgrade paths and opm stops following
-// replaces there, so the edge from the replacing entry is dead and everything below it hangs on
-// skips alone.
-func skippedOnReplacesChain(ch *Channel, head string) Issues {
+// skippedOnReplacesChain finds skipped entries that the replaces chain from the head runs through
+// and that replace another entry themselves. OLM discards the upgrade edges of skipped bundles (and
+// opm stops following replaces there), so that replaces edge has no effect: the bundles below it
+// hang on skips alone.
+func skippedOnReplacesChain(ch *Channel, head string, skippers map[string][]string) Issues {
+	chain, _ := ch.ReplacesChain(head)
+	var issues Issues
+	for i := 1; i+1 < len(chain); i++ {
+		name, below := chain[i], chain[i+1]
+		by := skippers[name]
+		if len(by) == 0 {
+			continue
+		}
+		issues = append(issues, newIssue(Warning, "skipped-on-replaces-chain", ch.Loc, ch.Package.Name, ch.Name, name,
+			fmt.Sprintf("drop %q from the skips of %s, or let the skipping entries replace or skip %q themselves", name, strings.Join(by, ", "), below),
+			"bundle %q is on the replaces chain but skipped by %s: OLM ignores the upgrade edges of skipped bundles, so its replaces %q has no effect",
+			name, strings.Join(by, ", "), below))
+	}
+	return issues
+}
+
+// unreachableFromHead finds entries from which no chain of replaces, skips or skipRange edges leads
+// to the head, leaving out edges into skipped entries (OLM ignores those): users who installed them
+// never get the newest bundle. Bundles already reported as stranded are left out.
+func unreachableFromHead(ch *Channel, head string, stranded []string, skippers map[string][]string) Issues {
+	edges := ch.UpgradeEdges()
+	for from, tos := range edges {
+		kept := tos[:0:0]
+		for _, to := range tos {
+			if len(skippers[to]) == 0 {
+				kept = append(kept, to)
+			}
+		}
+		edges[from] = kept
+	}
+	reach := Reachable(edges, head)
+	reported := map[string]bool{}
+	for _, s := range stranded {
+		reported[s] = true
+	}
+	var stuck []string
+	for _, e := range ch.SortedEntries() {
+		if !reach[e.Name] && !reported[e.Name] {
+			stuck = append(stuck, e.Name)
+		}
+	}
+	if len(stuck) == 0 {
+		return nil
+	}
+	return Issues{newIssue(Warning, "unreachable-from-head", ch.Loc, ch.Package.Name, ch.Name, "",
+		fmt.Sprintf("let a bundle on the way to %q (not a skipped one) replace or skip them, or cover their versions with a skipRange", head),
+		"no upgrade path leads to the channel head %q from: %s (edges into skipped bundles do not count: OLM drops skipped bundles from the graph)",
+		head, strings.Join(stuck, ", "))}
+}
+
+// skippersOf maps each skipped name to the entries that skip it, sorted.
+func skippersOf(ch *Channel) map[string][]string {
 	skippers := map[string][]string{}
 	for _, e := range ch.SortedEntries() {
 		for _, s := range e.Skips {
 			skippers[s] = append(skippers[s], e.Name)
 		}
 	}
-	chain, _ := ch.ReplacesChain(head)
-	var issues Issues
-	for i := 1; i < len(chain); i++ {
-		name, replacer := chain[i], chain[i-1]
-		by := skippers[name]
-		if len(by) == 0 || contains(by, replacer) {
-			continue // not skipped, or replaced and skipped by the same entry: one consistent edge
-		}
-		issues = append(issues, newIssue(Warning, "skipped-on-replaces-chain", ch.Loc, ch.Package.Name, ch.Name, name,
-			fmt.Sprintf("remove %q from the skips of %s, or make %q replace a bundle that is not skipped", name, strings.Join(by, ", "), replacer),
-			"bundle %q is skipped by %s but %q replaces it: OLM prunes skipped bundles, so the replaces edge is ignored",
-			name, strings.Join(by, ", "), replacer))
-	}
-	return issues
-}
-
-// unreachableFromHead finds entries from which no chain of replaces, skips or skipRange edges leads
-// to the head: users who installed them never get the newest bundle. Bundles already reported as
-// stranded are left out.
-func unreachableFromHead(ch *Channel, head string, stranded []string) Issues {
-	reach := Reachable(ch.UpgradeEdges(), head)
-	reported := map[string]bool{}
-	for _, s := range stranded {
-		reported[s] = true
-	}
-	var issues Issues
-	for _, e := range ch.SortedEntries() {
-		if reach[e.Name] || reported[e.Name] {
-			continue
-		}
-		issues = append(issues, newIssue(Warning, "unreachable-from-head", ch.Loc, ch.Package.Name, ch.Name, e.Name,
-			fmt.Sprintf("let an entry on the way to %q replace or skip it, or cover its version with a skipRange", head),
-			"no upgrade path leads from bundle %q to the channel head %q", e.Name, head))
-	}
-	return issues
+	return skippers
 }

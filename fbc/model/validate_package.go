@@ -6,13 +6,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
 )
 
 // dns1123Label is what Kubernetes (and opm, when it loads an FBC) accepts as a package name.
 var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
-func validatePackage(p *Package) Issues {
+// validatePackage applies the package-level rules; withBundleBlobs adds the rules about each bundle
+// alone (checkBundleBlob), which a streaming validation has applied as the blobs went by.
+func validatePackage(p *Package, withBundleBlobs bool) Issues {
 	var issues Issues
 	perr := func(rule, hint, format string, args ...any) {
 		issues = append(issues, newIssue(Error, rule, p.Loc, p.Name, "", "", hint, format, args...))
@@ -45,8 +48,16 @@ func validatePackage(p *Package) Issues {
 	for _, ch := range p.SortedChannels() {
 		issues = append(issues, validateChannel(ch)...)
 	}
+	var scratch []byte
 	for _, b := range p.SortedBundles() {
-		issues = append(issues, validateBundle(b)...)
+		if withBundleBlobs {
+			blob := fbc.Bundle{Name: b.Name, Package: p.Name, Image: b.Image, Properties: b.Properties, Loc: b.Loc}
+			issues = append(issues, checkBundleBlob(&blob, &scratch)...)
+		}
+		if b.Deprecation != nil && b.Deprecation.Message == "" {
+			issues = append(issues, newIssue(Error, "deprecation-message-empty", b.Loc, p.Name, "", b.Name,
+				"give the olm.bundle deprecation entry a message", "invalid bundle %q: invalid deprecation: message must be set", b.Name))
+		}
 	}
 	issues = append(issues, bundlesInNoChannel(p)...)
 	issues = append(issues, duplicateVersions(p)...)
@@ -86,13 +97,13 @@ func validateChannel(ch *Channel) Issues {
 		for i, s := range e.Skips {
 			if s == "" {
 				cerr("skip-empty", e.Name, "remove the empty string from the entry's skips",
-					"invalid bundle %q: skip[%d] is empty", e.Name, i)
+					"invalid channel %q: invalid bundle %q: skip[%d] is empty", ch.Name, e.Name, i)
 			}
 		}
 		if e.SkipRange != "" {
 			if _, err := parseRange(e.SkipRange); err != nil {
 				cerr("skiprange-invalid", e.Name, `write a semver range such as ">=1.0.0 <1.2.0"`,
-					"invalid bundle %q: invalid skipRange %q: %v", e.Name, e.SkipRange, err)
+					"invalid channel %q: invalid bundle %q: invalid skipRange %q: %v", ch.Name, e.Name, e.SkipRange, err)
 			}
 		}
 	}

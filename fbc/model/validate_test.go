@@ -171,19 +171,24 @@ var ruleCases = []struct {
 		e[0].Skips = []string{"demo.v1.1.0"} // 1.1.0 replaces 1.0.0, 1.0.0 skips 1.1.0
 	}, "upgrade-cycle", Warning, []string{"demo.v1.0.0 -> demo.v1.1.0 -> demo.v1.0.0"}},
 	{"skipped bundle on the replaces chain", func(c *fbc.Catalog) {
-		// v1.1.0 replaces v1.0.0, which v1.2.0 skips: the replaces edge is pruned by OLM
-		c.Bundles = append(c.Bundles, testBundle("demo", "demo.v0.9.0", "0.9.0"))
-		e := entries(c)
-		e[2].Skips = []string{"demo.v1.0.0", "demo.v0.9.0"}
-		c.Channels[0].Entries = append(e, fbc.ChannelEntry{Name: "demo.v0.9.0"})
-	}, "skipped-on-replaces-chain", Warning, []string{`bundle "demo.v1.0.0" is skipped by demo.v1.2.0 but "demo.v1.1.0" replaces it`}},
+		// v1.2.0 replaces v1.1.0 and skips v1.1.0 and v1.0.0: v1.1.0 replaces v1.0.0 is a dead edge
+		entries(c)[2].Skips = []string{"demo.v1.1.0", "demo.v1.0.0"}
+	}, "skipped-on-replaces-chain", Warning, []string{`bundle "demo.v1.1.0" is on the replaces chain but skipped by demo.v1.2.0`, `its replaces "demo.v1.0.0" has no effect`}},
 	{"unreachable from head", func(c *fbc.Catalog) {
 		// v0.1.0 and v0.2.0 skip each other: neither is stranded, neither leads to the head
 		c.Bundles = append(c.Bundles, testBundle("demo", "demo.v0.1.0", "0.1.0"), testBundle("demo", "demo.v0.2.0", "0.2.0"))
 		c.Channels[0].Entries = append(entries(c),
 			fbc.ChannelEntry{Name: "demo.v0.1.0", Skips: []string{"demo.v0.2.0"}},
 			fbc.ChannelEntry{Name: "demo.v0.2.0", Skips: []string{"demo.v0.1.0"}})
-	}, "unreachable-from-head", Warning, []string{`no upgrade path leads from bundle "demo.v0.1.0" to the channel head "demo.v1.2.0"`}},
+	}, "unreachable-from-head", Warning, []string{`no upgrade path leads to the channel head "demo.v1.2.0" from: demo.v0.1.0, demo.v0.2.0`}},
+	{"unreachable: only upgrade goes to a skipped bundle", func(c *fbc.Catalog) {
+		// v1.0.0's only way up is v1.1.0 (replaces), which v1.2.0 skips; v1.2.0 also skips v1.0.0's
+		// sibling v0.9.0 only. v1.0.0 is skipped by v0.9.0 (so not stranded), which leads nowhere.
+		c.Bundles = append(c.Bundles, testBundle("demo", "demo.v0.9.0", "0.9.0"))
+		e := entries(c)
+		e[2].Skips = []string{"demo.v1.1.0", "demo.v0.9.0"}
+		c.Channels[0].Entries = append(e, fbc.ChannelEntry{Name: "demo.v0.9.0", Skips: []string{"demo.v1.0.0"}})
+	}, "unreachable-from-head", Warning, []string{`no upgrade path leads to the channel head "demo.v1.2.0" from: demo.v1.0.0 (`}},
 }
 
 // fillLocations gives blobs added by a test case a location, as the loader would.
@@ -304,5 +309,86 @@ func TestReportJSONIsStable(t *testing.T) {
 	want := `{"passed":false,"errors":1,"warnings":0,"issues":[{"severity":"error","rule":"default-channel-unset","file":"demo/catalog.json","line":1,"package":"demo","message":"default channel must be set","hint":"set defaultChannel in the olm.package blob to one of the package's channels"}]}`
 	if string(b) != want {
 		t.Errorf("report:\n got %s\nwant %s", b, want)
+	}
+}
+
+// blobsOf serializes a catalog the way the loader hands it over: one Blob per object.
+func blobsOf(t *testing.T, c *fbc.Catalog) []fbc.Blob {
+	t.Helper()
+	var out []fbc.Blob
+	add := func(schema, pkg, name string, v any, loc fbc.Location) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fbc.Blob{Schema: schema, Package: pkg, Name: name, Data: data, Loc: loc})
+	}
+	for _, p := range c.Packages {
+		add(fbc.SchemaPackage, "", p.Name, p, p.Loc)
+	}
+	for _, ch := range c.Channels {
+		add(fbc.SchemaChannel, ch.Package, ch.Name, ch, ch.Loc)
+	}
+	for _, b := range c.Bundles {
+		add(fbc.SchemaBundle, b.Package, b.Name, b, b.Loc)
+	}
+	for _, d := range c.Deprecations {
+		add(fbc.SchemaDeprecations, d.Package, "", d, d.Loc)
+	}
+	for _, o := range c.Others {
+		out = append(out, fbc.Blob{Schema: o.Schema, Package: o.Package, Name: o.Name, Data: o.Blob, Loc: o.Loc})
+	}
+	return out
+}
+
+// TestStreamingMatchesInMemory: the one-pass Validator finds exactly what ValidateCatalog finds.
+func TestStreamingMatchesInMemory(t *testing.T) {
+	for _, tc := range ruleCases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := demoCatalog()
+			tc.mutate(c)
+			fillLocations(c)
+			want := ValidateCatalog(c, Options{}).Error()
+			v := NewValidator(Options{})
+			for _, b := range blobsOf(t, c) {
+				if err := v.Add(b); err != nil {
+					t.Fatalf("Add: %v", err)
+				}
+			}
+			got, err := v.Finish(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Error() != want {
+				t.Errorf("streaming:\n%s\nin memory:\n%s", got.Error(), want)
+			}
+		})
+	}
+}
+
+// TestLoadErrorsBecomeIssues: a truncated file is reported with file and line, and the findings
+// its missing blobs would cause are left out.
+func TestLoadErrorsBecomeIssues(t *testing.T) {
+	text := `{"schema":"olm.package","name":"demo","defaultChannel":"stable"}
+{"schema":"olm.channel","name":"stable","package":"demo","entries":[{"name":"demo.v1.0.0"}]}
+{"schema":"olm.bundle","name":"demo.v1.0.0","package":"demo","image":"x",`
+	v := NewValidator(Options{})
+	issues, err := v.Finish(fbc.Loader{}.WalkReader(strings.NewReader(text), "demo/catalog.json", v.Add))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]*Issue{}
+	for _, i := range issues {
+		rules[i.Rule] = i
+	}
+	load := rules["load-syntax"]
+	if load == nil || load.File != "demo/catalog.json" || load.Line != 3 || !strings.Contains(load.Message, "unexpected EOF") {
+		t.Fatalf("no located load error in:\n%v", issues)
+	}
+	if rules["entry-without-bundle"] != nil {
+		t.Errorf("consequence of the truncation reported:\n%v", issues)
+	}
+	if w := rules["package-not-checked"]; w == nil || w.Package != "demo" {
+		t.Errorf("no note that demo was not fully checked:\n%v", issues)
 	}
 }

@@ -1,0 +1,146 @@
+package model
+
+import (
+	"sort"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
+)
+
+// Validator validates a catalog as its blobs stream by, so that a catalog of any size is checked
+// in one pass holding one blob at a time: the rules about a single bundle run as soon as it
+// arrives, then only what the package-level rules need is kept (names, channels, the olm.package
+// property, locations). Use Add as the callback of fbc.Walk, then Finish.
+type Validator struct {
+	opts    Options
+	kept    fbc.Catalog
+	issues  Issues
+	scratch []byte
+}
+
+// NewValidator starts a streaming validation.
+func NewValidator(opts Options) *Validator { return &Validator{opts: opts} }
+
+// Add takes one blob. A blob that does not decode is returned as the loader's *fbc.LoadError (so
+// fbc.Walk records it and goes on); validation problems are kept for Finish.
+func (v *Validator) Add(b fbc.Blob) error {
+	var one fbc.Catalog
+	if err := one.Add(b); err != nil {
+		return err
+	}
+	for i := range one.Bundles {
+		bundle := &one.Bundles[i]
+		v.issues = append(v.issues, checkBundleBlob(bundle, &v.scratch)...)
+		v.kept.Bundles = append(v.kept.Bundles, fbc.Bundle{
+			Name: bundle.Name, Package: bundle.Package, Image: bundle.Image, Loc: bundle.Loc,
+			Properties: packageProperties(bundle.Properties),
+		})
+	}
+	for _, p := range one.Packages {
+		p.Icon, p.Description = nil, "" // no rule reads them; icons can be large
+		v.kept.Packages = append(v.kept.Packages, p)
+	}
+	v.kept.Channels = append(v.kept.Channels, one.Channels...)
+	v.kept.Deprecations = append(v.kept.Deprecations, one.Deprecations...)
+	for _, o := range one.Others {
+		o.Blob = nil // only the schema name and location are checked
+		v.kept.Others = append(v.kept.Others, o)
+	}
+	return nil
+}
+
+// Finish applies the package-level rules to everything added and returns all issues, sorted.
+// loadErr is what the walk returned: its problems (*fbc.LoadErrors) become issues too, and the
+// rules that look across blobs (graph, references, duplicates) are skipped for the packages whose
+// files did not load completely, since the missing blobs would only cause misleading findings.
+// An error that is not a load problem is returned as is.
+func (v *Validator) Finish(loadErr error) (Issues, error) {
+	loadIssues, err := LoadIssues(loadErr)
+	if err != nil {
+		return nil, err
+	}
+	m, built := FromCatalog(&v.kept)
+	issues := append(v.issues, built...)
+	issues = append(issues, validateDeprecationBlobs(&v.kept)...)
+	issues = append(issues, validateModel(m, false)...)
+	if incomplete := v.incompletePackages(loadIssues); len(incomplete) > 0 {
+		issues = dropCrossBlobIssues(issues, incomplete)
+	}
+	return finish(append(loadIssues, issues...), v.opts), nil
+}
+
+// incompletePackages maps each package with blobs in a file that had load problems to that file.
+func (v *Validator) incompletePackages(loadIssues Issues) map[string]string {
+	badFiles := map[string]bool{}
+	out := map[string]string{}
+	for _, i := range loadIssues {
+		if i.File != "" {
+			badFiles[i.File] = true
+		}
+		if i.Package != "" {
+			out[i.Package] = i.File
+		}
+	}
+	note := func(pkg string, loc fbc.Location) {
+		if badFiles[loc.File] {
+			out[pkg] = loc.File
+		}
+	}
+	for _, p := range v.kept.Packages {
+		note(p.Name, p.Loc)
+	}
+	for _, c := range v.kept.Channels {
+		note(c.Package, c.Loc)
+	}
+	for _, b := range v.kept.Bundles {
+		note(b.Package, b.Loc)
+	}
+	for _, d := range v.kept.Deprecations {
+		note(d.Package, d.Loc)
+	}
+	return out
+}
+
+// crossBlobRules are the rules whose findings depend on other blobs being present.
+var crossBlobRules = map[string]bool{
+	"unknown-package": true, "duplicate-package": true, "duplicate-bundle": true, "duplicate-channel": true,
+	"entry-without-bundle": true, "deprecation-unknown-package": true, "deprecation-unknown-channel": true,
+	"deprecation-unknown-bundle": true, "deprecation-duplicate": true,
+	"default-channel-unset": true, "default-channel-missing": true, "package-without-channels": true,
+	"bundle-in-no-channel": true, "duplicate-version": true,
+	"no-head": true, "multiple-heads": true, "replaces-cycle": true, "stranded-bundles": true,
+	"upgrade-cycle": true, "skipped-on-replaces-chain": true, "unreachable-from-head": true,
+}
+
+func dropCrossBlobIssues(issues Issues, incomplete map[string]string) Issues {
+	kept := issues[:0]
+	for _, i := range issues {
+		if _, skip := incomplete[i.Package]; skip && crossBlobRules[i.Rule] {
+			continue
+		}
+		kept = append(kept, i)
+	}
+	pkgs := make([]string, 0, len(incomplete))
+	for p := range incomplete {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		kept = append(kept, newIssue(Warning, "package-not-checked", fbc.Location{File: incomplete[p]}, p, "", "",
+			"fix the load errors of this file, then validate again",
+			"package %q did not load completely: its channel, graph and reference checks were skipped", p))
+	}
+	return kept
+}
+
+// packageProperties copies the olm.package properties, which are all the package-level rules read
+// of a bundle's properties.
+func packageProperties(props []fbc.Property) []fbc.Property {
+	var out []fbc.Property
+	for _, p := range props {
+		if p.Type == property.TypePackage {
+			out = append(out, fbc.Property{Type: p.Type, Value: append([]byte(nil), p.Value...)})
+		}
+	}
+	return out
+}
