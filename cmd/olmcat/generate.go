@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/olmcat/olmcat/convert/atomicout"
+	"github.com/olmcat/olmcat/convert/indeximage"
+)
+
+func init() { register(newGenerateCmd) }
+
+func newGenerateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Generate artifacts for File-Based Catalog index images",
+	}
+	cmd.AddCommand(newGenerateDockerfileCmd())
+	return cmd
+}
+
+const generateDockerfileLong = `Write the Dockerfile that builds an index image serving a File-Based Catalog, as
+'opm generate dockerfile' did: FROM the opm image (-i), the catalog ADDed at /configs, its serve cache
+pre-built into /tmp/cache, ENTRYPOINT /bin/opm serving /configs on port 50051, and the
+operators.operatorframework.io.index.configs.v1 label plus any --extra-labels.
+
+The Dockerfile is written beside DIR and named after it: 'olmcat generate dockerfile catalogs/prod'
+writes catalogs/prod.Dockerfile, to be built from catalogs/ (docker build -f prod.Dockerfile catalogs/).
+An existing Dockerfile is only replaced with --force.`
+
+func newGenerateDockerfileCmd() *cobra.Command {
+	var baseImage string
+	var labels []string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "dockerfile DIR",
+		Short: "Write DIR.Dockerfile building an index image for the catalog in DIR",
+		Long:  generateDockerfileLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			extra, err := indeximage.ParseLabels(labels)
+			if err != nil {
+				return usageError{fmt.Errorf("--extra-labels: %w", err)}
+			}
+			catalogDir := filepath.Clean(args[0])
+			fi, err := os.Stat(catalogDir)
+			if err != nil {
+				return usageError{fmt.Errorf("catalog directory: %w", err)}
+			}
+			if !fi.IsDir() {
+				return usageError{fmt.Errorf("%s is not a directory: give the catalog's root directory", catalogDir)}
+			}
+			name := filepath.Base(catalogDir)
+			if name == "." || name == string(filepath.Separator) {
+				return usageError{fmt.Errorf("%s has no name to build beside: give the catalog directory by its name, e.g. ../%s", args[0], filepath.Base(mustAbs(catalogDir)))}
+			}
+			path := filepath.Join(filepath.Dir(catalogDir), name+".Dockerfile")
+			out, err := atomicout.File(path, force)
+			if err != nil {
+				return usageError{err}
+			}
+			defer out.Abort()
+			f, err := os.OpenFile(out.Path(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err != nil {
+				return err
+			}
+			werr := indeximage.WriteDockerfile(f, indeximage.DockerfileOptions{BaseImage: baseImage, IndexDir: name, ExtraLabels: extra})
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return usageError{werr}
+			}
+			if err := out.Commit(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&baseImage, "binary-image", "i", indeximage.DefaultBinaryImage, "image holding /bin/opm to build the index on")
+	cmd.Flags().StringSliceVarP(&labels, "extra-labels", "l", nil, "extra labels, key=value (repeatable; a later duplicate key wins)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace an existing Dockerfile")
+	return cmd
+}
+
+func mustAbs(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}

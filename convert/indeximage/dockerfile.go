@@ -1,0 +1,95 @@
+package indeximage
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// DefaultBinaryImage is the base image of generated Dockerfiles, as in `opm generate dockerfile`.
+const DefaultBinaryImage = "quay.io/operator-framework/opm:latest"
+
+// DockerfileOptions describe the index Dockerfile to generate.
+type DockerfileOptions struct {
+	// BaseImage must contain /bin/opm with a serve subcommand; "" means DefaultBinaryImage.
+	BaseImage string
+	// IndexDir is the catalog directory, relative to the build context (the Dockerfile's
+	// directory): usually the base name of the catalog directory.
+	IndexDir string
+	// ExtraLabels are added after the configs label, sorted by key.
+	ExtraLabels map[string]string
+}
+
+// WriteDockerfile writes the Dockerfile `opm generate dockerfile` writes: FROM the opm image,
+// serve /configs with a cache in /tmp/cache, ADD the catalog to /configs, pre-build the cache,
+// the configs label, and the extra labels; plus EXPOSE 50051 for the gRPC port.
+func WriteDockerfile(w io.Writer, opts DockerfileOptions) error {
+	base := strings.TrimSpace(opts.BaseImage)
+	if base == "" {
+		base = DefaultBinaryImage
+	}
+	if strings.ContainsAny(base, " \t\r\n") {
+		return fmt.Errorf("base image %q contains white space", opts.BaseImage)
+	}
+	dir := filepath.ToSlash(strings.TrimSpace(opts.IndexDir))
+	if dir == "" || strings.ContainsAny(dir, " \t\r\n") {
+		return fmt.Errorf("catalog directory %q must be a non-empty path without white space (Dockerfile ADD)", opts.IndexDir)
+	}
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, `# The base image is expected to contain
+# /bin/opm (with a serve subcommand) and /bin/grpc_health_probe
+FROM %s
+
+# Configure the entrypoint and command
+ENTRYPOINT ["/bin/opm"]
+CMD ["serve", "/configs", "--cache-dir=/tmp/cache"]
+EXPOSE 50051
+
+# Copy declarative config root into image at /configs and pre-populate serve cache
+ADD %s /configs
+RUN ["/bin/opm", "serve", "/configs", "--cache-dir=/tmp/cache", "--cache-only"]
+
+# Set DC-specific label for the location of the DC root directory
+# in the image
+LABEL %s=/configs
+`, base, dir, ConfigsLabel)
+	if len(opts.ExtraLabels) > 0 {
+		keys := make([]string, 0, len(opts.ExtraLabels))
+		for k := range opts.ExtraLabels {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("\n# Set other custom labels\n")
+		for _, k := range keys {
+			if strings.ContainsAny(k+opts.ExtraLabels[k], "\r\n") {
+				return fmt.Errorf("label %q: keys and values cannot span lines in a Dockerfile", k)
+			}
+			fmt.Fprintf(b, "LABEL %s=%s\n", dockerfileQuote(k), dockerfileQuote(opts.ExtraLabels[k]))
+		}
+	}
+	return b.Flush()
+}
+
+// dockerfileQuote double-quotes s for a LABEL instruction, escaping what the Dockerfile parser
+// would otherwise interpret.
+func dockerfileQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// ParseLabels parses "key=value" strings as `opm generate dockerfile --extra-labels` does: the
+// first "=" splits, later duplicates win.
+func ParseLabels(pairs []string) (map[string]string, error) {
+	labels := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("invalid label %q: want key=value", p)
+		}
+		labels[k] = v
+	}
+	return labels, nil
+}
