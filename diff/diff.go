@@ -83,21 +83,21 @@ func Compare(oldSide, newSide *Side) *Report {
 	oldIdx := newIndex(oldSide)
 	newIdx := newIndex(newSide)
 
-	var findings []Finding
-	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)
+	findings := compareProblems(oldIdx.problems, newIdx.problems)
 	var upgrades []Upgrade
 	pkgs := unionKeys(oldIdx.packages, newIdx.packages)
-	stats := make([]PackageStat, 0, len(pkgs))
 	for _, name := range pkgs {
 		op, np := oldIdx.packages[name], newIdx.packages[name]
-		pf := comparePackage(name, op, np)
 		gf, gu := compareGraphs(name, op, np)
-		pf = append(pf, gf...)
+		findings = append(append(findings, comparePackage(name, op, np)...), gf...)
 		upgrades = append(upgrades, gu...)
-		stats = append(stats, packageStat(name, op, np, pf))
-		findings = append(findings, pf...)
 	}
 	sortFindings(findings)
+	_, byPackage := ByPackage(findings)
+	stats := make([]PackageStat, 0, len(pkgs))
+	for _, name := range pkgs {
+		stats = append(stats, packageStat(name, oldIdx.packages[name], newIdx.packages[name], byPackage[name]))
+	}
 	r := &Report{
 		SchemaVersion: SchemaVersion,
 		Old:           oldIdx.summary(),

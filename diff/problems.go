@@ -8,8 +8,8 @@ import (
 )
 
 // compareProblems turns the problems of both sides into findings: a problem only the new side has
-// is introduced (breaking when it is an error), one both have persists, one only the old side has
-// is fixed. Problems are matched by rule, place in the catalog and message, not by file and line,
+// is introduced (breaking when it is an error), an error both have persists (the new catalog still
+// cannot be served; a warning both have is left out), one only the old side has is fixed. Problems are matched by rule, place in the catalog and message, not by file and line,
 // which move with unrelated edits.
 func compareProblems(old, new model.Issues) []Finding {
 	key := func(i *model.Issue) string {
@@ -32,8 +32,7 @@ func compareProblems(old, new model.Issues) []Finding {
 		f.New = issueLocation(i)
 		switch {
 		case o != nil && i.Severity != model.Error:
-			f.Old = issueLocation(o)
-			f.Severity, f.Rule = Info, "both catalogs have this warning; the change did not introduce it"
+			continue // a warning both sides have is no change
 		case o != nil:
 			f.Old = issueLocation(o)
 		case i.Severity != model.Error:

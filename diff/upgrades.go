@@ -248,7 +248,8 @@ func cycleFindings(mk func(Kind, string) Finding, oc, nc *model.Channel) []Findi
 }
 
 // pathFindings judges one bundle's way to the head. A head that moved forward adds the old head's own
-// way to the new one to what users need, which is not a longer path.
+// way to the new one to what users need, which is not a longer path; when the old head cannot reach
+// the new one, path lengths to two unrelated heads are not compared (its users are stranded).
 func pathFindings(mk func(Kind, string) Finding, name string, before, after, oldHeadInNew Reach) []Finding {
 	var f Finding
 	switch {
@@ -262,13 +263,9 @@ func pathFindings(mk func(Kind, string) Finding, name string, before, after, old
 		f.Old = "upgrades end at " + orNone(before.End)
 		f.New = fmt.Sprintf("reaches %s in %d upgrades", after.Head, after.Hops)
 		f.Message = fmt.Sprintf("users of %q can now upgrade to the head %s", name, after.Head)
-	case before.ReachesHead && after.ReachesHead:
-		expected := -1
-		if oldHeadInNew.ReachesHead {
-			expected = before.Hops + oldHeadInNew.Hops
-		}
+	case before.ReachesHead && after.ReachesHead && oldHeadInNew.ReachesHead:
 		switch {
-		case expected >= 0 && after.Hops > expected:
+		case after.Hops > before.Hops+oldHeadInNew.Hops:
 			f = mk(LongerPath, name)
 		case after.Hops < before.Hops:
 			f = mk(ShorterPath, name)
