@@ -80,10 +80,10 @@ func checkIdentity(b Blob) *LoadError {
 		needPackage = true
 	}
 	if needName && b.Name == "" {
-		return fail(`%s blob has no "name" field (or it is empty); add the name`, b.Schema)
+		return fail(`no "name" field (or it is empty); add the name`)
 	}
 	if needPackage && b.Package == "" {
-		return fail(`%s blob has no "package" field (or it is empty); add "package": "<name of its olm.package>"`, b.Schema)
+		return fail(`no "package" field (or it is empty); add "package": "<name of its olm.package>"`)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func syntaxError(data []byte, loc Location) *LoadError {
 		off--
 	}
 	loc.Line += bytes.Count(data[:off], []byte{'\n'})
-	return &LoadError{Loc: loc, Err: &problem{kind: ErrSyntax, cause: se, msg: fmt.Sprintf("invalid JSON: %v", se)}}
+	return &LoadError{Loc: loc, Err: &problem{kind: ErrSyntax, cause: se, msg: fmt.Sprintf("invalid JSON: %v; fix the JSON syntax at this line", se)}}
 }
 
 func describeJSONValue(data []byte, first int) string {

@@ -168,10 +168,10 @@ func (s *jsonSplitter) scanValue() ([]byte, error) {
 		if end >= 0 {
 			n = end
 		}
-		if len(out)+n > s.max {
+		var ok bool
+		if out, ok = appendCapped(out, w[:n], s.max); !ok {
 			return nil, ErrBlobTooLarge
 		}
-		out = append(out, w[:n]...)
 		_, _ = s.br.Discard(n)
 		if end >= 0 {
 			return out, nil

@@ -114,6 +114,22 @@ func tooLarge(loc Location, limit int) *LoadError {
 		"blob is larger than %d bytes (the loader's limit, Loader.MaxBlobSize); the file is probably corrupt (a missing closing brace or an endless line); the rest of the file was not read", limit)
 }
 
+// appendCapped appends chunk to buf unless that would make buf longer than limit. It grows buf by
+// doubling, so that building a blob of n bytes allocates at most about 2n.
+func appendCapped(buf, chunk []byte, limit int) ([]byte, bool) {
+	need := len(buf) + len(chunk)
+	if need > limit {
+		return buf, false
+	}
+	if need > cap(buf) {
+		newCap := max(2*cap(buf), need, 512)
+		grown := make([]byte, len(buf), min(newCap, limit))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, chunk...), true
+}
+
 // window returns the unread bytes buffered in br, reading more when there are none.
 func window(br *bufio.Reader) ([]byte, error) {
 	if br.Buffered() == 0 {

@@ -24,7 +24,11 @@ func (fr *fileReader) readYAML(br *bufio.Reader) error {
 		case err == io.EOF:
 			return nil
 		case errors.Is(err, ErrBlobTooLarge):
-			fr.report(tooLarge(Location{File: fr.file, Line: doc.startLine}, fr.maxBlob))
+			line := doc.contentLine
+			if line == 0 {
+				line = s.line
+			}
+			fr.report(tooLarge(Location{File: fr.file, Line: line}, fr.maxBlob))
 			return nil
 		case err != nil:
 			fr.report(readError(Location{File: fr.file, Line: s.line}, err))
@@ -154,10 +158,10 @@ func (s *yamlSplitter) next() (yamlDoc, error) {
 func (s *yamlSplitter) readLine(buf []byte) ([]byte, error) {
 	for {
 		frag, err := s.br.ReadSlice('\n')
-		if len(buf)+len(frag) > s.max {
+		var ok bool
+		if buf, ok = appendCapped(buf, frag, s.max); !ok {
 			return buf, ErrBlobTooLarge
 		}
-		buf = append(buf, frag...)
 		if err != bufio.ErrBufferFull {
 			return buf, err
 		}
