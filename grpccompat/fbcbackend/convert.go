@@ -1,0 +1,192 @@
+package fbcbackend
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/grpccompat/api"
+)
+
+// converted is one olm.bundle blob turned into what the API serves, split in two: the small part
+// kept in memory (and in the cache index) and the manifests, kept in the body store.
+type converted struct {
+	name, pkg string
+	light     *api.Bundle // csvName, packageName, bundlePath, APIs, version, dependencies, properties
+	provided  []gvk
+	body      body
+}
+
+// gvk is a provided API, compared by the provider queries.
+type gvk struct{ Group, Version, Kind string }
+
+// body is what a bundle's csvJson and object are made from: either the manifests of its
+// olm.bundle.object properties, or (when there are none) the olm.csv.metadata from which opm
+// synthesizes a CSV at answer time.
+type body struct {
+	Objects  []string
+	CSVIndex int             // index of the CSV among Objects, -1 when there is none
+	CSVMeta  json.RawMessage // set when a CSV must be synthesized
+	Version  string          // the bundle version, for the synthesized CSV
+	Related  []relatedImage  // for the synthesized CSV
+}
+
+type relatedImage struct{ Name, Image string }
+
+// bundleBlob is the part of an olm.bundle blob the conversion reads.
+type bundleBlob struct {
+	Name          string `json:"name"`
+	Package       string `json:"package"`
+	Image         string `json:"image"`
+	Properties    []fbc.Property
+	RelatedImages []struct {
+		Name  string `json:"name"`
+		Image string `json:"image"`
+	} `json:"relatedImages"`
+}
+
+// convertBundle applies opm's ConvertModelBundleToAPIBundle (plus the catalog load steps before
+// it) to one olm.bundle blob. Channel-dependent fields (channel, skipRange, replaces, skips) and the
+// deprecation are added when answering.
+func convertBundle(data []byte) (*converted, error) {
+	var b bundleBlob
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, err
+	}
+	out := &converted{name: b.Name, pkg: b.Package, light: &api.Bundle{CsvName: b.Name, PackageName: b.Package, BundlePath: b.Image}}
+	out.body.CSVIndex = -1
+	var csvMetas []json.RawMessage
+	var pkgVersion string
+	havePackage := false
+	for i, p := range b.Properties {
+		if p.Type == property.TypeBundleObject {
+			obj, err := bundleObjectJSON(p.Value)
+			if err != nil {
+				return nil, fmt.Errorf("convert bundle object property at index %d to JSON: %v", i, err)
+			}
+			out.body.Objects = append(out.body.Objects, obj)
+			continue
+		}
+		value, err := normalizeJSON(p.Value)
+		if err != nil {
+			return nil, fmt.Errorf("property at index %d (%s): %v", i, p.Type, err)
+		}
+		switch p.Type {
+		case property.TypeCSVMetadata:
+			csvMetas = append(csvMetas, value)
+			continue
+		case property.TypePackage:
+			var v property.Package
+			if err := json.Unmarshal(value, &v); err != nil {
+				return nil, fmt.Errorf("parse property %d (%s): %v", i, p.Type, err)
+			}
+			if !havePackage {
+				pkgVersion, havePackage = v.Version, true
+			}
+		case property.TypeGVK, property.TypeGVKRequired:
+			var v property.GVK
+			if err := json.Unmarshal(value, &v); err != nil {
+				return nil, fmt.Errorf("parse property %d (%s): %v", i, p.Type, err)
+			}
+			g := &api.GroupVersionKind{Group: v.Group, Version: v.Version, Kind: v.Kind}
+			if p.Type == property.TypeGVK {
+				out.light.ProvidedApis = append(out.light.ProvidedApis, g)
+				out.provided = append(out.provided, gvk{v.Group, v.Version, v.Kind})
+			} else {
+				out.light.RequiredApis = append(out.light.RequiredApis, g)
+				out.light.Dependencies = append(out.light.Dependencies, &api.Dependency{Type: property.TypeGVK, Value: string(value)})
+			}
+		case property.TypePackageRequired:
+			var v property.PackageRequired
+			if err := json.Unmarshal(value, &v); err != nil {
+				return nil, fmt.Errorf("parse property %d (%s): %v", i, p.Type, err)
+			}
+			dep := property.Build(property.TypePackage, property.Package{PackageName: v.PackageName, Version: v.VersionRange})
+			out.light.Dependencies = append(out.light.Dependencies, &api.Dependency{Type: dep.Type, Value: string(dep.Value)})
+		}
+		out.light.Properties = append(out.light.Properties, &api.Property{Type: p.Type, Value: string(value)})
+	}
+	if !havePackage {
+		return nil, fmt.Errorf("must have exactly 1 %q property, found 0", property.TypePackage)
+	}
+	ver, err := semver.Parse(pkgVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error parsing bundle version %q: %v", pkgVersion, err)
+	}
+	out.light.Version = ver.String()
+	if len(csvMetas) > 1 {
+		return nil, fmt.Errorf("expected at most 1 property of type %q, found %d", property.TypeCSVMetadata, len(csvMetas))
+	}
+	out.body.CSVIndex = csvIndex(out.body.Objects)
+	if out.body.CSVIndex < 0 && len(csvMetas) == 1 {
+		out.body.CSVMeta = csvMetas[0]
+		out.body.Version = out.light.Version
+		for _, ri := range b.RelatedImages {
+			out.body.Related = append(out.body.Related, relatedImage{ri.Name, ri.Image})
+		}
+	}
+	return out, nil
+}
+
+// bundleObjectJSON decodes an olm.bundle.object value's base64 data and turns it into JSON: data
+// that already looks like a JSON object is kept byte for byte, anything else is read as YAML.
+func bundleObjectJSON(value json.RawMessage) (string, error) {
+	var obj struct {
+		Data []byte `json:"data"`
+	}
+	if err := json.Unmarshal(value, &obj); err != nil {
+		return "", err
+	}
+	if hasJSONObjectPrefix(obj.Data) {
+		return string(obj.Data), nil
+	}
+	j, err := yaml.YAMLToJSON(obj.Data)
+	if err != nil {
+		return "", err
+	}
+	return string(j), nil
+}
+
+// csvIndex finds the first object whose kind is ClusterServiceVersion.
+func csvIndex(objects []string) int {
+	for i, o := range objects {
+		if topLevelKind(o) == "ClusterServiceVersion" {
+			return i
+		}
+	}
+	return -1
+}
+
+// topLevelKind reads the "kind" field of a JSON object stopping there (manifests have sorted keys:
+// apiVersion, kind, ...), so large objects are not scanned whole. Anything that is not an object
+// with a string kind gives "".
+func topLevelKind(obj string) string {
+	dec := json.NewDecoder(strings.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := t.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return ""
+		}
+		if key == "kind" {
+			var kind string
+			if json.Unmarshal(value, &kind) != nil {
+				return ""
+			}
+			return kind
+		}
+	}
+	return ""
+}

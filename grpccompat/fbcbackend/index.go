@@ -1,0 +1,125 @@
+package fbcbackend
+
+import (
+	"sort"
+)
+
+// index is everything the queries need except bundle bodies: packages, channels, upgrade edges
+// and each bundle's small API fields. It is what the cache stores (gob) and what serving holds in
+// memory; bodies stay in the store.
+type index struct {
+	Packages []*pkgIndex // sorted by name
+	Bundles  []*bundleIndex
+	Metas    []*metaGroup // custom-schema blobs by (schema, package), in catalog order
+}
+
+type pkgIndex struct {
+	Name           string
+	DefaultChannel string
+	Description    string
+	Icon           *csvIcon
+	Deprecation    *string
+	Channels       []*channelIndex // sorted by name
+
+	byName map[string]*channelIndex
+}
+
+type channelIndex struct {
+	Name        string
+	Head        string
+	Deprecation *string
+	Entries     []*entryIndex // sorted by name
+
+	byName map[string]*entryIndex
+}
+
+type entryIndex struct {
+	Name      string
+	Replaces  string
+	Skips     []string
+	SkipRange string
+	Bundle    int // index into index.Bundles
+}
+
+type bundleIndex struct {
+	Light       []byte // deterministic protobuf of the channel-independent api.Bundle fields
+	Provided    []gvk
+	Body        ref
+	Deprecation *string
+}
+
+type metaGroup struct {
+	Schema, Package string
+	Blobs           []ref
+}
+
+// link builds the lookup maps after the index was built or decoded.
+func (ix *index) link() map[string]*pkgIndex {
+	byName := make(map[string]*pkgIndex, len(ix.Packages))
+	for _, p := range ix.Packages {
+		byName[p.Name] = p
+		p.byName = make(map[string]*channelIndex, len(p.Channels))
+		for _, c := range p.Channels {
+			p.byName[c.Name] = c
+			c.byName = make(map[string]*entryIndex, len(c.Entries))
+			for _, e := range c.Entries {
+				c.byName[e.Name] = e
+			}
+		}
+	}
+	return byName
+}
+
+// listKey is one ListBundles row.
+type listKey struct {
+	pkg   *pkgIndex
+	ch    *channelIndex
+	entry *entryIndex
+}
+
+// listOrder is opm serve's ListBundles order: by channel name, then package name, then bundle.
+func (ix *index) listOrder() []listKey {
+	var keys []listKey
+	for _, p := range ix.Packages {
+		for _, c := range p.Channels {
+			for _, e := range c.Entries {
+				keys = append(keys, listKey{p, c, e})
+			}
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.ch.Name != b.ch.Name {
+			return a.ch.Name < b.ch.Name
+		}
+		if a.pkg.Name != b.pkg.Name {
+			return a.pkg.Name < b.pkg.Name
+		}
+		return a.entry.Name < b.entry.Name
+	})
+	return keys
+}
+
+// channelHead returns the one entry nothing else in the channel replaces or skips ("" when there
+// is not exactly one; validation refuses such catalogs).
+func channelHead(entries []*entryIndex) string {
+	incoming := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if e.Replaces != "" {
+			incoming[e.Replaces] = true
+		}
+		for _, s := range e.Skips {
+			incoming[s] = true
+		}
+	}
+	head := ""
+	for _, e := range entries {
+		if !incoming[e.Name] {
+			if head != "" {
+				return ""
+			}
+			head = e.Name
+		}
+	}
+	return head
+}
