@@ -80,7 +80,7 @@ func TestSkipRangeOpensNewPath(t *testing.T) {
 		"info new-path ch=stable b="+tridentV+"24.6.0",
 	)
 	f := findingOf(t, r, diff.NewPath, "stable", tridentV+"24.2.0")
-	if f.New != "reaches "+tridentV+"25.2.1 in 1 upgrades" {
+	if f.New != "reaches "+tridentV+"25.2.1 in 1 upgrade" {
 		t.Errorf("new path: %q", f.New)
 	}
 	if f := findingOf(t, r, diff.SkipRangeChanged, "stable", tridentV+"25.2.1"); f.Old != "" || f.New != ">=24.2.0 <25.2.1" {
@@ -103,7 +103,7 @@ func TestNarrowedSkipRangeLengthensPaths(t *testing.T) {
 		"warning longer-path ch=stable b="+j+"1.42.0-5",
 		"warning longer-path ch=stable b="+j+"1.42.0-5-0.1687199951.p",
 	)
-	if f := findingOf(t, r, diff.LongerPath, "stable", j+"1.30.2"); f.Old != "1 upgrades to "+j+"1.51.0-1" || f.New != "2 upgrades to "+j+"1.51.0-1" {
+	if f := findingOf(t, r, diff.LongerPath, "stable", j+"1.30.2"); f.Old != "1 upgrade to "+j+"1.51.0-1" || f.New != "2 upgrades to "+j+"1.51.0-1" {
 		t.Errorf("longer path %q -> %q", f.Old, f.New)
 	}
 }

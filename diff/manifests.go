@@ -264,10 +264,10 @@ func compareCSVViews(mk func(Kind) Finding, ov, nv map[string]any, trim bool) []
 		f := mk(CSVMetadataChanged)
 		f.Field = field
 		if o != nil {
-			f.Old = shortValue(oc)
+			f.Old = shortValue(displayValue(o))
 		}
 		if n != nil {
-			f.New = shortValue(nc)
+			f.New = shortValue(displayValue(n))
 		}
 		f.Message = fmt.Sprintf("CSV metadata field %s changed", field)
 		out = append(out, f)
@@ -343,4 +343,12 @@ func dropEmpty(v any) any {
 		return out
 	}
 	return v
+}
+
+// displayValue shows a decoded JSON string as its text and anything else as canonical JSON.
+func displayValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return encodeCanonical(v)
 }

@@ -255,13 +255,13 @@ func pathFindings(mk func(Kind, string) Finding, name string, before, after, old
 	switch {
 	case before.ReachesHead && !after.ReachesHead:
 		f = mk(Stranded, name)
-		f.Old = fmt.Sprintf("reaches %s in %d upgrades", before.Head, before.Hops)
+		f.Old = fmt.Sprintf("reaches %s in %s", before.Head, upgradeCount(before.Hops))
 		f.New = "upgrades end at " + orNone(after.End)
 		f.Message = fmt.Sprintf("users of %q can no longer upgrade to the head %s; upgrades end at %s", name, orNone(after.Head), orNone(after.End))
 	case !before.ReachesHead && after.ReachesHead:
 		f = mk(NewPath, name)
 		f.Old = "upgrades end at " + orNone(before.End)
-		f.New = fmt.Sprintf("reaches %s in %d upgrades", after.Head, after.Hops)
+		f.New = fmt.Sprintf("reaches %s in %s", after.Head, upgradeCount(after.Hops))
 		f.Message = fmt.Sprintf("users of %q can now upgrade to the head %s", name, after.Head)
 	case before.ReachesHead && after.ReachesHead && oldHeadInNew.ReachesHead:
 		switch {
@@ -272,11 +272,18 @@ func pathFindings(mk func(Kind, string) Finding, name string, before, after, old
 		default:
 			return nil
 		}
-		f.Old = fmt.Sprintf("%d upgrades to %s", before.Hops, before.Head)
-		f.New = fmt.Sprintf("%d upgrades to %s", after.Hops, after.Head)
-		f.Message = fmt.Sprintf("users of %q need %d upgrades to reach the head (before: %d)", name, after.Hops, before.Hops)
+		f.Old = fmt.Sprintf("%s to %s", upgradeCount(before.Hops), before.Head)
+		f.New = fmt.Sprintf("%s to %s", upgradeCount(after.Hops), after.Head)
+		f.Message = fmt.Sprintf("users of %q need %s to reach the head (before: %d)", name, upgradeCount(after.Hops), before.Hops)
 	default:
 		return nil
 	}
 	return []Finding{f}
+}
+
+func upgradeCount(n int) string {
+	if n == 1 {
+		return "1 upgrade"
+	}
+	return fmt.Sprintf("%d upgrades", n)
 }

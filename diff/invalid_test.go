@@ -1,0 +1,74 @@
+package diff_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/fbc"
+)
+
+// validDemo is conformance/invalid/two-channel-heads repaired: v1.2.0 replaces v1.1.0 again.
+func validDemo(t *testing.T) *fbc.Catalog {
+	cat := loadCatalog(t, "conformance/invalid/two-channel-heads/catalog")
+	editEntry(t, cat, "demo", "stable", "demo.v1.2.0", func(e *fbc.ChannelEntry) { e.Replaces = "demo.v1.1.0" })
+	return cat
+}
+
+// The broken revision of the corpus (v1.2.0 no longer replaces v1.1.0) against the repaired one:
+// the validation error and its upgrade consequences are both reported.
+func TestInvalidNewSideTwoHeads(t *testing.T) {
+	r := diff.Compare(side("old", validDemo(t)), side("new", loadCatalog(t, "conformance/invalid/two-channel-heads/catalog")))
+	assertFindings(t, r,
+		"breaking problem-introduced ch=stable f=multiple-heads",
+		"info replaces-changed ch=stable b=demo.v1.2.0",
+		"breaking multiple-heads-introduced ch=stable",
+		"breaking stranded ch=stable b=demo.v1.0.0",
+		"breaking stranded ch=stable b=demo.v1.1.0",
+	)
+	if f := findingOf(t, r, diff.Stranded, "stable", "demo.v1.0.0"); f.New != "upgrades end at demo.v1.1.0" {
+		t.Errorf("v1.0.0 ends at %q", f.New)
+	}
+}
+
+// A side that does not even parse (JSON cut in the middle of the last bundle): the diff runs on the
+// blobs before the cut and reports the load error with its file and line.
+func TestTruncatedNewSide(t *testing.T) {
+	newSide := openSide(t, sharedPath(t, "conformance/invalid/malformed-json/catalog"))
+	r := diff.Compare(side("old", validDemo(t)), newSide)
+	assertFindings(t, r,
+		"breaking problem-introduced f=load-error",
+		"breaking problem-introduced ch=stable f=entry-without-bundle",
+		"info bundle-removed b=demo.v1.2.0",
+	)
+	f := r.Findings[0]
+	if !strings.HasPrefix(f.New, "error at demo/catalog.json:") || !strings.Contains(f.Message, "truncated") {
+		t.Errorf("load error finding: %+v", f)
+	}
+	if r.New.Problems != 2 || r.New.Bundles != 2 {
+		t.Errorf("new side summary: %+v", r.New)
+	}
+}
+
+// Fixing opm's "stranded bundle" error (v0.9.0 neither on the replaces chain nor skipped) is a fixed
+// problem. OLM's resolver could already take v0.9.0 users to the head through v1.0.0 (which replaces
+// it and is skipped by the head), so for them the fix is a shorter path, not a new one.
+func TestInvalidOldSideFixed(t *testing.T) {
+	r := diff.Compare(side("old", loadCatalog(t, "conformance/invalid/stranded-bundle/catalog")), side("new", fixedStrandedDemo(t)))
+	assertFindings(t, r,
+		"info problem-fixed ch=stable f=stranded-bundles",
+		"info skips-changed ch=stable b=demo.v1.2.0",
+		"info shorter-path ch=stable b=demo.v0.9.0",
+	)
+	if f := findingOf(t, r, diff.ShorterPath, "stable", "demo.v0.9.0"); f.Old != "2 upgrades to demo.v1.2.0" || f.New != "1 upgrade to demo.v1.2.0" {
+		t.Errorf("v0.9.0 path %q -> %q", f.Old, f.New)
+	}
+}
+
+// fixedStrandedDemo repairs conformance/invalid/stranded-bundle: v1.2.0 skips v0.9.0 as well, so
+// its users have a way to the head.
+func fixedStrandedDemo(t *testing.T) *fbc.Catalog {
+	cat := loadCatalog(t, "conformance/invalid/stranded-bundle/catalog")
+	editEntry(t, cat, "demo", "stable", "demo.v1.2.0", func(e *fbc.ChannelEntry) { e.Skips = append(e.Skips, "demo.v0.9.0") })
+	return cat
+}
