@@ -70,6 +70,14 @@ func readManifests(bundleDir string) (objs []Object, warnings []string, err erro
 	return objs, warnings, nil
 }
 
+// DecodeManifest reads a manifest file (YAML or JSON) the way opm reads a bundle's manifests: the
+// first non-empty document, which must be a Kubernetes object. The Object's JSON is what opm would
+// store for it. File is left empty.
+func DecodeManifest(data []byte) (*Object, error) {
+	obj, _, err := decodeObject(data)
+	return obj, err
+}
+
 // decodeObject reads the first non-empty document of a manifest file as a Kubernetes object and
 // says how many more non-empty documents the file holds.
 func decodeObject(data []byte) (*Object, int, error) {

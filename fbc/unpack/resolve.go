@@ -1,0 +1,142 @@
+package unpack
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
+)
+
+// MaxObjectFileSize bounds one object file read by ResolveRefs.
+const MaxObjectFileSize = 64 << 20
+
+// ResolveRefs replaces every olm.bundle.object property of the form {"ref": "path"} with the data
+// of the file it names, so that the catalog is the same as before it was unpacked. root is what
+// the catalog was loaded from (its directory, or a file in it): a ref is relative to the directory
+// of the file holding the bundle (Bundle.Loc.File, relative to root as fbc.Load sets it), and must
+// stay inside root's directory, symbolic links included. Every bad ref is reported, each naming
+// the bundle, its file and line, and the ref; on error the catalog is not changed.
+func ResolveRefs(root string, c *fbc.Catalog) error {
+	base, rootIsDir, err := catalogDir(root)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	resolved := make([][]fbc.Property, len(c.Bundles))
+	for bi := range c.Bundles {
+		b := &c.Bundles[bi]
+		for pi, p := range b.Properties {
+			if p.Type != property.TypeBundleObject {
+				continue
+			}
+			var obj property.BundleObject
+			if err := json.Unmarshal(p.Value, &obj); err != nil || obj.Ref == "" {
+				continue // data (or a broken value, which validation reports)
+			}
+			fail := func(format string, args ...any) {
+				errs = append(errs, fmt.Errorf("%s: bundle %q of package %q: olm.bundle.object ref %q: %s",
+					b.Loc, b.Name, b.Package, obj.Ref, fmt.Sprintf(format, args...)))
+			}
+			if len(obj.Data) > 0 {
+				fail("has both data and ref; keep one")
+				continue
+			}
+			blobDir := "."
+			if rootIsDir {
+				blobDir = filepath.Dir(filepath.FromSlash(b.Loc.File))
+			}
+			data, err := readRef(base, blobDir, obj.Ref)
+			if err != nil {
+				fail("%v", err)
+				continue
+			}
+			if resolved[bi] == nil {
+				resolved[bi] = append([]fbc.Property(nil), b.Properties...)
+			}
+			resolved[bi][pi] = property.Build(property.TypeBundleObject, property.BundleObject{Data: data})
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for bi, props := range resolved {
+		if props != nil {
+			c.Bundles[bi].Properties = props
+		}
+	}
+	return nil
+}
+
+// catalogDir is the directory refs must stay in: root itself, or the directory of a root file.
+func catalogDir(root string) (dir string, rootIsDir bool, err error) {
+	if root == "-" || root == "" {
+		return "", false, fmt.Errorf("olm.bundle.object refs need the catalog's directory: load the catalog from a directory or file, not standard input")
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return "", false, err
+	}
+	if !fi.IsDir() {
+		root = filepath.Dir(root)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", false, err
+	}
+	dir, err = filepath.EvalSymlinks(abs)
+	return dir, fi.IsDir(), err
+}
+
+// readRef reads the object file a ref names (relative to blobDir, itself relative to base),
+// refusing paths that leave the catalog directory base.
+func readRef(base, blobDir, ref string) ([]byte, error) {
+	if filepath.IsAbs(ref) || strings.HasPrefix(ref, "/") || strings.Contains(ref, `\`) {
+		return nil, fmt.Errorf("must be a relative path with forward slashes")
+	}
+	target := filepath.Join(base, blobDir, filepath.FromSlash(ref))
+	if !inside(base, target) {
+		return nil, fmt.Errorf("leaves the catalog directory %s: refs must point inside it", base)
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the object file: %v", err)
+	}
+	if !inside(base, real) {
+		return nil, fmt.Errorf("is a symbolic link to %s, outside the catalog directory %s", real, base)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the object file: %v", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("is not a regular file")
+	}
+	content, err := io.ReadAll(io.LimitReader(f, MaxObjectFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(content) > MaxObjectFileSize {
+		return nil, fmt.Errorf("the object file is larger than %d bytes", MaxObjectFileSize)
+	}
+	data, err := decodeObjectFile(content)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", target, err)
+	}
+	return data, nil
+}
+
+func inside(base, path string) bool {
+	rel, err := filepath.Rel(base, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
