@@ -1,0 +1,189 @@
+// Package convert turns catalogs from one form into another. The fromsqlite files turn a legacy
+// SQLite index (read by package sqlite) into a File-Based Catalog the way opm v1.72's `opm migrate`
+// did, byte for byte where opm succeeded; where opm failed, panicked or silently lost data, they
+// still produce a valid catalog and record each difference as a Departure.
+package convert
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/sqlite"
+)
+
+// MigrateLevel is opm's --migrate-level: how far to rewrite bundles after conversion.
+type MigrateLevel string
+
+const (
+	// LevelNone keeps olm.bundle.object properties (opm's default).
+	LevelNone MigrateLevel = "none"
+	// LevelCSVMetadata replaces the bundle objects of image bundles with one olm.csv.metadata.
+	LevelCSVMetadata MigrateLevel = "bundle-object-to-csv-metadata"
+)
+
+// ParseMigrateLevel accepts "", "none" and "bundle-object-to-csv-metadata".
+func ParseMigrateLevel(s string) (MigrateLevel, error) {
+	switch MigrateLevel(s) {
+	case "", LevelNone:
+		return LevelNone, nil
+	case LevelCSVMetadata:
+		return LevelCSVMetadata, nil
+	}
+	return "", fmt.Errorf("unknown migration level %q: use %s or %s", s, LevelNone, LevelCSVMetadata)
+}
+
+// Options tune the conversion.
+type Options struct {
+	MigrateLevel MigrateLevel
+}
+
+// EmitFunc receives the catalog of one package. The catalog is not used after emit returns.
+type EmitFunc func(pkg string, c *fbc.Catalog) error
+
+// FromSQLite converts every package of the index, one at a time, in package-name order, and hands
+// each package's catalog to emit. Memory holds one package's rows and blobs at a time.
+func FromSQLite(ctx context.Context, db *sqlite.DB, opts Options, emit EmitFunc) (*Report, error) {
+	if opts.MigrateLevel == "" {
+		opts.MigrateLevel = LevelNone
+	}
+	r := &Report{Input: db.Path(), SchemaVersion: db.SchemaVersion()}
+	if db.VersionInferred() {
+		r.add(Departure{Code: SchemaVersionInferred,
+			Opm:    "finds no version in schema_migrations, re-runs every migration from 0 and fails",
+			Olmcat: fmt.Sprintf("read the file as schema version %d, the newest its tables and columns match", db.SchemaVersion())})
+	}
+	if n, err := db.LegacyDependencyRewrite(ctx); err != nil {
+		return nil, err
+	} else if n > 1 {
+		r.add(Departure{Code: DependencyValuesKept,
+			Opm:    fmt.Sprintf("upgrades this schema-%d file with migration 009, whose UPDATE overwrites every dependency value with the first row's value (%d distinct values become one)", db.SchemaVersion(), n),
+			Olmcat: "keeps each bundle's own required APIs"})
+	}
+	refs, err := db.Packages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, ref := range refs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := db.ReadPackage(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		pc := &packageConverter{ctx: ctx, db: db, opts: opts, report: r, data: data}
+		cat, err := pc.convert()
+		if err != nil {
+			return nil, fmt.Errorf("package %q: %w", ref.Name, err)
+		}
+		if cat == nil {
+			continue
+		}
+		r.Packages++
+		r.Bundles += len(cat.Bundles)
+		if err := emit(ref.Name, cat); err != nil {
+			return nil, err
+		}
+	}
+	r.Sort()
+	return r, nil
+}
+
+// packageConverter holds the state of one package's conversion.
+type packageConverter struct {
+	ctx    context.Context
+	db     *sqlite.DB
+	opts   Options
+	report *Report
+	data   *sqlite.PackageData
+
+	bundles  map[string]*bundleBuild // kept bundles, by name
+	channels map[string]*channelGraph
+}
+
+func (pc *packageConverter) depart(d Departure) {
+	d.Package = pc.data.Name
+	pc.report.add(d)
+}
+
+// convert builds the package's catalog; nil when nothing of the package can be written.
+func (pc *packageConverter) convert() (*fbc.Catalog, error) {
+	p := pc.data
+	if !filepath.IsLocal(p.Name) {
+		pc.depart(Departure{Code: PackageDropped,
+			Opm:    fmt.Sprintf("fails: invalid package name %q", p.Name),
+			Olmcat: "leaves the package out: its name cannot be a directory inside the catalog"})
+		return nil, nil
+	}
+	if !p.InPackageTable {
+		pc.depart(Departure{Code: PackageRowMissing,
+			Opm:    fmt.Sprintf("fails: unknown package %q for its bundles", p.Name),
+			Olmcat: "writes the package from its channel entries"})
+	}
+	if err := pc.buildBundles(); err != nil {
+		return nil, err
+	}
+	pc.buildChannels()
+	for _, name := range sortedNames(pc.channels) {
+		pc.repairGraph(pc.channels[name])
+	}
+	pc.dropEmptyChannels()
+	if len(pc.channels) == 0 {
+		pc.depart(Departure{Code: PackageDropped,
+			Opm:    "fails (a package needs at least one channel with a bundle)",
+			Olmcat: "leaves the package out: none of its channels has a bundle that can be written"})
+		return nil, nil
+	}
+	pkg, err := pc.buildPackage()
+	if err != nil {
+		return nil, err
+	}
+	cat := &fbc.Catalog{Packages: []fbc.Package{*pkg}}
+	for _, name := range sortedNames(pc.channels) {
+		cat.Channels = append(cat.Channels, pc.channels[name].blob(p.Name))
+	}
+	var deprecated []fbc.DeprecationEntry
+	for _, name := range sortedNames(pc.bundles) {
+		b := pc.bundles[name]
+		if !pc.inAnyChannel(name) {
+			continue
+		}
+		if pc.opts.MigrateLevel == LevelCSVMetadata {
+			pc.csvMetadata(b)
+		}
+		cat.Bundles = append(cat.Bundles, b.blob)
+		if b.deprecated {
+			deprecated = append(deprecated, fbc.DeprecationEntry{
+				Reference: fbc.Reference{Schema: fbc.SchemaBundle, Name: name},
+				Message:   deprecationMessage,
+			})
+		}
+	}
+	if len(deprecated) > 0 {
+		cat.Deprecations = []fbc.Deprecation{{Schema: fbc.SchemaDeprecations, Package: p.Name, Entries: deprecated}}
+	}
+	return cat, nil
+}
+
+const deprecationMessage = "This bundle was deprecated in the SQLite index this catalog was migrated from (olm.deprecated)."
+
+func (pc *packageConverter) inAnyChannel(bundle string) bool {
+	for _, ch := range pc.channels {
+		if _, ok := ch.entries[bundle]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,168 @@
+package convert
+
+import (
+	"fmt"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/sqlite"
+)
+
+// bundleBuild is one bundle of the package being converted.
+type bundleBuild struct {
+	name       string
+	row        *sqlite.BundleRow
+	version    string
+	semver     *semver.Version
+	objects    [][]byte
+	csvJSON    []byte // the first ClusterServiceVersion among the objects
+	deprecated bool
+	blob       fbc.Bundle
+}
+
+// buildBundles builds every bundle that opm's ListBundles would return for the package.
+func (pc *packageConverter) buildBundles() error {
+	pc.bundles = map[string]*bundleBuild{}
+	seen := map[string]bool{}
+	for _, s := range pc.data.Served {
+		if !s.Exists || seen[s.Bundle] {
+			continue
+		}
+		seen[s.Bundle] = true
+		b, err := pc.buildBundle(pc.data.Bundles[s.Bundle])
+		if err != nil {
+			return err
+		}
+		if b != nil {
+			pc.bundles[b.name] = b
+		}
+	}
+	return nil
+}
+
+// buildBundle returns nil when the bundle cannot be written at all (the departure says why).
+func (pc *packageConverter) buildBundle(row *sqlite.BundleRow) (*bundleBuild, error) {
+	b := &bundleBuild{name: row.Name, row: row}
+	if len(row.Blob) > 0 {
+		objs, err := sqlite.SplitObjects(row.Blob)
+		if err != nil {
+			pc.depart(Departure{Code: BundleObjectsUnreadable, Bundle: row.Name,
+				Opm:    "fails to parse the bundle column: " + err.Error(),
+				Olmcat: "writes the bundle without its manifests"})
+		} else {
+			b.objects = objs
+			b.csvJSON = sqlite.FindCSV(objs)
+			if b.csvJSON == nil {
+				pc.depart(Departure{Code: CSVMissing, Bundle: row.Name,
+					Opm:    "fails: no csv in bundle",
+					Olmcat: "writes the bundle's manifests without a ClusterServiceVersion"})
+			}
+		}
+	}
+	if err := pc.resolveVersion(b); err != nil || b.semver == nil {
+		return nil, err
+	}
+	image := row.BundlePath.String
+	if !row.BundlePath.Valid {
+		pc.depart(Departure{Code: ImageMissing, Bundle: row.Name,
+			Opm:    "drops the bundle silently (its bundlepath is NULL, as in files older than schema 2)",
+			Olmcat: `writes the bundle with image ""`})
+	}
+	if image == "" && len(b.objects) == 0 {
+		pc.depart(Departure{Code: BundleDropped, Bundle: row.Name,
+			Opm:    "fails: bundle image must be set",
+			Olmcat: "leaves the bundle out: it has neither an image nor manifests"})
+		return nil, nil
+	}
+	props := pc.bundleProperties(b)
+	related := pc.relatedImages(b)
+	b.blob = fbc.Bundle{Schema: fbc.SchemaBundle, Name: row.Name, Package: pc.data.Name, Image: image,
+		Properties: props, RelatedImages: related}
+	return b, nil
+}
+
+// resolveVersion sets the bundle's version from the version column, or from the CSV where opm would
+// have dropped the bundle (NULL) or failed (empty or not semver).
+func (pc *packageConverter) resolveVersion(b *bundleBuild) error {
+	col := b.row.Version
+	if col.Valid && col.String != "" {
+		if v, err := semver.Parse(col.String); err == nil {
+			b.version, b.semver = col.String, &v
+			return nil
+		}
+	}
+	var opm string
+	switch {
+	case !col.Valid:
+		opm = "drops the bundle silently: its version column is NULL (as migration 005 leaves it in old files)"
+	case col.String == "":
+		opm = `fails: convert bundle: parse version "": Version string empty`
+	default:
+		opm = fmt.Sprintf("fails: convert bundle: parse version %q", col.String)
+	}
+	csvVersion, err := pc.csvVersion(b)
+	if err != nil {
+		return err
+	}
+	if v, err := semver.Parse(csvVersion); err == nil && csvVersion != "" {
+		b.version, b.semver = csvVersion, &v
+		pc.depart(Departure{Code: VersionRecovered, Bundle: b.name, Opm: opm,
+			Olmcat: fmt.Sprintf("uses the CSV's spec.version %q", csvVersion)})
+		return nil
+	}
+	pc.depart(Departure{Code: BundleDropped, Bundle: b.name, Opm: opm,
+		Olmcat: "leaves the bundle out: neither the version column nor the CSV has a semver version"})
+	return nil
+}
+
+func (pc *packageConverter) csvVersion(b *bundleBuild) (string, error) {
+	csv := b.csvJSON
+	if csv == nil && b.row.HasCSV {
+		var err error
+		if csv, err = pc.db.BundleCSV(pc.ctx, b.name); err != nil {
+			return "", err
+		}
+	}
+	if csv == nil {
+		return "", nil
+	}
+	fields, err := sqlite.ParseCSVFields(csv)
+	if err != nil {
+		return "", nil
+	}
+	return fields.Version, nil
+}
+
+// relatedImages merges the CSV's spec.relatedImages (with names) and the related_image rows (without),
+// sorted by image, as opm's render does.
+func (pc *packageConverter) relatedImages(b *bundleBuild) []fbc.RelatedImage {
+	fromCSV, err := sqlite.CSVRelatedImages(b.csvJSON)
+	if err != nil {
+		pc.depart(Departure{Code: RelatedImagesUnreadable, Bundle: b.name,
+			Opm:    "fails: get related images: " + err.Error(),
+			Olmcat: "uses only the related_image rows"})
+		fromCSV = nil
+	}
+	var out []fbc.RelatedImage
+	inCSV := map[string]bool{}
+	for _, ri := range fromCSV {
+		out = append(out, fbc.RelatedImage{Name: ri.Name, Image: ri.Image})
+		inCSV[ri.Image] = true
+	}
+	for _, img := range b.row.RelatedImages {
+		if inCSV[img] {
+			continue
+		}
+		inCSV[img] = true
+		out = append(out, fbc.RelatedImage{Image: img})
+	}
+	sortRelatedImages(out)
+	return out
+}
+
+// isCSVMetadataOrObject tells the properties opm moves to the end of the list.
+func isCSVMetadataOrObject(t string) bool {
+	return t == property.TypeBundleObject || t == property.TypeCSVMetadata
+}

@@ -1,0 +1,165 @@
+package sqlite
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// CSVFields are the parts of a ClusterServiceVersion that opm's loader copied into columns and tables,
+// read back from the csv column for schemas that predate those columns.
+type CSVFields struct {
+	Name           string
+	Version        string // spec.version
+	SkipRange      string // annotation olm.skipRange
+	Replaces       string
+	Skips          []string
+	RelatedImages  []RelatedImage // spec.relatedImages
+	OperatorImages []string       // deployment containers and init containers (deployment strategy only)
+	RequiredAPIs   []GVK          // required CRDs and APIServices
+}
+
+// RelatedImage is an entry of spec.relatedImages.
+type RelatedImage struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+type csvDocument struct {
+	Metadata struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		Version       string         `json:"version"`
+		Replaces      string         `json:"replaces"`
+		Skips         []string       `json:"skips"`
+		RelatedImages []RelatedImage `json:"relatedImages"`
+		Install       struct {
+			Strategy string `json:"strategy"`
+			Spec     struct {
+				Deployments []struct {
+					Spec struct {
+						Template struct {
+							Spec struct {
+								Containers     []struct{ Image string } `json:"containers"`
+								InitContainers []struct{ Image string } `json:"initContainers"`
+							} `json:"spec"`
+						} `json:"template"`
+					} `json:"spec"`
+				} `json:"deployments"`
+			} `json:"spec"`
+		} `json:"install"`
+		CRDs struct {
+			Required []struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+				Kind    string `json:"kind"`
+			} `json:"required"`
+		} `json:"customresourcedefinitions"`
+		APIServices struct {
+			Required []struct {
+				Group   string `json:"group"`
+				Version string `json:"version"`
+				Kind    string `json:"kind"`
+			} `json:"required"`
+		} `json:"apiservicedefinitions"`
+	} `json:"spec"`
+}
+
+// ParseCSVFields decodes the fields of a CSV that old schemas did not store in columns.
+func ParseCSVFields(csv []byte) (*CSVFields, error) {
+	var doc csvDocument
+	if err := decodeObject(string(csv), &doc); err != nil {
+		return nil, fmt.Errorf("ClusterServiceVersion: %w", err)
+	}
+	f := &CSVFields{
+		Name:          doc.Metadata.Name,
+		Version:       doc.Spec.Version,
+		SkipRange:     doc.Metadata.Annotations["olm.skipRange"],
+		Replaces:      doc.Spec.Replaces,
+		Skips:         doc.Spec.Skips,
+		RelatedImages: doc.Spec.RelatedImages,
+	}
+	if doc.Spec.Install.Strategy == "deployment" {
+		for _, dep := range doc.Spec.Install.Spec.Deployments {
+			for _, c := range dep.Spec.Template.Spec.Containers {
+				f.OperatorImages = append(f.OperatorImages, c.Image)
+			}
+			for _, c := range dep.Spec.Template.Spec.InitContainers {
+				f.OperatorImages = append(f.OperatorImages, c.Image)
+			}
+		}
+	}
+	for _, crd := range doc.Spec.CRDs.Required {
+		plural, group, ok := strings.Cut(crd.Name, ".")
+		if !ok || plural == "" {
+			return nil, fmt.Errorf("ClusterServiceVersion %q: required CRD name %q is not <plural>.<group>", f.Name, crd.Name)
+		}
+		f.RequiredAPIs = append(f.RequiredAPIs, GVK{Group: group, Version: crd.Version, Kind: crd.Kind})
+	}
+	for _, api := range doc.Spec.APIServices.Required {
+		f.RequiredAPIs = append(f.RequiredAPIs, GVK{Group: api.Group, Version: api.Version, Kind: api.Kind})
+	}
+	return f, nil
+}
+
+// CSVRelatedImages reads spec.relatedImages the way opm's conversion does: nil when csv is empty,
+// an empty (non-nil) list when the CSV has none.
+func CSVRelatedImages(csv []byte) ([]RelatedImage, error) {
+	if len(csv) == 0 {
+		return nil, nil
+	}
+	var doc struct {
+		Spec struct {
+			RelatedImages []RelatedImage `json:"relatedImages"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(csv, &doc); err != nil {
+		return nil, fmt.Errorf("spec.relatedImages of the ClusterServiceVersion: %w", err)
+	}
+	if doc.Spec.RelatedImages == nil {
+		return []RelatedImage{}, nil
+	}
+	return doc.Spec.RelatedImages, nil
+}
+
+// Icon is a decoded package icon.
+type Icon struct {
+	Data      []byte
+	MediaType string
+}
+
+// CSVIcon reads the first spec.icon of a CSV as opm's populatePackageIcons does. It returns nil (and
+// no error) when the CSV has no icon, its data is empty, or the data is not base64 even without
+// spaces (opm only logs a warning then). An error means the CSV itself does not decode.
+func CSVIcon(csv []byte) (*Icon, error) {
+	var doc struct {
+		Spec struct {
+			Icon []struct {
+				Data      string `json:"base64data"`
+				MediaType string `json:"mediatype"`
+			} `json:"icon"`
+		} `json:"spec"`
+	}
+	if err := decodeObject(string(csv), &doc); err != nil {
+		return nil, fmt.Errorf("ClusterServiceVersion: %w", err)
+	}
+	if len(doc.Spec.Icon) == 0 {
+		return nil, nil
+	}
+	first := doc.Spec.Icon[0]
+	data, err := base64.StdEncoding.DecodeString(first.Data)
+	if err != nil {
+		// opm retries once without spaces, which some generators put into long base64 strings.
+		data, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(first.Data, " ", ""))
+		if err != nil {
+			return nil, nil
+		}
+	}
+	if len(data) == 0 {
+		return nil, nil
+	}
+	return &Icon{Data: data, MediaType: first.MediaType}, nil
+}

@@ -1,0 +1,125 @@
+package sqlite
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Decoders for the values stored in an index database. They never panic; every malformed input is
+// an error that says what was wrong.
+
+// SplitObjects splits the operatorbundle.bundle column (manifests as JSON objects, concatenated,
+// each followed by a newline) into the exact bytes of each object, as opm's
+// BundleStringToObjectStrings does with a json.Decoder.
+func SplitObjects(blob []byte) ([][]byte, error) {
+	var out [][]byte
+	rest := blob
+	for {
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		if len(rest) == 0 {
+			return out, nil
+		}
+		n, err := jsonValueLength(rest)
+		if err != nil {
+			return nil, fmt.Errorf("manifest %d of the bundle column: %w", len(out)+1, err)
+		}
+		if rest[0] != '{' {
+			return nil, fmt.Errorf("manifest %d of the bundle column is not a JSON object", len(out)+1)
+		}
+		out = append(out, rest[:n:n])
+		rest = rest[n:]
+	}
+}
+
+// jsonValueLength returns the length of the JSON value at the start of b, validating it.
+func jsonValueLength(b []byte) (int, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, fmt.Errorf("truncated JSON")
+		}
+		return 0, err
+	}
+	return int(dec.InputOffset()), nil
+}
+
+// objectKind is the "kind" of a manifest.
+type objectKind struct {
+	Kind string `json:"kind"`
+}
+
+// FindCSV returns the first ClusterServiceVersion among the objects, or nil when there is none.
+func FindCSV(objects [][]byte) []byte {
+	for _, o := range objects {
+		var k objectKind
+		if json.Unmarshal(o, &k) == nil && k.Kind == "ClusterServiceVersion" {
+			return o
+		}
+	}
+	return nil
+}
+
+// SplitSkips splits the operatorbundle.skips column: names joined with ",", "" for none.
+func SplitSkips(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// GVK is the value of an olm.gvk property or dependency.
+type GVK struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+// DecodeGVK decodes an olm.gvk value. Unknown keys (migration 008 wrote a "type" key) are ignored.
+func DecodeGVK(value string) (GVK, error) {
+	var g GVK
+	if err := decodeObject(value, &g); err != nil {
+		return GVK{}, fmt.Errorf("olm.gvk value %s: %w", abbreviate(value), err)
+	}
+	return g, nil
+}
+
+// PackageValue is the value of an olm.package property (or dependency, where Version is a range).
+type PackageValue struct {
+	PackageName string `json:"packageName"`
+	Version     string `json:"version"`
+	Release     string `json:"release,omitempty"`
+}
+
+// DecodePackage decodes an olm.package value.
+func DecodePackage(value string) (PackageValue, error) {
+	var p PackageValue
+	if err := decodeObject(value, &p); err != nil {
+		return PackageValue{}, fmt.Errorf("olm.package value %s: %w", abbreviate(value), err)
+	}
+	return p, nil
+}
+
+func decodeObject(value string, into any) error {
+	trimmed := strings.TrimSpace(value)
+	if trimmed == "" || trimmed == "null" {
+		return errors.New("value is missing")
+	}
+	if trimmed[0] != '{' {
+		return errors.New("value is not a JSON object")
+	}
+	return json.Unmarshal([]byte(trimmed), into)
+}
+
+// abbreviate shortens a stored value for an error message.
+func abbreviate(s string) string {
+	const max = 120
+	if len(s) <= max {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q...", s[:max])
+}

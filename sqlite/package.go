@@ -1,0 +1,271 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+)
+
+// nameChunk bounds the bound parameters of one `name IN (...)` statement.
+const nameChunk = 500
+
+// ReadPackage reads every row of one package. Its memory is that package's rows only.
+func (d *DB) ReadPackage(ctx context.Context, ref PackageRef) (*PackageData, error) {
+	idx, err := d.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &PackageData{PackageRef: ref, Bundles: map[string]*BundleRow{}}
+	if p.Channels, err = d.readChannels(ctx, ref.Name); err != nil {
+		return nil, err
+	}
+	if p.Entries, err = d.readEntries(ctx, idx.entriesByPackage[ref.Name]); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range p.Entries {
+		if _, ok := p.Bundles[e.Bundle]; !ok {
+			p.Bundles[e.Bundle] = nil
+			names = append(names, e.Bundle)
+		}
+	}
+	if err := d.readBundles(ctx, names, p.Bundles); err != nil {
+		return nil, err
+	}
+	for name, b := range p.Bundles {
+		if b == nil {
+			delete(p.Bundles, name)
+		}
+	}
+	if err := d.readBundleRelations(ctx, idx, p); err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]string, len(p.Entries))
+	for _, e := range p.Entries {
+		byID[e.ID] = e.Bundle
+	}
+	target := func(id int64) (string, bool) {
+		if name, ok := byID[id]; ok {
+			return name, true
+		}
+		return d.entryBundle(ctx, id)
+	}
+	exists := func(name string) bool { return p.Bundles[name] != nil }
+	p.Served = servedBundles(p.Entries, d.chain, target, exists)
+	return p, nil
+}
+
+func (d *DB) readChannels(ctx context.Context, pkg string) ([]ChannelRow, error) {
+	const while = "reading table channel"
+	rows, err := d.sql.QueryContext(ctx, `SELECT name, head_operatorbundle_name FROM channel WHERE package_name = ?`, pkg)
+	if err != nil {
+		return nil, classify(d.path, while, err)
+	}
+	defer rows.Close()
+	var out []ChannelRow
+	for rows.Next() {
+		var name, head sql.NullString
+		if err := rows.Scan(&name, &head); err != nil {
+			return nil, classify(d.path, while, err)
+		}
+		if name.Valid {
+			out = append(out, ChannelRow{Name: name.String, Head: head})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(d.path, while, err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (d *DB) readEntries(ctx context.Context, ids []int64) ([]EntryRow, error) {
+	const while = "reading table channel_entry"
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT entry_id, channel_name, operatorbundle_name, replaces, depth
+		FROM channel_entry WHERE entry_id IN (`+intList(ids)+`) ORDER BY entry_id`)
+	if err != nil {
+		return nil, classify(d.path, while, err)
+	}
+	defer rows.Close()
+	out := make([]EntryRow, 0, len(ids))
+	for rows.Next() {
+		var (
+			e               EntryRow
+			channel, bundle sql.NullString
+		)
+		if err := rows.Scan(&e.ID, &channel, &bundle, &e.Replaces, &e.Depth); err != nil {
+			return nil, classify(d.path, while, err)
+		}
+		if !channel.Valid || !bundle.Valid {
+			continue // opm's queries cannot place such a row either
+		}
+		e.Channel, e.Bundle = channel.String, bundle.String
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(d.path, while, err)
+	}
+	return out, nil
+}
+
+// entryBundle resolves an entry_id outside the package being read (a hand-edited file can point
+// replaces across packages).
+func (d *DB) entryBundle(ctx context.Context, id int64) (string, bool) {
+	var name sql.NullString
+	err := d.sql.QueryRowContext(ctx, `SELECT operatorbundle_name FROM channel_entry WHERE entry_id = ?`, id).Scan(&name)
+	if err != nil || !name.Valid {
+		return "", false
+	}
+	return name.String, true
+}
+
+func (d *DB) readBundles(ctx context.Context, names []string, into map[string]*BundleRow) error {
+	const while = "reading table operatorbundle"
+	query := `SELECT name, bundle, ` + d.col("operatorbundle", "bundlepath") + `, ` +
+		d.col("operatorbundle", "version") + `, ` + d.col("operatorbundle", "skiprange") + `, ` +
+		d.col("operatorbundle", "replaces") + `, ` + d.col("operatorbundle", "skips") +
+		`, csv IS NOT NULL AND length(csv) > 0 FROM operatorbundle WHERE name IN (`
+	for _, chunk := range chunks(names, nameChunk) {
+		rows, err := d.sql.QueryContext(ctx, query+placeholders(len(chunk))+`)`, anySlice(chunk)...)
+		if err != nil {
+			return classify(d.path, while, err)
+		}
+		for rows.Next() {
+			var (
+				b               BundleRow
+				name            string
+				blob            []byte
+				replaces, skips sql.NullString
+			)
+			if err := rows.Scan(&name, &blob, &b.BundlePath, &b.Version, &b.SkipRange, &replaces, &skips, &b.HasCSV); err != nil {
+				rows.Close()
+				return classify(d.path, while, err)
+			}
+			b.Name, b.Blob = name, blob
+			b.DeclaredReplaces = replaces.String
+			b.DeclaredSkips = SplitSkips(skips.String)
+			into[name] = &b
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return classify(d.path, while, err)
+		}
+		rows.Close()
+	}
+	if d.version < 7 {
+		return d.declaredEdgesFromCSV(ctx, into)
+	}
+	return nil
+}
+
+// BundleCSV returns the csv column of a bundle (nil when NULL or when there is no such bundle).
+func (d *DB) BundleCSV(ctx context.Context, name string) ([]byte, error) {
+	var csv []byte
+	err := d.sql.QueryRowContext(ctx, `SELECT csv FROM operatorbundle WHERE name = ?`, name).Scan(&csv)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify(d.path, fmt.Sprintf("reading the csv of bundle %q", name), err)
+	}
+	return csv, nil
+}
+
+// readBundleRelations fills properties, dependencies and related images, from their tables or, for
+// schemas that predate them, the way opm's migrations would have.
+func (d *DB) readBundleRelations(ctx context.Context, idx *rowIndex, p *PackageData) error {
+	if d.version >= 9 {
+		if err := d.readTypedRows(ctx, "properties", idx.properties, p.Bundles, func(b *BundleRow, v TypedValue) {
+			b.Properties = append(b.Properties, v)
+		}); err != nil {
+			return err
+		}
+	} else if err := d.legacyProperties(ctx, p); err != nil {
+		return err
+	}
+	if d.version >= 8 {
+		if err := d.readTypedRows(ctx, "dependencies", idx.dependencies, p.Bundles, func(b *BundleRow, v TypedValue) {
+			b.Dependencies = append(b.Dependencies, v)
+		}); err != nil {
+			return err
+		}
+	} else if err := d.legacyDependencies(ctx, p.Bundles); err != nil {
+		return err
+	}
+	if d.version >= 1 {
+		return d.readImages(ctx, idx.images, p.Bundles)
+	}
+	return d.legacyImages(ctx, p.Bundles)
+}
+
+func rowidsOf(keys map[string][]int64, bundles map[string]*BundleRow) []int64 {
+	var ids []int64
+	for name := range bundles {
+		ids = append(ids, keys[name]...)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+func (d *DB) readTypedRows(ctx context.Context, table string, keys map[string][]int64, bundles map[string]*BundleRow, add func(*BundleRow, TypedValue)) error {
+	while := "reading table " + table
+	ids := rowidsOf(keys, bundles)
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT operatorbundle_name, type, CAST(value AS TEXT) FROM `+table+
+		` WHERE rowid IN (`+intList(ids)+`) ORDER BY rowid`)
+	if err != nil {
+		return classify(d.path, while, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, typ, value sql.NullString
+		if err := rows.Scan(&name, &typ, &value); err != nil {
+			return classify(d.path, while, err)
+		}
+		b := bundles[name.String]
+		if b == nil || !typ.Valid {
+			continue
+		}
+		v := TypedValue{Type: typ.String, Value: value.String}
+		if !value.Valid {
+			v.Value = "null" // json_object renders a NULL value as JSON null
+		}
+		add(b, v)
+	}
+	if err := rows.Err(); err != nil {
+		return classify(d.path, while, err)
+	}
+	return nil
+}
+
+func (d *DB) readImages(ctx context.Context, keys map[string][]int64, bundles map[string]*BundleRow) error {
+	const while = "reading table related_image"
+	ids := rowidsOf(keys, bundles)
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT operatorbundle_name, image FROM related_image WHERE rowid IN (`+intList(ids)+`) ORDER BY rowid`)
+	if err != nil {
+		return classify(d.path, while, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, image sql.NullString
+		if err := rows.Scan(&name, &image); err != nil {
+			return classify(d.path, while, err)
+		}
+		if b := bundles[name.String]; b != nil && image.Valid {
+			b.RelatedImages = append(b.RelatedImages, image.String)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return classify(d.path, while, err)
+	}
+	return nil
+}
