@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,8 +24,8 @@ type ToSQLiteOptions struct {
 	Permissive bool
 }
 
-// ToSQLite writes cat as a schema-13 index.db at out, the database opm v1.72's replaces-mode
-// loader would have produced for the same content (docs/sqlite-fbc-mapping.md §5), so that
+// ToSQLite writes cat as a schema-13 index.db at out: the database opm v1.72's replaces-mode loader
+// would have produced for the same content (docs/sqlite-fbc-mapping.md §5), so that
 // `opm registry serve` answers from it as `opm serve` answers from the catalog, up to the known
 // SQLite/FBC differences.
 //
@@ -33,70 +34,154 @@ type ToSQLiteOptions struct {
 // conversion with a *LossError (and the report). The output appears only when everything
 // succeeded.
 func ToSQLite(ctx context.Context, cat *fbc.Catalog, out string, opts ToSQLiteOptions) (*SQLiteReport, error) {
-	r := &SQLiteReport{Output: out}
-	m, err := validModel(cat, opts.Permissive, r)
-	if err != nil {
-		return nil, err
-	}
-	unrepresentableInSQLite(cat, r)
+	return toSQLite(ctx, out, opts, func(add func(*fbc.Catalog) error) error {
+		for _, part := range fbc.SplitByPackage(cat) {
+			if err := add(part.Catalog); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
 
+// ToSQLiteFromPath is ToSQLite for the catalog at root (a directory, a file, or "-"), read one
+// package at a time (fbc.WalkPackages), so memory holds one package's blobs and rows, not the
+// catalog. A catalog that does not load is refused with the load problems as validation issues;
+// with opts.Permissive it is loaded whole, and whatever loaded is converted.
+func ToSQLiteFromPath(ctx context.Context, root, out string, opts ToSQLiteOptions) (*SQLiteReport, error) {
+	r, err := toSQLite(ctx, out, opts, func(add func(*fbc.Catalog) error) error {
+		return fbc.WalkPackages(root, func(_ string, c *fbc.Catalog) error { return add(c) })
+	})
+	if err == nil {
+		return r, nil
+	}
+	var loadErrs *fbc.LoadErrors
+	if !errors.As(err, &loadErrs) {
+		return r, err
+	}
+	issues, ierr := model.LoadIssues(err)
+	if ierr != nil {
+		return nil, ierr
+	}
+	if !opts.Permissive {
+		return nil, &InvalidCatalogError{Issues: issues}
+	}
+	cat, _ := fbc.Load(root)
+	r, err = ToSQLite(ctx, cat, out, opts)
+	if r != nil {
+		r.Skipped = append(issues, r.Skipped...)
+	}
+	return r, err
+}
+
+// sqliteConversion writes the packages it is given, one part of the catalog at a time.
+type sqliteConversion struct {
+	w      *sqlite.Writer
+	r      *SQLiteReport
+	opts   ToSQLiteOptions
+	owners map[string]string // bundle name -> package, across parts
+	// invalid collects validation issues; once there is one (and not Permissive) nothing more is
+	// written, but the remaining parts are still validated so that every problem is reported.
+	invalid model.Issues
+}
+
+func toSQLite(ctx context.Context, out string, opts ToSQLiteOptions, walk func(add func(*fbc.Catalog) error) error) (*SQLiteReport, error) {
 	w, err := sqlite.Create(ctx, out, opts.Force)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Abort()
-	for _, pkg := range m.SortedPackages() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rows, err := packageToSQLite(pkg, r)
-		if err != nil {
-			return nil, fmt.Errorf("package %q: %w", pkg.Name, err)
-		}
-		if err := w.AddPackage(ctx, rows); err != nil {
-			return nil, err
-		}
-		r.Written.Packages++
-		r.Written.Channels += len(rows.Channels)
-		r.Written.Bundles += len(rows.Bundles)
-		for _, ch := range rows.Channels {
-			r.Written.ChannelEntries += len(ch.Entries)
-		}
+	c := &sqliteConversion{w: w, r: &SQLiteReport{Output: out}, opts: opts, owners: map[string]string{}}
+	if err := walk(func(part *fbc.Catalog) error { return c.add(ctx, part) }); err != nil {
+		return nil, err
 	}
-	r.sort()
-	if opts.Strict && len(r.Losses) > 0 {
-		return r, &LossError{Report: r}
+	if len(c.invalid) > 0 {
+		return nil, &InvalidCatalogError{Issues: c.invalid}
+	}
+	c.r.sort()
+	if opts.Strict && len(c.r.Losses) > 0 {
+		return c.r, &LossError{Report: c.r}
 	}
 	if err := w.Commit(); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return c.r, nil
 }
 
-// validModel builds the model of the catalog. An invalid catalog (opm's rules, plus what an index.db
-// needs, see sqliteWritabilityIssues) is refused with every problem found; with permissive, the
-// invalid packages, channels and bundles are left out and the issues recorded as r.Skipped.
-func validModel(cat *fbc.Catalog, permissive bool, r *SQLiteReport) (*model.Model, error) {
-	issues := model.ValidateCatalog(cat, model.Options{}).Errors()
-	m, _ := model.FromCatalog(cat)
+// add validates and writes the packages of one part of the catalog.
+func (c *sqliteConversion) add(ctx context.Context, part *fbc.Catalog) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, skipped, invalid := c.validModel(part)
+	c.invalid = append(c.invalid, invalid...)
+	c.r.Skipped = append(c.r.Skipped, skipped...)
+	if len(c.invalid) > 0 {
+		return nil
+	}
+	unrepresentableInSQLite(part, c.r)
+	for _, pkg := range m.SortedPackages() {
+		rows, err := packageToSQLite(pkg, c.r)
+		if err != nil {
+			return fmt.Errorf("package %q: %w", pkg.Name, err)
+		}
+		if err := c.w.AddPackage(ctx, rows); err != nil {
+			return err
+		}
+		for i := range rows.Bundles {
+			c.owners[rows.Bundles[i].Name] = pkg.Name
+		}
+		c.r.Written.Packages++
+		c.r.Written.Channels += len(rows.Channels)
+		c.r.Written.Bundles += len(rows.Bundles)
+		for _, ch := range rows.Channels {
+			c.r.Written.ChannelEntries += len(ch.Entries)
+		}
+	}
+	return nil
+}
+
+// validModel builds the model of a part and checks it against opm's rules and what an index.db
+// needs (sqliteWritabilityIssues). Without Permissive, problems come back as invalid. With it, the
+// invalid packages, channels and bundles are dropped from the model and the problems come back as
+// skipped.
+func (c *sqliteConversion) validModel(part *fbc.Catalog) (m *model.Model, skipped, invalid model.Issues) {
+	issues := model.ValidateCatalog(part, model.Options{}).Errors()
+	m, _ = model.FromCatalog(part)
+	initial := issues
+	if len(initial) == 0 {
+		initial = c.writability(m)
+	} else {
+		// FromCatalog already left out what it could not place (duplicates, blobs of unknown
+		// packages); the model's own rules say what else to drop.
+		initial = model.Validate(m, model.Options{}).Errors()
+	}
+	if len(issues) == 0 && len(initial) == 0 {
+		return m, nil, nil
+	}
+	if !c.opts.Permissive {
+		return nil, nil, append(issues, initial...)
+	}
 	if len(issues) == 0 {
-		issues = sqliteWritabilityIssues(m).Errors()
-		if len(issues) == 0 {
-			return m, nil
-		}
-		if !permissive {
-			return nil, &InvalidCatalogError{Issues: issues}
-		}
-		r.Skipped = append(issues, dropInvalidForSQLite(m, issues)...)
-		return m, nil
+		issues = initial
 	}
-	if !permissive {
-		return nil, &InvalidCatalogError{Issues: issues}
+	return m, append(issues, dropInvalidForSQLite(m, initial, c.writability)...), nil
+}
+
+// writability is sqliteWritabilityIssues plus the check only the conversion can make: bundle names
+// are unique across the whole database, also across parts.
+func (c *sqliteConversion) writability(m *model.Model) model.Issues {
+	issues := sqliteWritabilityIssues(m).Errors()
+	for _, pkg := range m.SortedPackages() {
+		for _, b := range pkg.SortedBundles() {
+			if other, ok := c.owners[b.Name]; ok && other != pkg.Name {
+				issues = append(issues, &model.Issue{Severity: model.Error, Rule: "bundle-name-clash", Loc: b.Loc,
+					File: b.Loc.File, Line: b.Loc.Line, Package: pkg.Name, Bundle: b.Name, Hint: "rename one of the bundles",
+					Message: fmt.Sprintf("bundle name is also used in package %q; an index.db keys bundles by name alone", other)})
+			}
+		}
 	}
-	// FromCatalog already left out what it could not place (duplicates, blobs of unknown
-	// packages); the model's own rules say what else to drop.
-	r.Skipped = append(issues, dropInvalidForSQLite(m, model.Validate(m, model.Options{}).Errors())...)
-	return m, nil
+	return issues
 }
 
 // unrepresentableInSQLite reports what no table holds at all: deprecation messages, blobs of other

@@ -112,7 +112,7 @@ func (r *SQLiteReport) WriteJSON(w io.Writer) error {
 // Summary is a few lines for humans: counts, then the number of findings of each kind.
 func (r *SQLiteReport) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "wrote %s: %d packages, %d channels, %d bundles, %d channel entries\n", r.Output,
+	fmt.Fprintf(&b, "index.db %s: %d packages, %d channels, %d bundles, %d channel entries\n", r.Output,
 		r.Written.Packages, r.Written.Channels, r.Written.Bundles, r.Written.ChannelEntries)
 	section := func(title string, list []Finding) {
 		if len(list) == 0 {

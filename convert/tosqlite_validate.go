@@ -22,16 +22,14 @@ func (e *InvalidCatalogError) Unwrap() error { return e.Issues }
 
 // sqliteWritabilityIssues checks what an index.db needs from a package: at least one channel, a default
 // channel among them, a single head per channel that is a real bundle, a replaces chain without a
-// cycle, and bundles with parsable properties, exactly one olm.package with a semver version, and
-// names unique across packages (operatorbundle.name is the table's key). These are rules opm's
-// validation enforces too.
+// cycle, and bundles with parsable properties and exactly one olm.package with a semver version.
+// These are rules opm's validation enforces too.
 func sqliteWritabilityIssues(m *model.Model) model.Issues {
 	var issues model.Issues
 	add := func(rule string, loc fbc.Location, pkg, ch, bundle, hint, format string, args ...any) {
 		issues = append(issues, &model.Issue{Severity: model.Error, Rule: rule, Loc: loc, File: loc.File, Line: loc.Line,
 			Package: pkg, Channel: ch, Bundle: bundle, Message: fmt.Sprintf(format, args...), Hint: hint})
 	}
-	owner := map[string]string{}
 	for _, pkg := range m.SortedPackages() {
 		if len(pkg.Channels) == 0 {
 			add("package-without-channels", pkg.Loc, pkg.Name, "", "", "add an olm.channel blob for the package",
@@ -58,12 +56,6 @@ func sqliteWritabilityIssues(m *model.Model) model.Issues {
 			}
 		}
 		for _, b := range pkg.SortedBundles() {
-			if other, ok := owner[b.Name]; ok {
-				add("bundle-name-clash", b.Loc, pkg.Name, "", b.Name, "rename one of the bundles",
-					"bundle name is also used in package %q; an index.db keys bundles by name alone", other)
-				continue
-			}
-			owner[b.Name] = pkg.Name
 			issues = append(issues, sqliteBundleIssues(pkg, b)...)
 		}
 	}
@@ -95,9 +87,9 @@ func sqliteBundleIssues(pkg *model.Package, b *model.Bundle) model.Issues {
 // bundle, else a channel, else the package. Then it checks again, since a dropped bundle can leave a
 // channel without its head and a dropped channel a package without its default, and drops more until
 // nothing is invalid. It returns the issues of those further rounds.
-func dropInvalidForSQLite(m *model.Model, issues model.Issues) model.Issues {
+func dropInvalidForSQLite(m *model.Model, issues model.Issues, recheck func(*model.Model) model.Issues) model.Issues {
 	var further model.Issues
-	for round := 0; len(issues) > 0; round++ {
+	for round := 0; ; round++ {
 		for _, is := range issues {
 			pkg := m.Packages[is.Package]
 			if pkg == nil {
@@ -120,7 +112,9 @@ func dropInvalidForSQLite(m *model.Model, issues model.Issues) model.Issues {
 		if round > 0 {
 			further = append(further, issues...)
 		}
-		issues = sqliteWritabilityIssues(m).Errors()
+		if issues = recheck(m); len(issues) == 0 {
+			break
+		}
 	}
 	sort.SliceStable(further, func(i, j int) bool { return further[i].Package < further[j].Package })
 	return further

@@ -1,0 +1,119 @@
+package main
+
+// The FBC → index.db direction of `olmcat migrate` (--to sqlite). The migrate command (migrate.go)
+// owns the arguments and the index.db → FBC direction; it registers these flags with
+// addMigrateToSQLiteFlags and calls runMigrateToSQLite when --to sqlite is given.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/olmcat/olmcat/convert"
+	"github.com/olmcat/olmcat/convert/atomicout"
+	"github.com/olmcat/olmcat/sqlite"
+)
+
+const migrateToSQLiteHelp = `With --to sqlite, CATALOG is a File-Based Catalog (a directory, one JSON/YAML file, or - for
+standard input) and OUT is the index.db to write: a schema-13 SQLite index, as opm v1.72's
+replaces-mode loader would have built it, which 'opm registry serve' (and olmcat serve) answer from
+like 'opm serve' answers from the catalog, up to the known SQLite/FBC differences.
+
+What an index.db cannot hold (deprecation messages, channel and package properties, package
+descriptions, custom schemas, per-channel skipRanges, relatedImages names the CSV lacks, ...) is
+never dropped silently: each is named in the loss report (--report FILE, JSON) and summed up on
+stderr; --strict fails instead of writing. Parts stored in another form (a CSV synthesized from
+olm.csv.metadata, an upgrade edge that reads back as a skip, ...) are listed as changes.
+
+An invalid catalog is refused with the validation report; --permissive writes the valid part and
+lists what was left out. OUT is written to a temporary file and renamed at the end; an existing
+OUT is replaced only with --force.`
+
+// migrateToSQLiteOptions are the settings of the FBC → index.db direction.
+type migrateToSQLiteOptions struct {
+	Strict     bool   // fail on any loss instead of reporting it
+	Permissive bool   // write the valid part of an invalid catalog
+	Force      bool   // replace an existing OUT
+	ReportPath string // where to write the JSON loss report ("" for none, "-" for stdout)
+}
+
+// addMigrateToSQLiteFlags registers the flags that only the --to sqlite direction has.
+func addMigrateToSQLiteFlags(fs *pflag.FlagSet, o *migrateToSQLiteOptions) {
+	fs.BoolVar(&o.Strict, "strict", false, "with --to sqlite: fail, writing nothing, if any part of the catalog cannot be represented in an index.db")
+	fs.BoolVar(&o.Permissive, "permissive", false, "with --to sqlite: write the valid part of an invalid catalog and report what was left out")
+}
+
+// runMigrateToSQLite converts the FBC at in into the index.db out.
+func runMigrateToSQLite(cmd *cobra.Command, in, out string, o migrateToSQLiteOptions) error {
+	if o.Strict && o.Permissive {
+		return usageError{errors.New("--strict and --permissive exclude each other")}
+	}
+	if in != "-" {
+		if _, err := os.Stat(in); err != nil {
+			return usageError{fmt.Errorf("cannot read %s: %w", in, err)}
+		}
+		isDB, err := sqlite.IsSQLiteFile(in)
+		if err != nil {
+			return usageError{fmt.Errorf("cannot read %s: %w", in, err)}
+		}
+		if isDB {
+			return usageError{fmt.Errorf("%s is already an index.db; --to sqlite converts a File-Based Catalog", in)}
+		}
+	}
+	if !o.Force {
+		if _, err := os.Stat(out); err == nil {
+			return usageError{fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", out)}
+		}
+	}
+	report, err := convert.ToSQLiteFromPath(cmd.Context(), in, out, convert.ToSQLiteOptions{
+		Force: o.Force, Strict: o.Strict, Permissive: o.Permissive,
+	})
+	var invalid *convert.InvalidCatalogError
+	if errors.As(err, &invalid) {
+		for _, i := range invalid.Issues {
+			fmt.Fprintln(cmd.OutOrStdout(), i.Error())
+		}
+		return exitError{code: exitFindings, err: fmt.Errorf("%s is invalid (%s); nothing written. Fix the catalog, or pass --permissive to write the valid part",
+			in, plural(len(invalid.Issues), "error"))}
+	}
+	if report != nil {
+		if werr := writeToSQLiteReport(cmd, report, o.ReportPath); werr != nil && err == nil {
+			err = werr
+		}
+		fmt.Fprint(cmd.ErrOrStderr(), report.Summary())
+	}
+	var lossErr *convert.LossError
+	if errors.As(err, &lossErr) {
+		return exitError{code: exitFindings, err: err}
+	}
+	return err
+}
+
+func writeToSQLiteReport(cmd *cobra.Command, r *convert.SQLiteReport, path string) error {
+	switch path {
+	case "":
+		return nil
+	case "-":
+		return r.WriteJSON(cmd.OutOrStdout())
+	}
+	t, err := atomicout.File(path, true)
+	if err != nil {
+		return err
+	}
+	defer t.Abort()
+	f, err := os.Create(t.Path())
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := r.WriteJSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	return t.Commit()
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+const cmdConformance = "../../../shared/conformance"
+
+// migrateToSQLite runs the --to sqlite direction as the migrate command does (flags, exit codes),
+// independently of migrate.go.
+func migrateToSQLite(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o migrateToSQLiteOptions
+	cmd := &cobra.Command{
+		Use:           "migrate CATALOG OUT",
+		Args:          cobra.ExactArgs(2),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMigrateToSQLite(cmd, args[0], args[1], o)
+		},
+	}
+	addMigrateToSQLiteFlags(cmd.Flags(), &o)
+	cmd.Flags().BoolVar(&o.Force, "force", false, "")
+	cmd.Flags().StringVar(&o.ReportPath, "report", "", "")
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return 0, out.String(), errb.String()
+	}
+	return exitCode(err), out.String(), errb.String() + err.Error()
+}
+
+func TestMigrateToSQLiteCommand(t *testing.T) {
+	catalog := filepath.Join(cmdConformance, "fbc", "deprecations-konflux", "catalog")
+	if _, err := os.Stat(catalog); err != nil {
+		t.Skipf("conformance corpus not found at %s", cmdConformance)
+	}
+	dir := t.TempDir()
+	out, report := filepath.Join(dir, "index.db"), filepath.Join(dir, "report.json")
+
+	code, _, stderr := migrateToSQLite(t, catalog, out, "--report", report)
+	if code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "not representable in index.db (lost)") || !strings.Contains(stderr, "deprecation") {
+		t.Errorf("stderr summary does not name the deprecation losses:\n%s", stderr)
+	}
+	var r struct {
+		Written struct{ Bundles int }
+		Losses  []struct{ Kind, Package, Channel, Bundle, Detail string }
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	deprecations := 0
+	for _, l := range r.Losses {
+		if l.Kind == "deprecation" {
+			deprecations++
+		}
+	}
+	if r.Written.Bundles == 0 || deprecations == 0 {
+		t.Errorf("report: %d bundles written, %d deprecation losses; want both > 0", r.Written.Bundles, deprecations)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("no index.db written: %v", err)
+	}
+
+	if code, _, _ := migrateToSQLite(t, catalog, out); code != exitUsage {
+		t.Errorf("existing OUT without --force: exit code %d, want %d", code, exitUsage)
+	}
+	if code, _, stderr := migrateToSQLite(t, catalog, out, "--force"); code != 0 {
+		t.Errorf("--force: exit code %d: %s", code, stderr)
+	}
+
+	strictOut := filepath.Join(dir, "strict.db")
+	if code, _, stderr := migrateToSQLite(t, catalog, strictOut, "--strict"); code != exitFindings || !strings.Contains(stderr, "--strict") {
+		t.Errorf("--strict with losses: exit code %d (want %d), stderr:\n%s", code, exitFindings, stderr)
+	}
+	if _, err := os.Stat(strictOut); !os.IsNotExist(err) {
+		t.Errorf("--strict failure left %s behind", strictOut)
+	}
+
+	if code, _, _ := migrateToSQLite(t, filepath.Join(cmdConformance, "sqlite", "real-foo-index-v0.2.0", "input.db"), filepath.Join(dir, "x.db")); code != exitUsage {
+		t.Errorf("an index.db as CATALOG: exit code %d, want %d", code, exitUsage)
+	}
+}
+
+func TestMigrateToSQLiteRefusesInvalidCatalog(t *testing.T) {
+	catalog := filepath.Join(cmdConformance, "invalid", "two-channel-heads", "catalog")
+	if _, err := os.Stat(catalog); err != nil {
+		t.Skipf("conformance corpus not found at %s", cmdConformance)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "index.db")
+	code, stdout, stderr := migrateToSQLite(t, catalog, out)
+	if code != exitFindings {
+		t.Fatalf("exit code %d, want %d; stderr: %s", code, exitFindings, stderr)
+	}
+	if !strings.Contains(stdout, "head") || !strings.Contains(stderr, "--permissive") {
+		t.Errorf("the validation report is missing:\nstdout: %s\nstderr: %s", stdout, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an invalid catalog left %s behind", out)
+	}
+	report := filepath.Join(dir, "report.json")
+	if code, _, stderr := migrateToSQLite(t, catalog, out, "--permissive", "--report", report); code != 0 {
+		t.Fatalf("--permissive: exit code %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(report)
+	if !strings.Contains(string(b), `"skipped": [`) || strings.Contains(string(b), `"skipped": []`) {
+		t.Errorf("--permissive report lists nothing as skipped:\n%s", b)
+	}
+}
