@@ -69,6 +69,9 @@ func SortIssues(issues Issues) {
 		if x.Line != y.Line {
 			return x.Line < y.Line
 		}
+		if x.Severity != y.Severity {
+			return x.Severity == Error
+		}
 		for _, pair := range [][2]string{
 			{x.Package, y.Package}, {x.Channel, y.Channel}, {x.Bundle, y.Bundle},
 			{x.Rule, y.Rule}, {x.Message, y.Message},

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -50,32 +49,28 @@ func parseProperty(p fbc.Property, scratch *[]byte) error {
 	}
 }
 
-var dataPrefix = []byte(`{"data":"`)
+var errFieldsExclusive = errors.New("fields 'ref' and 'data' are mutually exclusive")
 
-// parseBundleObject checks an olm.bundle.object value. The common form {"data":"<base64>"} is
+// parseBundleObject checks an olm.bundle.object value. The common form {"data": "<base64>"} is
 // checked in place, since these values hold most of a catalog's bytes; anything else goes through
 // encoding/json.
 func parseBundleObject(raw json.RawMessage, scratch *[]byte) error {
-	trimmed := bytes.TrimSpace(raw)
-	if bytes.HasPrefix(trimmed, dataPrefix) && bytes.HasSuffix(trimmed, []byte(`"}`)) {
-		data := trimmed[len(dataPrefix) : len(trimmed)-2]
-		if bytes.IndexByte(data, '"') < 0 && bytes.IndexByte(data, '\\') < 0 {
-			var buf []byte
-			if scratch != nil {
-				buf = *scratch
-			}
-			if n := base64.StdEncoding.DecodedLen(len(data)); cap(buf) < n {
-				buf = make([]byte, n)
-			}
-			_, err := base64.StdEncoding.Decode(buf[:cap(buf)], data)
-			if scratch != nil {
-				*scratch = buf
-			}
-			if err != nil {
-				return fmt.Errorf("illegal base64 data at input byte %d", base64Offset(err))
-			}
-			return nil
+	if data, ok := plainDataField(raw); ok {
+		var buf []byte
+		if scratch != nil {
+			buf = *scratch
 		}
+		if n := base64.StdEncoding.DecodedLen(len(data)); cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		_, err := base64.StdEncoding.Decode(buf[:cap(buf)], data)
+		if scratch != nil {
+			*scratch = buf
+		}
+		if err != nil {
+			return fmt.Errorf("illegal base64 data at input byte %d", base64Offset(err))
+		}
+		return nil
 	}
 	var v struct {
 		Ref  string `json:"ref"`
@@ -85,9 +80,37 @@ func parseBundleObject(raw json.RawMessage, scratch *[]byte) error {
 		return err
 	}
 	if v.Ref != "" && len(v.Data) > 0 {
-		return errors.New("fields 'ref' and 'data' are mutually exclusive")
+		return errFieldsExclusive
 	}
 	return nil
+}
+
+// plainDataField returns the content of a value that is exactly {"data": "<string without escapes>"}.
+func plainDataField(raw []byte) ([]byte, bool) {
+	s := scanner{data: raw}
+	s.space()
+	if !s.consume('{') {
+		return nil, false
+	}
+	s.space()
+	if key, ok := s.plainString(); !ok || string(key) != "data" {
+		return nil, false
+	}
+	s.space()
+	if !s.consume(':') {
+		return nil, false
+	}
+	s.space()
+	content, ok := s.plainString()
+	if !ok {
+		return nil, false
+	}
+	s.space()
+	if !s.consume('}') {
+		return nil, false
+	}
+	s.space()
+	return content, s.i == len(raw)
 }
 
 func base64Offset(err error) int64 {

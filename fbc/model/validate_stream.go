@@ -25,28 +25,46 @@ func NewValidator(opts Options) *Validator { return &Validator{opts: opts} }
 // fbc.Walk records it and goes on); validation problems are kept for Finish.
 func (v *Validator) Add(b fbc.Blob) error {
 	var one fbc.Catalog
+	if b.Schema == fbc.SchemaBundle {
+		bundle := fbc.Bundle{Schema: b.Schema, Loc: b.Loc}
+		if decodeBundleFast(b.Data, &bundle) {
+			one.Bundles = append(one.Bundles, bundle)
+			v.AddCatalog(&one)
+			return nil
+		}
+	}
 	if err := one.Add(b); err != nil {
 		return err
 	}
-	for i := range one.Bundles {
-		bundle := &one.Bundles[i]
+	v.AddCatalog(&one)
+	return nil
+}
+
+// AddCatalog takes the blobs of an in-memory catalog (for example one package of a converted
+// index.db). The catalog is not kept: it may be reused or dropped once AddCatalog returns.
+func (v *Validator) AddCatalog(c *fbc.Catalog) {
+	for i := range c.Bundles {
+		bundle := &c.Bundles[i]
 		v.issues = append(v.issues, checkBundleBlob(bundle, &v.scratch)...)
 		v.kept.Bundles = append(v.kept.Bundles, fbc.Bundle{
 			Name: bundle.Name, Package: bundle.Package, Image: bundle.Image, Loc: bundle.Loc,
 			Properties: packageProperties(bundle.Properties),
 		})
 	}
-	for _, p := range one.Packages {
+	for _, p := range c.Packages {
 		p.Icon, p.Description = nil, "" // no rule reads them; icons can be large
 		v.kept.Packages = append(v.kept.Packages, p)
 	}
-	v.kept.Channels = append(v.kept.Channels, one.Channels...)
-	v.kept.Deprecations = append(v.kept.Deprecations, one.Deprecations...)
-	for _, o := range one.Others {
+	for _, ch := range c.Channels {
+		ch.Entries = append([]fbc.ChannelEntry(nil), ch.Entries...)
+		ch.Extra = nil
+		v.kept.Channels = append(v.kept.Channels, ch)
+	}
+	v.kept.Deprecations = append(v.kept.Deprecations, c.Deprecations...)
+	for _, o := range c.Others {
 		o.Blob = nil // only the schema name and location are checked
 		v.kept.Others = append(v.kept.Others, o)
 	}
-	return nil
 }
 
 // Finish applies the package-level rules to everything added and returns all issues, sorted.
@@ -69,21 +87,23 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 	return finish(append(loadIssues, issues...), v.opts), nil
 }
 
-// incompletePackages maps each package with blobs in a file that had load problems to that file.
-func (v *Validator) incompletePackages(loadIssues Issues) map[string]string {
-	badFiles := map[string]bool{}
-	out := map[string]string{}
+// incompletePackages maps each package with blobs in a file that had load problems to the first
+// problem of that file.
+func (v *Validator) incompletePackages(loadIssues Issues) map[string]fbc.Location {
+	badFiles := map[string]fbc.Location{} // file -> its first load problem
+	out := map[string]fbc.Location{}
 	for _, i := range loadIssues {
-		if i.File != "" {
-			badFiles[i.File] = true
+		loc := fbc.Location{File: i.File, Line: i.Line}
+		if _, seen := badFiles[i.File]; i.File != "" && !seen {
+			badFiles[i.File] = loc
 		}
 		if i.Package != "" {
-			out[i.Package] = i.File
+			out[i.Package] = loc
 		}
 	}
 	note := func(pkg string, loc fbc.Location) {
-		if badFiles[loc.File] {
-			out[pkg] = loc.File
+		if first, bad := badFiles[loc.File]; bad {
+			out[pkg] = first
 		}
 	}
 	for _, p := range v.kept.Packages {
@@ -112,7 +132,7 @@ var crossBlobRules = map[string]bool{
 	"upgrade-cycle": true, "skipped-on-replaces-chain": true, "unreachable-from-head": true,
 }
 
-func dropCrossBlobIssues(issues Issues, incomplete map[string]string) Issues {
+func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issues {
 	kept := issues[:0]
 	for _, i := range issues {
 		if _, skip := incomplete[i.Package]; skip && crossBlobRules[i.Rule] {
@@ -126,9 +146,9 @@ func dropCrossBlobIssues(issues Issues, incomplete map[string]string) Issues {
 	}
 	sort.Strings(pkgs)
 	for _, p := range pkgs {
-		kept = append(kept, newIssue(Warning, "package-not-checked", fbc.Location{File: incomplete[p]}, p, "", "",
+		kept = append(kept, newIssue(Warning, "package-not-checked", incomplete[p], p, "", "",
 			"fix the load errors of this file, then validate again",
-			"package %q did not load completely: its channel, graph and reference checks were skipped", p))
+			"the package did not load completely: its channel, graph and reference checks were skipped"))
 	}
 	return kept
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/sqlite"
+)
+
+func init() { register(newValidateCmd) }
+
+const validateLong = `Validate a File-Based Catalog (a directory, one JSON/YAML file, or - for standard input).
+
+Every rule opm applies when it loads a catalog is checked, and every problem is reported at once,
+each with the file and line of the blob it comes from, its package/channel/bundle and a fix hint.
+Those are errors: the command exits 1 exactly where opm validate would fail.
+
+Graph problems opm does not see are warnings (exit 0), or errors with --strict:
+  upgrade-cycle               a cycle through replaces/skips edges
+  skipped-on-replaces-chain   a bundle the replaces chain runs through although another entry skips it
+  unreachable-from-head       a bundle from which no replaces/skips/skipRange path leads to the head
+  custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
+
+Text output (default): one line per issue on stdout,
+  FILE:LINE: SEVERITY: package "P", channel "C", bundle "B": MESSAGE (fix: HINT)
+and a summary line on stderr.
+
+JSON output (-o json) is a stable document:
+  {"passed": bool, "errors": N, "warnings": N,
+   "issues": [{"severity": "error"|"warning", "rule": "...", "file": "...", "line": N,
+               "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "..."}]}
+Empty fields are left out; issues are sorted by file and line; "rule" values are stable identifiers.
+
+Exit codes: 0 valid, 1 errors found (or warnings with --strict), 2 bad usage or unreadable input.`
+
+func newValidateCmd() *cobra.Command {
+	var output string
+	var strict bool
+	cmd := &cobra.Command{
+		Use:   "validate PATH",
+		Short: "Check a catalog against opm's rules and common upgrade-graph bugs; report every problem",
+		Long:  validateLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
+			}
+			issues, err := validatePath(args[0], model.Options{Strict: strict})
+			if err != nil {
+				return err
+			}
+			report := model.NewReport(issues)
+			if err := writeValidateReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), report, output); err != nil {
+				return err
+			}
+			if !report.Passed {
+				return exitError{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (graph problems opm accepts) as errors")
+	return cmd
+}
+
+// validatePath streams the catalog through the validator in one pass. Problems of the input
+// (syntax errors, bad blobs) become issues; only an unreadable PATH is an error.
+func validatePath(path string, opts model.Options) (model.Issues, error) {
+	if path != "-" {
+		if _, err := os.Stat(path); err != nil {
+			return nil, usageError{fmt.Errorf("cannot read %s: %w", path, err)}
+		}
+		isDB, err := sqlite.IsSQLiteFile(path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("cannot read %s: %w", path, err)}
+		}
+		if isDB {
+			return nil, usageError{fmt.Errorf("%s is an index.db: validating SQLite indexes is not supported yet; run 'olmcat migrate' first and validate its output", path)}
+		}
+	}
+	v := model.NewValidator(opts)
+	issues, err := v.Finish(fbc.Walk(path, v.Add))
+	if err != nil {
+		return nil, err
+	}
+	return issues, nil
+}
+
+func writeValidateReport(stdout, stderr io.Writer, r model.Report, output string) error {
+	if output == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	for _, i := range r.Issues {
+		if _, err := fmt.Fprintln(stdout, i.Error()); err != nil {
+			return err
+		}
+	}
+	verdict := "valid"
+	if !r.Passed {
+		verdict = "invalid"
+	}
+	_, err := fmt.Fprintf(stderr, "%s: %s, %s\n", verdict, plural(r.Errors, "error"), plural(r.Warnings, "warning"))
+	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

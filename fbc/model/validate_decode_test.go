@@ -1,0 +1,94 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/olmcat/olmcat/fbc"
+)
+
+var bundleSeeds = []string{
+	`{"schema":"olm.bundle","name":"demo.v1.0.0","package":"demo","image":"quay.io/demo:v1","properties":[{"type":"olm.package","value":{"packageName":"demo","version":"1.0.0"}},{"type":"olm.bundle.object","value":{"data":"eyJraW5kIjoiQ1NWIn0="}}],"relatedImages":[{"name":"","image":"quay.io/demo:v1"}]}`,
+	"{\n    \"schema\": \"olm.bundle\",\n    \"name\": \"a\\u0062c\",\n    \"package\": \"demo\",\n    \"image\": null,\n    \"properties\": [\n        {\n            \"type\": \"olm.gvk\",\n            \"value\": {\"group\": \"g\", \"kind\": \"K\", \"version\": \"v1\"}\n        }\n    ],\n    \"extra\": [1, {\"a\": \"\\\"}\"}]\n}",
+	`{"schema":"olm.bundle","name":"x","package":"p","properties":null,"relatedImages":null}`,
+	`{"schema":"olm.bundle","name":"x","package":"p","properties":[{"TYPE":"olm.package","value":1}]}`,
+	`{"schema":"olm.bundle","name":"x","package":"p","properties":[{"type":null,"value":null,"other":true}]}`,
+	`{"schema":"olm.bundle","name":5,"package":"p"}`,
+	`{"schema":"olm.bundle","name":"x","package":"p","relatedImages":"no"}`,
+	`{"schema":"olm.bundle","name":"x","package":"p","relatedImages":[{"Image":"i"}]}`,
+	`{"schema":"olm.bundle","name":"x","name":"y","package":"p","properties":[{"type":"a","value":{}}],"properties":[]}`,
+	"{\"schema\":\"olm.bundle\",\"name\":\"\xff\",\"package\":\"p\"}",
+	`{"schema":"olm.bundle","na\u006de":"x","package":"p"}`,
+	`[]`,
+}
+
+// FuzzDecodeBundleFast: whenever the fast decoder accepts a blob, the loader's decode accepts it too
+// and gives the same name, package, image and properties, byte for byte.
+func FuzzDecodeBundleFast(f *testing.F) {
+	for _, s := range bundleSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return // the loader never hands over invalid JSON
+		}
+		var fast fbc.Bundle
+		if !decodeBundleFast(data, &fast) {
+			return
+		}
+		var c fbc.Catalog
+		if err := c.Add(fbc.Blob{Schema: fbc.SchemaBundle, Data: data}); err != nil {
+			t.Fatalf("fast decoder accepted what the loader refuses (%v): %s", err, data)
+		}
+		want := c.Bundles[0]
+		if fast.Name != want.Name || fast.Package != want.Package || fast.Image != want.Image {
+			t.Fatalf("fields differ: fast %q %q %q, loader %q %q %q", fast.Name, fast.Package, fast.Image, want.Name, want.Package, want.Image)
+		}
+		if len(fast.Properties) != len(want.Properties) {
+			t.Fatalf("properties: fast %d, loader %d", len(fast.Properties), len(want.Properties))
+		}
+		for i := range want.Properties {
+			if fast.Properties[i].Type != want.Properties[i].Type || !bytes.Equal(fast.Properties[i].Value, want.Properties[i].Value) {
+				t.Fatalf("property %d: fast %q %s, loader %q %s", i, fast.Properties[i].Type, fast.Properties[i].Value,
+					want.Properties[i].Type, want.Properties[i].Value)
+			}
+		}
+	})
+}
+
+func TestDecodeBundleFastFallsBack(t *testing.T) {
+	for i, want := range []bool{true, true, true, false, true, false, false, false, true, true, false, false} {
+		var b fbc.Bundle
+		if got := decodeBundleFast([]byte(bundleSeeds[i]), &b); got != want {
+			t.Errorf("seed %d: fast path %v, want %v: %s", i, got, want, bundleSeeds[i])
+		}
+	}
+}
+
+// FuzzParseBundleObject: the in-place check of {"data": "<base64>"} accepts exactly what decoding
+// the value with encoding/json accepts.
+func FuzzParseBundleObject(f *testing.F) {
+	for _, s := range []string{`{"data":"eyJhIjoxfQ=="}`, "{ \"data\" : \"eyJhIjoxfQ\" }", `{"data":"!!"}`,
+		`{"ref":"x.yaml"}`, `{"data":"eyJhIjoxfQ==","ref":"x"}`, `{"data":"ey\/J"}`, `null`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		var scratch []byte
+		fast := parseBundleObject(raw, &scratch)
+		var v struct {
+			Ref  string `json:"ref"`
+			Data []byte `json:"data"`
+		}
+		slow := json.Unmarshal(raw, &v)
+		if slow == nil && v.Ref != "" && len(v.Data) > 0 {
+			slow = errFieldsExclusive
+		}
+		if (fast == nil) != (slow == nil) {
+			t.Fatalf("%s: in place %v, encoding/json %v", raw, fast, slow)
+		}
+	})
+}
