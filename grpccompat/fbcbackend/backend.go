@@ -61,7 +61,7 @@ func Open(ctx context.Context, root string, o Options) (*Backend, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create temporary cache directory: %w", err)
 		}
-		b, err := buildAndOpen(ctx, root, tmp, log)
+		b, err := buildAndOpen(ctx, root, tmp, false, log)
 		if err != nil {
 			os.RemoveAll(tmp)
 			return nil, err
@@ -83,7 +83,7 @@ func Open(ctx context.Context, root string, o Options) (*Backend, error) {
 		return nil, fmt.Errorf("read cache %s: %w", o.CacheDir, err)
 	}
 	log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
-	b, berr := buildAndOpen(ctx, root, o.CacheDir, log)
+	b, berr := buildAndOpen(ctx, root, o.CacheDir, true, log)
 	if berr != nil {
 		var invalid *InvalidCatalogError
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
@@ -105,13 +105,13 @@ func BuildCache(ctx context.Context, root, dir string, log *slog.Logger) error {
 	return b.Close()
 }
 
-func buildAndOpen(ctx context.Context, root, dir string, log *slog.Logger) (*Backend, error) {
+func buildAndOpen(ctx context.Context, root, dir string, durable bool, log *slog.Logger) (*Backend, error) {
 	start := time.Now()
 	digest, err := catalogDigest(root)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newCacheWriter(dir)
+	w, err := newCacheWriter(dir, durable)
 	if err != nil {
 		return nil, fmt.Errorf("create cache in %s: %w", dir, err)
 	}

@@ -132,10 +132,11 @@ func readCache(dir, digest string) (*index, *storeReader, error) {
 // place on commit.
 type cacheWriter struct {
 	dir, tmp string
+	durable  bool // sync to disk: the cache outlives this process
 	store    *storeWriter
 }
 
-func newCacheWriter(dir string) (*cacheWriter, error) {
+func newCacheWriter(dir string, durable bool) (*cacheWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func newCacheWriter(dir string) (*cacheWriter, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &cacheWriter{dir: dir, tmp: tmp, store: store}, nil
+	return &cacheWriter{dir: dir, tmp: tmp, durable: durable, store: store}, nil
 }
 
 func (w *cacheWriter) abort() {
@@ -158,7 +159,7 @@ func (w *cacheWriter) abort() {
 
 // commit writes the index and replaces any previous cache with the new one.
 func (w *cacheWriter) commit(ix *index, digest string) error {
-	size, err := w.store.finish()
+	size, err := w.store.finish(w.durable)
 	if err != nil {
 		return err
 	}
@@ -169,7 +170,11 @@ func (w *cacheWriter) commit(ix *index, digest string) error {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	enc := gob.NewEncoder(bw)
 	err = errors.Join(enc.Encode(cacheHeader{Format: formatVersion, Digest: digest, BodiesSize: size}), enc.Encode(ix))
-	err = errors.Join(err, bw.Flush(), f.Sync(), f.Close())
+	err = errors.Join(err, bw.Flush())
+	if w.durable {
+		err = errors.Join(err, f.Sync())
+	}
+	err = errors.Join(err, f.Close())
 	if err != nil {
 		return err
 	}

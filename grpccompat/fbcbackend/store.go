@@ -49,10 +49,13 @@ func (w *storeWriter) append(data []byte) (ref, error) {
 	return r, nil
 }
 
-// finish flushes and syncs the file and returns its size.
-func (w *storeWriter) finish() (int64, error) {
-	err := errors.Join(w.buf.Flush(), w.f.Sync(), w.f.Close())
-	return w.off, err
+// finish flushes (and with durable, syncs) the file and returns its size.
+func (w *storeWriter) finish(durable bool) (int64, error) {
+	err := w.buf.Flush()
+	if durable {
+		err = errors.Join(err, w.f.Sync())
+	}
+	return w.off, errors.Join(err, w.f.Close())
 }
 
 func (w *storeWriter) abort() { w.f.Close() }
