@@ -81,9 +81,9 @@ func copyBundle(t *testing.T, name string) string {
 func TestBadBundles(t *testing.T) {
 	const csv = "manifests/etcdoperator.v0.9.4.clusterserviceversion.yaml"
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(dir string) error
-		want  string
+		want   string
 	}{
 		{"no CSV", func(d string) error { return os.Remove(filepath.Join(d, csv)) }, "no ClusterServiceVersion in manifests/"},
 		{"two CSVs", func(d string) error {
