@@ -55,10 +55,10 @@ func looksLikeRegistryRef(s string) bool {
 	if !ok || rest == "" {
 		return false
 	}
-	if host != "localhost" && !strings.ContainsAny(host, ".:") {
+	if strings.HasPrefix(host, ".") || (host != "localhost" && !strings.ContainsAny(host, ".:")) {
 		return false
 	}
-	_, err := name.ParseReference(s, name.StrictValidation)
+	_, err := name.ParseReference(s)
 	return err == nil
 }
 

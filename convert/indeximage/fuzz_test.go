@@ -1,0 +1,73 @@
+package indeximage
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzWalkLayer feeds arbitrary bytes to the extractor as a layer, for a catalog directory and
+// for a single index.db, and checks that nothing is ever written outside the destination and
+// that no symlink left behind resolves outside it. Seeds: testdata/fuzz/FuzzWalkLayer.
+func FuzzWalkLayer(f *testing.F) {
+	f.Add(tarBytes(f, dir("configs"), file("configs/a.json", "{}"), symlink("configs/l", "a.json")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, target := range []struct {
+			root   string
+			single bool
+		}{{"configs", false}, {"database/index.db", true}} {
+			sandbox := t.TempDir()
+			dest := filepath.Join(sandbox, "out")
+			if !target.single {
+				if err := os.Mkdir(dest, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w := newOverlayWalker(target.root, target.single, dest, Limits{MaxBytes: 1 << 20, MaxFiles: 200, MaxScannedBytes: 4 << 20})
+			_ = w.walkLayer(context.Background(), bytes.NewReader(data), "fuzz layer")
+			checkConfined(t, sandbox, dest)
+		}
+	})
+}
+
+func checkConfined(t *testing.T, sandbox, dest string) {
+	t.Helper()
+	realDest, err := filepath.EvalSymlinks(dest)
+	if err != nil {
+		return // nothing was written
+	}
+	filepath.WalkDir(sandbox, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == sandbox {
+			return nil
+		}
+		if p != dest && !strings.HasPrefix(p, dest+string(filepath.Separator)) {
+			t.Fatalf("%s was written outside %s", p, dest)
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if resolved, err := filepath.EvalSymlinks(p); err == nil &&
+				resolved != realDest && !strings.HasPrefix(resolved, realDest+string(filepath.Separator)) {
+				t.Fatalf("symlink %s resolves to %s, outside %s", p, resolved, dest)
+			}
+		}
+		return nil
+	})
+}
+
+// FuzzParseImageRef checks that no reference string makes the parsers panic, and that what
+// IsImageRef accepts parses.
+func FuzzParseImageRef(f *testing.F) {
+	for _, s := range []string{"quay.io/ns/index:v4.12", "localhost:5000/x@sha256:" + strings.Repeat("a", 64),
+		"oci-layout:/tmp/x:v1", "oci-layout:dir@sha256:abc", "docker-archive:f.tar:repo:tag", "docker://a.b/c", "catalog", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, err := parseImageRef(s, false)
+		if IsImageRef(s) && !strings.HasPrefix(s, OCILayoutPrefix) && !strings.HasPrefix(s, DockerArchivePrefix) && err != nil {
+			t.Fatalf("IsImageRef(%q) but parse failed: %v", s, err)
+		}
+	})
+}
