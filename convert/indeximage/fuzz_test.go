@@ -57,8 +57,9 @@ func checkConfined(t *testing.T, sandbox, dest string) {
 	})
 }
 
-// FuzzParseImageRef checks that no reference string makes the parsers panic, and that what
-// IsImageRef accepts parses.
+// FuzzParseImageRef checks that no reference string makes the parsers panic, and that a plain
+// registry reference IsImageRef accepts parses (with an explicit transport prefix the user has
+// said it is an image, and a parse error is the answer).
 func FuzzParseImageRef(f *testing.F) {
 	for _, s := range []string{"quay.io/ns/index:v4.12", "localhost:5000/x@sha256:" + strings.Repeat("a", 64),
 		"oci-layout:/tmp/x:v1", "oci-layout:dir@sha256:abc", "docker-archive:f.tar:repo:tag", "docker://a.b/c", "catalog", ""} {
@@ -66,7 +67,8 @@ func FuzzParseImageRef(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		_, err := parseImageRef(s, false)
-		if IsImageRef(s) && !strings.HasPrefix(s, OCILayoutPrefix) && !strings.HasPrefix(s, DockerArchivePrefix) && err != nil {
+		prefixed := strings.HasPrefix(s, OCILayoutPrefix) || strings.HasPrefix(s, DockerArchivePrefix) || strings.HasPrefix(s, RegistryPrefix)
+		if IsImageRef(s) && !prefixed && err != nil {
 			t.Fatalf("IsImageRef(%q) but parse failed: %v", s, err)
 		}
 	})
