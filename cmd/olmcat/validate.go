@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/sqlite"
@@ -15,7 +18,9 @@ import (
 
 func init() { register(newValidateCmd) }
 
-const validateLong = `Validate a File-Based Catalog (a directory, one JSON/YAML file, or - for standard input).
+const validateLong = `Validate a File-Based Catalog (a directory, one JSON/YAML file, or - for standard input), or
+the catalog an index.db migrates to (then each place where opm migrate would fail or lose data is
+a warning named migrate-<code>, as in olmcat migrate's report).
 
 Every rule opm applies when it loads a catalog is checked, and every problem is reported at once,
 each with the file and line of the blob it comes from, its package/channel/bundle and a fix hint.
@@ -51,7 +56,7 @@ func newValidateCmd() *cobra.Command {
 			if output != "text" && output != "json" {
 				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
 			}
-			issues, err := validatePath(args[0], model.Options{Strict: strict})
+			issues, err := validatePath(cmd.Context(), args[0], model.Options{Strict: strict})
 			if err != nil {
 				return err
 			}
@@ -72,7 +77,7 @@ func newValidateCmd() *cobra.Command {
 
 // validatePath streams the catalog through the validator in one pass. Problems of the input
 // (syntax errors, bad blobs) become issues; only an unreadable PATH is an error.
-func validatePath(path string, opts model.Options) (model.Issues, error) {
+func validatePath(ctx context.Context, path string, opts model.Options) (model.Issues, error) {
 	if path != "-" {
 		if _, err := os.Stat(path); err != nil {
 			return nil, usageError{fmt.Errorf("cannot read %s: %w", path, err)}
@@ -82,14 +87,62 @@ func validatePath(path string, opts model.Options) (model.Issues, error) {
 			return nil, usageError{fmt.Errorf("cannot read %s: %w", path, err)}
 		}
 		if isDB {
-			return nil, usageError{fmt.Errorf("%s is an index.db: validating SQLite indexes is not supported yet; run 'olmcat migrate' first and validate its output", path)}
+			return validateIndex(ctx, path, opts)
 		}
 	}
 	v := model.NewValidator(opts)
-	issues, err := v.Finish(fbc.Walk(path, v.Add))
+	return v.Finish(fbc.Walk(path, v.Add))
+}
+
+// validateIndex validates the File-Based Catalog an index.db migrates to, package by package, and
+// adds a warning for every place where opm migrate would have failed or lost data (olmcat's
+// migrate repairs those; see its report).
+func validateIndex(ctx context.Context, path string, opts model.Options) (model.Issues, error) {
+	db, err := sqlite.Open(path)
+	if err != nil {
+		var notDB *sqlite.NotSQLiteError
+		if errors.As(err, &notDB) {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	defer db.Close()
+	v := model.NewValidator(opts)
+	at := fbc.Location{File: path}
+	report, err := convert.FromSQLite(ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
+		for i := range c.Packages {
+			c.Packages[i].Loc = at
+		}
+		for i := range c.Channels {
+			c.Channels[i].Loc = at
+		}
+		for i := range c.Bundles {
+			c.Bundles[i].Loc = at
+		}
+		for i := range c.Deprecations {
+			c.Deprecations[i].Loc = at
+		}
+		v.AddCatalog(c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	issues, err := v.Finish(nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range report.Departures {
+		sev := model.Warning
+		if opts.Strict {
+			sev = model.Error
+		}
+		issues = append(issues, &model.Issue{Severity: sev, Rule: "migrate-" + string(d.Code), File: path,
+			Package: d.Package, Channel: d.Channel, Bundle: d.Bundle,
+			Message: "opm migrate " + d.Opm + "; olmcat migrate " + d.Olmcat,
+			Hint:    "fix the index.db, or migrate it with olmcat, which does what is described"})
+	}
+	model.SortIssues(issues)
 	return issues, nil
 }
 

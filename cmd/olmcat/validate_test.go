@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const conformance = "../../../shared/conformance"
+
+func conformanceCase(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(conformance, name)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("conformance corpus not available (%s): %v", dir, err)
+	}
+	return dir
+}
+
+// TestValidateExitCodesMatchOpm: for every invalid/* and fbc/* case, olmcat validate exits as opm
+// validate did (validate.txt), and prints one located line per issue.
+func TestValidateExitCodesMatchOpm(t *testing.T) {
+	conformanceCase(t, "invalid")
+	cases, _ := filepath.Glob(filepath.Join(conformance, "*", "*", "validate.txt"))
+	exitRe := regexp.MustCompile(`exit code: (\d+)`)
+	lineRe := regexp.MustCompile(`^[^:]+(:\d+)?: (error|warning): `)
+	for _, vt := range cases {
+		dir := filepath.Dir(vt)
+		name, _ := filepath.Rel(conformance, dir)
+		t.Run(name, func(t *testing.T) {
+			text, _ := os.ReadFile(vt)
+			m := exitRe.FindSubmatch(text)
+			if m == nil {
+				t.Fatal("no exit code in validate.txt")
+			}
+			out, code := runCommand(t, "validate", filepath.Join(dir, "catalog"))
+			if want := string(m[1]); want != map[bool]string{true: "1", false: "0"}[code != 0] {
+				t.Errorf("exit code %d, opm %s:\n%s", code, want, out)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			for _, l := range lines[:len(lines)-1] { // the last line is the summary
+				if !lineRe.MatchString(l) {
+					t.Errorf("issue line without file/severity: %q", l)
+				}
+			}
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "valid: ") && !strings.HasPrefix(last, "invalid: ") {
+				t.Errorf("no summary line: %q", last)
+			}
+		})
+	}
+}
+
+func TestValidateJSONAndStrict(t *testing.T) {
+	dir := filepath.Join(conformanceCase(t, "invalid/unknown-schema-with-slash"), "catalog")
+	out, code := runCommand(t, "validate", "-o", "json", dir)
+	if code != 0 {
+		t.Fatalf("exit code %d: %s", code, out)
+	}
+	var report struct {
+		Passed   *bool `json:"passed"`
+		Errors   *int  `json:"errors"`
+		Warnings *int  `json:"warnings"`
+		Issues   []struct {
+			Severity, Rule, File, Package, Message, Hint string
+			Line                                         int
+		} `json:"issues"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if report.Passed == nil || !*report.Passed || *report.Errors != 0 || *report.Warnings != 1 || len(report.Issues) != 1 {
+		t.Fatalf("report: %s", out)
+	}
+	is := report.Issues[0]
+	if is.Severity != "warning" || is.Rule != "custom-schema-name" || is.File != "demo/catalog.json" || is.Line == 0 || is.Hint == "" {
+		t.Errorf("issue: %+v", is)
+	}
+
+	out, code = runCommand(t, "validate", "--strict", "-o", "json", dir)
+	if code != exitFindings || !strings.Contains(out, `"passed": false`) || !strings.Contains(out, `"severity": "error"`) {
+		t.Errorf("--strict: exit code %d:\n%s", code, out)
+	}
+}
+
+func TestValidateUsageErrors(t *testing.T) {
+	if _, code := runCommand(t, "validate", filepath.Join(t.TempDir(), "missing")); code != exitUsage {
+		t.Errorf("missing path: exit code %d, want %d", code, exitUsage)
+	}
+	if _, code := runCommand(t, "validate", "-o", "xml", t.TempDir()); code != exitUsage {
+		t.Errorf("bad -o: exit code %d, want %d", code, exitUsage)
+	}
+	if _, code := runCommand(t, "validate"); code != exitUsage {
+		t.Errorf("no argument: exit code %d, want %d", code, exitUsage)
+	}
+}
+
+// TestValidateIndexDB: an index.db is validated through its migration; opm-accepted ones pass.
+func TestValidateIndexDB(t *testing.T) {
+	db := filepath.Join(conformanceCase(t, "sqlite/kube-green-replaces"), "input.db")
+	if out, code := runCommand(t, "validate", db); code != 0 {
+		t.Errorf("exit code %d:\n%s", code, out)
+	}
+	db = filepath.Join(conformanceCase(t, "sqlite/synthetic-skips40"), "input.db")
+	out, code := runCommand(t, "validate", "--strict", db)
+	if code != exitFindings || !strings.Contains(out, "opm migrate fails: channel contains one or more stranded bundles") {
+		t.Errorf("skips40 --strict: exit code %d:\n%.2000s", code, out)
+	}
+}
