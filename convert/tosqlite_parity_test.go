@@ -176,7 +176,9 @@ func (p *parity) pkg(v any) any {
 	for _, c := range chs {
 		delete(c.(map[string]any), "deprecation")
 	}
-	sort.Slice(chs, func(i, j int) bool { return str(chs[i].(map[string]any)["name"]) < str(chs[j].(map[string]any)["name"]) })
+	sort.Slice(chs, func(i, j int) bool {
+		return str(chs[i].(map[string]any)["name"]) < str(chs[j].(map[string]any)["name"])
+	})
 	m["channels"] = chs // D5
 	return m
 }
