@@ -92,3 +92,27 @@ func FuzzParseBundleObject(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidateStream: whatever the catalog text, loading and validating it never panics, and every
+// issue is located and has a fix hint.
+func FuzzValidateStream(f *testing.F) {
+	var demo bytes.Buffer
+	if err := fbc.Write(&demo, demoCatalog(), fbc.JSON); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(demo.Bytes())
+	f.Add([]byte(`{"schema":"olm.package","name":"p","defaultChannel":"c"}{"schema":"olm.channel","name":"c","package":"p","entries":[{"name":"a","replaces":"b","skips":["b",""],"skipRange":"<1.0.0 >x"},{"name":"b","replaces":"a"}]}`))
+	f.Add([]byte("schema: olm.bundle\nname: a\npackage: p\nproperties:\n- type: olm.package\n  value: {packageName: p, version: 1.0.0, release: \"01\"}\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		v := NewValidator(Options{})
+		issues, err := v.Finish(fbc.Loader{}.WalkReader(bytes.NewReader(text), "catalog.json", v.Add))
+		if err != nil {
+			t.Fatalf("not a load problem: %v", err)
+		}
+		for _, i := range issues {
+			if (i.File == "" && i.Rule != "load-more") || i.Hint == "" || i.Message == "" {
+				t.Fatalf("issue without location, hint or message: %#v", i)
+			}
+		}
+	})
+}
