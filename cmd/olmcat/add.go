@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/bundledir"
+	"github.com/olmcat/olmcat/fbc/ops"
+)
+
+func init() { register(newAddCmd) }
+
+const addLong = `Add bundles to a catalog.
+
+  olmcat add CATALOG BUNDLE... [--image IMG]... [--channel C]... [--mode M] (-o DIR | --in-place)
+
+Each BUNDLE is a bundle directory (manifests/ and metadata/, as in a bundle image), rendered as
+'olmcat bundle render' does, with the matching --image (one per directory, in order; without
+--image the bundle has no image and keeps its manifests, as opm renders a bare directory). A BUNDLE
+may also be an FBC file or directory of olm.bundle blobs; those name no channel, so --channel is
+needed.
+
+Bundles are added in the order given, to the channels their annotations name (or every --channel);
+a package or channel that does not exist yet is created.
+  --mode replaces (default): the new bundle replaces the channel head, the one entry no other entry
+    replaces or skips, and keeps its CSV's skips and skipRange. Adding v1, v2, v3 in turn gives the
+    chain v1 <- v2 <- v3. A channel with more than one head is refused: nobody can tell which one
+    the new bundle should replace.
+  --mode semver | semver-skippatch: the channel is rebuilt from its bundles' versions, so the new
+    bundle lands wherever its version puts it (see olmcat graph-rebuild).
+The package's default channel follows the annotation of the newest bundle only (an older bundle
+never changes it); --default-channel overrides.
+
+` + editInputHelp + `
+
+` + editOutputHelp + `
+
+Exit codes: 0 added, 1 refused (the result would be invalid, a bundle already exists, ...), 2 bad
+usage or unreadable input.`
+
+func newAddCmd() *cobra.Command {
+	var (
+		out        catalogOutput
+		images     []string
+		channels   []string
+		defChannel string
+		mode       string
+		imgOpts    indeximage.Options
+	)
+	cmd := &cobra.Command{
+		Use:   "add CATALOG BUNDLE... (-o DIR | --in-place)",
+		Short: "Add bundles (bundle directories or rendered blobs) to a catalog's channels",
+		Long:  addLong,
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			m, err := ops.ParseMode(mode)
+			if err != nil {
+				return usageError{err}
+			}
+			bundles, err := readNewBundles(args[1:], images, len(channels) > 0)
+			if err != nil {
+				return err
+			}
+			in, err := readCatalog(cmd.Context(), args[0], imgOpts, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			notes, err := ops.Add(in.cat, bundles, ops.AddOptions{Mode: m, Channels: channels, DefaultChannel: defChannel})
+			if err != nil {
+				return opError(err)
+			}
+			printNotes(cmd.ErrOrStderr(), notes)
+			return writeCatalog(cmd, in, in.cat, out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&images, "image", nil, "bundle image of each bundle directory, in order (repeat)")
+	f.StringArrayVar(&channels, "channel", nil, "add to this channel instead of the annotated ones (repeat)")
+	f.StringVar(&defChannel, "default-channel", "", "make this the package's default channel")
+	f.StringVar(&mode, "mode", string(ops.ModeReplaces), "graph mode: replaces, semver or semver-skippatch")
+	addOutputFlags(f, &out)
+	addImageFlags(f, &imgOpts)
+	return cmd
+}
+
+// readNewBundles reads bundle directories and FBC files of olm.bundle blobs.
+func readNewBundles(args, images []string, haveChannels bool) ([]ops.NewBundle, error) {
+	var dirs int
+	for _, a := range args {
+		if isBundleDir(a) {
+			dirs++
+		}
+	}
+	if len(images) > 0 && len(images) != dirs {
+		return nil, usageError{fmt.Errorf("%d --image for %d bundle directories: give one per directory, in order, or none", len(images), dirs)}
+	}
+	var out []ops.NewBundle
+	for _, a := range args {
+		if !isBundleDir(a) {
+			blobs, err := readBundleBlobs(a, haveChannels)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, blobs...)
+			continue
+		}
+		b, err := bundledir.Parse(a)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		image := ""
+		if len(images) > 0 {
+			image, images = images[0], images[1:]
+		}
+		nb, err := ops.FromBundleDir(b, image)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, nb)
+	}
+	return out, nil
+}
+
+func isBundleDir(p string) bool {
+	for _, sub := range []string{"manifests", "metadata"} {
+		if fi, err := os.Stat(filepath.Join(p, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+func readBundleBlobs(path string, haveChannels bool) ([]ops.NewBundle, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, usageError{fmt.Errorf("bundle %s: %w (give a bundle directory with manifests/ and metadata/, or a file of olm.bundle blobs; pull and unpack bundle images first)", path, err)}
+	}
+	c, err := fbc.Load(path)
+	if err != nil {
+		return nil, loadFailure(path, err)
+	}
+	if len(c.Bundles) == 0 {
+		return nil, usageError{fmt.Errorf("%s is neither a bundle directory (manifests/ and metadata/) nor a file holding olm.bundle blobs", path)}
+	}
+	if !haveChannels {
+		return nil, usageError{fmt.Errorf("%s holds olm.bundle blobs, which name no channel: pass --channel", path)}
+	}
+	var out []ops.NewBundle
+	for _, b := range c.Bundles {
+		nb := ops.FromBlob(b, nil, "")
+		nb.Source = path
+		out = append(out, nb)
+	}
+	return out, nil
+}

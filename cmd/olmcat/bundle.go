@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/spf13/cobra"
+
+	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/bundledir"
+)
+
+func init() { register(newBundleCmd) }
+
+const bundleRenderLong = `Render bundle directories as olm.bundle blobs, exactly as opm v1.72's 'opm render DIR' does.
+
+  olmcat bundle render DIR... [--image IMG]... [--format json|yaml]
+
+A bundle directory holds manifests/ (one ClusterServiceVersion, its CRDs and other objects) and
+metadata/ (annotations.yaml naming the package and channels; optional dependencies.yaml and
+properties.yaml), as in a bundle image. The blob has: olm.package (package annotation, CSV
+version), olm.gvk per provided API, olm.gvk.required and olm.package.required from required CRDs
+and dependencies.yaml, the properties of properties.yaml and of the CSV's olm.properties
+annotation, then one olm.bundle.object per manifest; relatedImages from the CSV, its deployments
+and the bundle image.
+
+--image gives the bundle image of each DIR, in order (one per DIR, or none): it becomes the blob's
+image and a related image. Without it the image is "", as opm renders a bare directory.
+
+Blobs go to stdout; problems opm silently tolerates (a manifest file that is not a Kubernetes
+object, extra YAML documents) are warned about on stderr.
+
+Exit codes: 0 rendered, 2 bad usage or a bundle that cannot be rendered.`
+
+const bundleValidateLong = `Check a bundle directory:
+  - manifests/ and metadata/ exist and metadata/ has an annotations file that is valid YAML;
+  - the annotations: media type (registry+v1, helm or plain), manifests and metadata paths
+    (manifests/ and metadata/), package, channels (no empty names), default channel (a warning
+    when absent or not among the channels);
+  - a registry+v1 bundle parses: exactly one ClusterServiceVersion, with a semver spec.version, a
+    valid olm.skipRange, and a CRD manifest for every CRD it owns;
+  - given image labels (--labels FILE, or --image REF read from its registry), that they agree with
+    annotations.yaml. annotations.yaml is authoritative (OLM reads only it), so a label that
+    differs is an error. FILE may be a JSON or YAML map of labels, 'docker inspect' output, an OCI
+    image config, or the bundle's Dockerfile (LABEL instructions).
+
+Findings are printed one per line ("FILE: SEVERITY: MESSAGE"), or as JSON with --format json:
+  {"dir", "findings": [{"severity": "error"|"warning", "file"?, "message"}]}
+
+Exit codes: 0 valid (warnings allowed), 1 errors found, 2 bad usage or unreadable labels.`
+
+func newBundleCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bundle (render DIR... | validate DIR)",
+		Short: "Render bundle directories as olm.bundle blobs, or validate a bundle directory",
+	}
+	cmd.AddCommand(newBundleRenderCmd(), newBundleValidateCmd())
+	return cmd
+}
+
+func newBundleRenderCmd() *cobra.Command {
+	var images []string
+	var format string
+	cmd := &cobra.Command{
+		Use:   "render DIR... [--image IMG]...",
+		Short: "Render bundle directories as olm.bundle blobs (as opm render does)",
+		Long:  bundleRenderLong,
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := fbc.ParseFormat(format)
+			if err != nil {
+				return usageError{err}
+			}
+			if len(images) > 0 && len(images) != len(args) {
+				return usageError{fmt.Errorf("%d --image for %d directories: give one per directory, in order, or none", len(images), len(args))}
+			}
+			out := &fbc.Catalog{}
+			for i, dir := range args {
+				b, err := bundledir.Parse(dir)
+				if err != nil {
+					return usageError{err}
+				}
+				image := ""
+				if len(images) > 0 {
+					image = images[i]
+				}
+				blob, err := b.Render(image)
+				if err != nil {
+					return usageError{err}
+				}
+				for _, w := range b.Warnings {
+					fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: bundle %s: %s\n", dir, w)
+				}
+				out.Bundles = append(out.Bundles, blob)
+			}
+			// Written as opm writes a rendered config: by package, then bundle name.
+			var buf bytes.Buffer
+			if err := fbc.Write(&buf, out, f); err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(buf.Bytes())
+			return err
+		},
+	}
+	cmd.Flags().StringArrayVar(&images, "image", nil, "bundle image of each DIR, in order (repeat)")
+	cmd.Flags().StringVar(&format, "format", "json", "output format: json or yaml")
+	return cmd
+}
+
+func newBundleValidateCmd() *cobra.Command {
+	var labelsFile, image, format string
+	var imgOpts indeximage.Options
+	cmd := &cobra.Command{
+		Use:   "validate DIR [--labels FILE | --image REF]",
+		Short: "Check a bundle directory's annotations and content, and its image labels",
+		Long:  bundleValidateLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return usageError{fmt.Errorf("--format must be text or json, not %q", format)}
+			}
+			if labelsFile != "" && image != "" {
+				return usageError{errors.New("--labels and --image exclude each other")}
+			}
+			opts := bundledir.ValidateOptions{}
+			switch {
+			case labelsFile != "":
+				data, err := os.ReadFile(labelsFile)
+				if err != nil {
+					return usageError{err}
+				}
+				labels, form, err := bundledir.ParseLabels(data)
+				if err != nil {
+					return usageError{fmt.Errorf("%s: %w", labelsFile, err)}
+				}
+				opts.Labels, opts.LabelsFrom = labels, fmt.Sprintf("%s (%s)", labelsFile, form)
+			case image != "":
+				labels, err := imageLabels(cmd.Context(), image, imgOpts)
+				if err != nil {
+					return usageError{err}
+				}
+				opts.Labels, opts.LabelsFrom = labels, "image "+image
+			}
+			r := bundledir.Validate(args[0], opts)
+			if err := writeBundleReport(cmd.OutOrStdout(), r, format); err != nil {
+				return err
+			}
+			if n := r.Errors(); n > 0 {
+				return exitError{code: exitFindings, err: fmt.Errorf("bundle %s: %s", args[0], plural(n, "error"))}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&labelsFile, "labels", "", "image labels to compare with annotations.yaml (map, inspect output, image config or Dockerfile)")
+	f.StringVar(&image, "image", "", "read the labels of this bundle image from its registry")
+	f.StringVar(&format, "format", "text", "output format: text or json")
+	addImageFlags(f, &imgOpts)
+	return cmd
+}
+
+func writeBundleReport(w io.Writer, r bundledir.Report, format string) error {
+	if format == "json" {
+		return writeJSONDoc(w, r)
+	}
+	for _, f := range r.Findings {
+		if _, err := fmt.Fprintln(w, f.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// imageLabels reads an image's labels (its config) from a registry, for the platform asked.
+func imageLabels(ctx context.Context, ref string, opts indeximage.Options) (map[string]string, error) {
+	var nameOpts []name.Option
+	if opts.Insecure {
+		nameOpts = append(nameOpts, name.Insecure)
+	}
+	r, err := name.ParseReference(ref, nameOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("image %q: %w", ref, err)
+	}
+	platform := opts.Platform
+	if platform == "" {
+		platform = indeximage.DefaultPlatform
+	}
+	p, err := v1.ParsePlatform(platform)
+	if err != nil {
+		return nil, fmt.Errorf("--platform %q: %w", platform, err)
+	}
+	img, err := remote.Image(r, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain), remote.WithPlatform(*p))
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", ref, err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("image %s: read config: %w", ref, err)
+	}
+	if cf.Config.Labels == nil {
+		return map[string]string{}, nil
+	}
+	return cf.Config.Labels, nil
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const editConformance = "../../../shared/conformance"
+
+// olmcat runs the CLI in-process and returns its exit code and output.
+func olmcat(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0, out.String(), errb.String()
+	}
+	var exit exitError
+	if !errors.As(err, &exit) || exit.err != nil {
+		errb.WriteString(err.Error())
+	}
+	return exitCode(err), out.String(), errb.String()
+}
+
+func corpus(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join(editConformance, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("conformance input %s absent", p)
+	}
+	return p
+}
+
+// sameTree fails unless the two directories hold the same files with the same bytes.
+func sameTree(t *testing.T, got, want string) {
+	t.Helper()
+	files := func(root string) map[string]string {
+		m := map[string]string{}
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			m[filepath.ToSlash(rel)] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	g, w := files(got), files(want)
+	for name, content := range w {
+		if g[name] != content {
+			t.Errorf("%s differs from %s", filepath.Join(got, name), filepath.Join(want, name))
+		}
+	}
+	for name := range g {
+		if _, ok := w[name]; !ok {
+			t.Errorf("unexpected file %s", filepath.Join(got, name))
+		}
+	}
+}
+
+// TestRmAddThroughBothFormats: take kube-green v0.7.1 out of opm's index.db and add it back from
+// its bundle directory, once writing FBC and once writing index.db; both end as opm's migrate output.
+func TestRmAddThroughBothFormats(t *testing.T) {
+	db := corpus(t, "sqlite/kube-green-replaces/input.db")
+	bundle := corpus(t, "bundles/kube-green-0.7.1/bundle")
+	want := corpus(t, "sqlite/kube-green-replaces/migrate")
+	const image = "quay.io/conformance/kube-green-bundle:v0.7.1"
+	tmp := t.TempDir()
+	at := func(n string) string { return filepath.Join(tmp, n) }
+
+	mustRun(t, "rm", db, "kube-green.v0.7.1", "-o", at("fbc1"))
+	mustRun(t, "add", at("fbc1"), bundle, "--image", image, "-o", at("fbc2"))
+	sameTree(t, at("fbc2"), want)
+
+	mustRun(t, "rm", db, "kube-green.v0.7.1", "--to", "sqlite", "-o", at("a.db"))
+	mustRun(t, "add", at("a.db"), bundle, "--image", image, "--to", "sqlite", "-o", at("b.db"))
+	mustRun(t, "migrate", at("b.db"), at("migrated"))
+	sameTree(t, at("migrated"), want)
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := olmcat(t, args...)
+	if code != 0 {
+		t.Fatalf("olmcat %s: exit %d\n%s", strings.Join(args, " "), code, errs)
+	}
+	return out
+}
+
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestInPlaceAndRefusalsLeaveCatalogUntouched(t *testing.T) {
+	cat := copyTree(t, corpus(t, "fbc/deprecations-konflux/catalog"))
+	file := filepath.Join(cat, "konflux", "catalog.yaml")
+	before, _ := os.ReadFile(file)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--channel", "nope", "--message", "x", "--in-place"}, exitFindings, `no such channel`},
+		{[]string{"rm", cat, "konflux-operator.v9.9.9", "--in-place"}, exitFindings, "no bundle named"},
+		{[]string{"graph-rebuild", cat, "--package", "konflux-operator", "--mode", "semverish", "--in-place"}, exitUsage, "unknown graph mode"},
+		{[]string{"add", cat, filepath.Join(cat, "konflux"), "--in-place"}, exitUsage, "name no channel"},
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x"}, exitUsage, "-o DIR, or --in-place"},
+	} {
+		code, _, errs := olmcat(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", tc.args, code, tc.code, errs, tc.want)
+		}
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+		t.Fatal("a refused command changed the catalog")
+	}
+	// --in-place keeps the YAML format and the layout of this directory (konflux/catalog.yaml
+	// plus deprecations.yaml become konflux-operator/catalog.yaml), and refuses to drop a README.
+	for name, content := range map[string]string{"README.md": "notes\n", ".indexignore": "README.md\n"} {
+		if err := os.WriteFile(filepath.Join(cat, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"deprecate", cat, "--package", "konflux-operator", "--channel", "stable-v0.1", "--message", "use stable-v0.2", "--in-place"}
+	if code, _, errs := olmcat(t, args...); code != exitUsage || !strings.Contains(errs, "README.md") {
+		t.Fatalf("in-place over a README: exit %d, %s", code, errs)
+	}
+	mustRun(t, append(args, "--force")...)
+	out := mustRun(t, "inspect", "package", cat, "konflux-operator", "--format", "json")
+	if !strings.Contains(out, `"deprecation": "use stable-v0.2"`) {
+		t.Errorf("deprecation not shown by inspect:\n%.2000s", out)
+	}
+	if _, err := os.Stat(filepath.Join(cat, "konflux-operator", "catalog.yaml")); err != nil {
+		t.Errorf("in-place output not in YAML: %v", err)
+	}
+	mustRun(t, "validate", cat)
+}
+
+func TestBundleCommands(t *testing.T) {
+	dir := corpus(t, "bundles/etcd-0.9.4")
+	out := mustRun(t, "bundle", "render", filepath.Join(dir, "bundle"))
+	want, _ := os.ReadFile(filepath.Join(dir, "render.json"))
+	if out != string(want) {
+		t.Error("bundle render output differs from opm's render.json")
+	}
+	broken := copyTree(t, filepath.Join(dir, "bundle"))
+	if err := os.WriteFile(filepath.Join(broken, "metadata", "annotations.yaml"), []byte("annotations: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := olmcat(t, "bundle", "validate", broken, "--format", "json")
+	if code != exitFindings || !strings.Contains(stdout, "not valid YAML") {
+		t.Errorf("validate of a broken annotations.yaml: exit %d\n%s", code, stdout)
+	}
+	if code, _, _ := olmcat(t, "bundle", "render", broken); code != exitUsage {
+		t.Errorf("render of a broken bundle: exit %d", code)
+	}
+}
+
+func TestGraphRebuildAndUnpackCommands(t *testing.T) {
+	src := corpus(t, "sqlite/community-5ops-semver/migrate")
+	tmp := t.TempDir()
+	// opm built these channels in semver mode: rebuilding them changes nothing but entry order.
+	mustRun(t, "graph-rebuild", src, "--package", "microcks", "--mode", "semver", "-o", filepath.Join(tmp, "rebuilt"))
+	a := mustRun(t, "inspect", "package", src, "microcks", "--format", "json")
+	b := mustRun(t, "inspect", "package", filepath.Join(tmp, "rebuilt"), "microcks", "--format", "json")
+	if a != b {
+		t.Error("semver rebuild of opm's semver catalog changed the graph")
+	}
+	var doc struct {
+		Channels []struct{ Bundles []struct{ CSV string } }
+	}
+	if err := json.Unmarshal([]byte(a), &doc); err != nil || len(doc.Channels) != 2 {
+		t.Fatalf("inspect json: %v %+v", err, doc)
+	}
+
+	mustRun(t, "unpack", src, filepath.Join(tmp, "unpacked"))
+	mustRun(t, "graph-rebuild", filepath.Join(tmp, "unpacked"), "--package", "microcks", "--mode", "semver", "-o", filepath.Join(tmp, "fromunpacked"))
+	sameTree(t, filepath.Join(tmp, "fromunpacked"), filepath.Join(tmp, "rebuilt"))
+}

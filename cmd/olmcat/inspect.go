@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/ops"
+)
+
+func init() { register(newInspectCmd) }
+
+const inspectLong = `Show what a catalog holds without serving it.
+
+  olmcat inspect packages CATALOG [--format table|json]
+  olmcat inspect package CATALOG PACKAGE [--format table|json]
+
+'packages' lists every package with its channels and default channel. 'package' lists, per channel
+(oldest version first), every bundle's version, CSV name and bundle image (bundlePath), the bundles
+it replaces (upgrades from) and the bundles that replace it, each edge marked with how it is made:
+replaces, skips or skipRange. Deprecation messages of the package, channels and bundles are shown.
+
+JSON output follows the implicit-versioning design's format:
+  {"packages": [{"name", "channels": [...], "defaultChannel", "deprecation"?}]}
+  {"name", "defaultChannel", "deprecation"?, "channels": [{"name", "head", "deprecation"?, "bundles": [
+     {"version", "csv", "bundlePath", "replaces": [{"version", "csv", "via": [...]}] | null,
+      "replacements": [...] | null, "deprecation"?}]}]}
+
+` + editInputHelp + `
+The catalog need not be valid: inspect shows whatever loads.
+
+Exit codes: 0 shown, 2 bad usage, unknown package or unreadable input.`
+
+func newInspectCmd() *cobra.Command {
+	var format string
+	var imgOpts indeximage.Options
+	load := func(cmd *cobra.Command, ref string) (*model.Model, error) {
+		if format != "table" && format != "json" {
+			return nil, usageError{fmt.Errorf("--format must be table or json, not %q", format)}
+		}
+		in, err := readCatalog(cmd.Context(), ref, imgOpts, cmd.ErrOrStderr())
+		if err != nil {
+			return nil, err
+		}
+		if _, err := ops.ConvertLegacyDeprecations(in.cat); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: legacy channel deprecations not shown: %v\n", err)
+		}
+		m, _ := model.FromCatalog(in.cat)
+		return m, nil
+	}
+	cmd := &cobra.Command{
+		Use:   "inspect (packages CATALOG | package CATALOG PACKAGE)",
+		Short: "List a catalog's packages, or a package's channels, bundles and upgrade edges",
+		Long:  inspectLong,
+	}
+	packages := &cobra.Command{
+		Use:   "packages CATALOG",
+		Short: "List packages with their channels and default channel",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := load(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			r := ops.InspectPackages(m)
+			if format == "json" {
+				return writeJSONDoc(cmd.OutOrStdout(), r)
+			}
+			return packagesTable(cmd.OutOrStdout(), r)
+		},
+	}
+	pkg := &cobra.Command{
+		Use:   "package CATALOG PACKAGE",
+		Short: "Show a package's channels, bundles and upgrade edges",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := load(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			r, err := ops.InspectPackage(m, args[1])
+			if err != nil {
+				return usageError{err}
+			}
+			if format == "json" {
+				return writeJSONDoc(cmd.OutOrStdout(), r)
+			}
+			return packageTable(cmd.OutOrStdout(), r)
+		},
+	}
+	for _, c := range []*cobra.Command{packages, pkg} {
+		c.Flags().StringVar(&format, "format", "table", "output format: table or json")
+		addImageFlags(c.Flags(), &imgOpts)
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
+func writeJSONDoc(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func newTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNormal), tablewriter.WithRowMaxWidth(60))
+}
+
+func packagesTable(w io.Writer, r ops.PackagesReport) error {
+	t := newTable(w)
+	t.Header("PACKAGE", "DEFAULT CHANNEL", "CHANNELS", "DEPRECATION")
+	for _, p := range r.Packages {
+		if err := t.Append(p.Name, p.DefaultChannel, strings.Join(p.Channels, ", "), p.Deprecation); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func packageTable(w io.Writer, r *ops.PackageReport) error {
+	fmt.Fprintf(w, "package %s (default channel %s)\n", r.Name, r.DefaultChannel)
+	if r.Deprecation != "" {
+		fmt.Fprintf(w, "deprecated: %s\n", strings.TrimSpace(r.Deprecation))
+	}
+	for _, ch := range r.Channels {
+		fmt.Fprintf(w, "\nchannel %s (head %s)\n", ch.Name, orNone(ch.Head))
+		if ch.Deprecation != "" {
+			fmt.Fprintf(w, "deprecated: %s\n", strings.TrimSpace(ch.Deprecation))
+		}
+		t := newTable(w)
+		t.Header("VERSION", "CSV", "BUNDLE IMAGE", "UPGRADES FROM", "UPGRADES TO", "DEPRECATION")
+		for _, b := range ch.Bundles {
+			if err := t.Append(b.Version, b.CSV, b.BundlePath, edges(b.Replaces), edges(b.Replacements), strings.TrimSpace(b.Deprecation)); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func edges(es []ops.EdgeRef) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = fmt.Sprintf("%s (%s)", e.CSV, strings.Join(e.Via, "+"))
+	}
+	return strings.Join(parts, "\n")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,71 @@
+package ops
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/olmcat/olmcat/convert/atomicout"
+	"github.com/olmcat/olmcat/fbc"
+)
+
+// WriteDir writes the catalog as opm lays one out: <dir>/<package>/catalog.<json|yaml> per
+// package, blobs of no package in <dir>/catalog.<ext>. The directory appears atomically; an
+// existing non-empty dir is replaced only with force.
+func WriteDir(c *fbc.Catalog, dir string, format fbc.Format, force bool) error {
+	target, err := atomicout.Dir(dir, force)
+	if err != nil {
+		return err
+	}
+	defer target.Abort()
+	for _, part := range fbc.SplitByPackage(c) {
+		sub := target.Path()
+		if part.Package != "" {
+			if !filepath.IsLocal(part.Package) || filepath.Base(part.Package) != part.Package {
+				return fmt.Errorf("package name %q cannot be a directory name", part.Package)
+			}
+			sub = filepath.Join(sub, part.Package)
+		}
+		if err := writeFile(filepath.Join(sub, "catalog"+format.Ext()), part.Catalog, format); err != nil {
+			return err
+		}
+	}
+	return target.Commit()
+}
+
+// WriteFile writes the whole catalog as one file, atomically; an existing file is replaced only
+// with force.
+func WriteFile(c *fbc.Catalog, path string, format fbc.Format, force bool) error {
+	target, err := atomicout.File(path, force)
+	if err != nil {
+		return err
+	}
+	defer target.Abort()
+	if err := writeFile(target.Path(), c, format); err != nil {
+		return err
+	}
+	return target.Commit()
+}
+
+func writeFile(name string, c *fbc.Catalog, format fbc.Format) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = fbc.Write(w, c, format)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
