@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 
 	"github.com/olmcat/olmcat/fbc"
@@ -38,13 +39,17 @@ func ParseMigrateLevel(s string) (MigrateLevel, error) {
 // Options tune the conversion.
 type Options struct {
 	MigrateLevel MigrateLevel
+	// Workers is how many packages are converted at once (0: one per CPU, at most 4). Packages are
+	// still emitted one at a time, in order.
+	Workers int
 }
 
 // EmitFunc receives the catalog of one package. The catalog is not used after emit returns.
 type EmitFunc func(pkg string, c *fbc.Catalog) error
 
-// FromSQLite converts every package of the index, one at a time, in package-name order, and hands
-// each package's catalog to emit. Memory holds one package's rows and blobs at a time.
+// FromSQLite converts every package of the index and hands each package's catalog to emit, one at a
+// time, in package-name order. Packages are read and converted by a few workers; memory holds the
+// rows and blobs of at most two packages per worker, whatever the size of the index.
 func FromSQLite(ctx context.Context, db *sqlite.DB, opts Options, emit EmitFunc) (*Report, error) {
 	if opts.MigrateLevel == "" {
 		opts.MigrateLevel = LevelNone
@@ -66,30 +71,48 @@ func FromSQLite(ctx context.Context, db *sqlite.DB, opts Options, emit EmitFunc)
 	if err != nil {
 		return nil, err
 	}
-	for _, ref := range refs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		data, err := db.ReadPackage(ctx, ref)
-		if err != nil {
-			return nil, err
-		}
-		pc := &packageConverter{ctx: ctx, db: db, opts: opts, report: r, data: data}
-		cat, err := pc.convert()
-		if err != nil {
-			return nil, fmt.Errorf("package %q: %w", ref.Name, err)
-		}
-		if cat == nil {
-			continue
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	err = inOrder(ctx, len(refs), workers, func(ctx context.Context, i int) packageResult {
+		return convertPackage(ctx, db, opts, refs[i])
+	}, func(i int, res packageResult) error {
+		r.Departures = append(r.Departures, res.departures...)
+		if res.cat == nil {
+			return nil
 		}
 		r.Packages++
-		r.Bundles += len(cat.Bundles)
-		if err := emit(ref.Name, cat); err != nil {
-			return nil, err
-		}
+		r.Bundles += len(res.cat.Bundles)
+		return emit(refs[i].Name, res.cat)
+	})
+	if err != nil {
+		return nil, err
 	}
 	r.Sort()
 	return r, nil
+}
+
+// packageResult is one package's conversion: its catalog (nil when nothing can be written) and the
+// departures found on the way.
+type packageResult struct {
+	cat        *fbc.Catalog
+	departures []Departure
+	err        error
+}
+
+func convertPackage(ctx context.Context, db *sqlite.DB, opts Options, ref sqlite.PackageRef) packageResult {
+	data, err := db.ReadPackage(ctx, ref)
+	if err != nil {
+		return packageResult{err: err}
+	}
+	local := &Report{}
+	pc := &packageConverter{ctx: ctx, db: db, opts: opts, report: local, data: data}
+	cat, err := pc.convert()
+	if err != nil {
+		return packageResult{err: fmt.Errorf("package %q: %w", ref.Name, err)}
+	}
+	return packageResult{cat: cat, departures: local.Departures}
 }
 
 // packageConverter holds the state of one package's conversion.

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -105,24 +106,38 @@ func ParseCSVFields(csv []byte) (*CSVFields, error) {
 	return f, nil
 }
 
-// CSVRelatedImages reads spec.relatedImages the way opm's conversion does: nil when csv is empty,
-// an empty (non-nil) list when the CSV has none.
+// CSVRelatedImages reads spec.relatedImages the way opm's conversion does (json.Unmarshal into a
+// struct): nil when csv is empty, an empty (non-nil) list when the CSV has none. csv must be valid
+// JSON (SplitObjects checks every manifest); only the relatedImages value is decoded.
 func CSVRelatedImages(csv []byte) ([]RelatedImage, error) {
 	if len(csv) == 0 {
 		return nil, nil
 	}
-	var doc struct {
-		Spec struct {
-			RelatedImages []RelatedImage `json:"relatedImages"`
-		} `json:"spec"`
-	}
-	if err := json.Unmarshal(csv, &doc); err != nil {
-		return nil, fmt.Errorf("spec.relatedImages of the ClusterServiceVersion: %w", err)
-	}
-	if doc.Spec.RelatedImages == nil {
+	if b := bytes.TrimSpace(csv); len(b) == 0 || b[0] != '{' {
+		var doc struct{}
+		if err := json.Unmarshal(csv, &doc); err != nil {
+			return nil, fmt.Errorf("the ClusterServiceVersion: %w", err)
+		}
 		return []RelatedImage{}, nil
 	}
-	return doc.Spec.RelatedImages, nil
+	var images []RelatedImage
+	for _, spec := range foldFields(csv, "spec") {
+		if string(spec) == "null" {
+			continue
+		}
+		if spec[0] != '{' {
+			return nil, fmt.Errorf("spec of the ClusterServiceVersion is not an object")
+		}
+		for _, ri := range foldFields(spec, "relatedImages") {
+			if err := json.Unmarshal(ri, &images); err != nil {
+				return nil, fmt.Errorf("spec.relatedImages of the ClusterServiceVersion: %w", err)
+			}
+		}
+	}
+	if images == nil {
+		return []RelatedImage{}, nil
+	}
+	return images, nil
 }
 
 // Icon is a decoded package icon.

@@ -1,11 +1,9 @@
 package sqlite
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -14,50 +12,40 @@ import (
 
 // SplitObjects splits the operatorbundle.bundle column (manifests as JSON objects, concatenated,
 // each followed by a newline) into the exact bytes of each object, as opm's
-// BundleStringToObjectStrings does with a json.Decoder.
+// BundleStringToObjectStrings does with a JSON decoder. Every object is validated.
 func SplitObjects(blob []byte) ([][]byte, error) {
 	var out [][]byte
-	rest := blob
+	i := 0
 	for {
-		rest = bytes.TrimLeft(rest, " \t\r\n")
-		if len(rest) == 0 {
+		i = skipSpace(blob, i)
+		if i >= len(blob) {
 			return out, nil
 		}
-		n, err := jsonValueLength(rest)
+		if blob[i] != '{' {
+			return nil, fmt.Errorf("manifest %d of the bundle column is not a JSON object", len(out)+1)
+		}
+		n, err := valueEnd(blob[i:])
 		if err != nil {
 			return nil, fmt.Errorf("manifest %d of the bundle column: %w", len(out)+1, err)
 		}
-		if rest[0] != '{' {
-			return nil, fmt.Errorf("manifest %d of the bundle column is not a JSON object", len(out)+1)
+		obj := blob[i : i+n : i+n]
+		if !json.Valid(obj) {
+			var v any
+			err := json.Unmarshal(obj, &v)
+			if err == nil {
+				err = errors.New("invalid JSON")
+			}
+			return nil, fmt.Errorf("manifest %d of the bundle column: %w", len(out)+1, err)
 		}
-		out = append(out, rest[:n:n])
-		rest = rest[n:]
+		out = append(out, obj)
+		i += n
 	}
-}
-
-// jsonValueLength returns the length of the JSON value at the start of b, validating it.
-func jsonValueLength(b []byte) (int, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return 0, fmt.Errorf("truncated JSON")
-		}
-		return 0, err
-	}
-	return int(dec.InputOffset()), nil
-}
-
-// objectKind is the "kind" of a manifest.
-type objectKind struct {
-	Kind string `json:"kind"`
 }
 
 // FindCSV returns the first ClusterServiceVersion among the objects, or nil when there is none.
 func FindCSV(objects [][]byte) []byte {
 	for _, o := range objects {
-		var k objectKind
-		if json.Unmarshal(o, &k) == nil && k.Kind == "ClusterServiceVersion" {
+		if kind, ok := topLevelString(o, "kind"); ok && kind == "ClusterServiceVersion" {
 			return o
 		}
 	}

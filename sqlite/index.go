@@ -21,6 +21,8 @@ type rowIndex struct {
 }
 
 func (d *DB) index(ctx context.Context) (*rowIndex, error) {
+	d.indexMu.Lock()
+	defer d.indexMu.Unlock()
 	if d.rows != nil {
 		return d.rows, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -25,6 +26,7 @@ type DB struct {
 	version         int
 	versionInferred bool
 	columns         map[string]map[string]bool // table -> column set
+	indexMu         sync.Mutex                 // guards chain and rows
 	chain           *chainIndex                // built on first use; see edges.go
 	rows            *rowIndex                  // built on first use; see index.go
 }

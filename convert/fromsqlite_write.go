@@ -1,0 +1,279 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
+)
+
+// writeCatalogJSON writes a converted package exactly as fbc.Write(w, c, fbc.JSON) does (opm's
+// four-space indented, HTML-unescaped stream), but without re-scanning every value: the bundle
+// objects, most of the bytes, are written straight from their base64 text. It handles the blobs
+// FromSQLite builds; any other catalog goes through fbc.Write.
+func writeCatalogJSON(w *bufio.Writer, c *fbc.Catalog) error {
+	if !fastWritable(c) {
+		return fbc.Write(w, c, fbc.JSON)
+	}
+	jw := &jsonBlobWriter{w: w}
+	for i := range c.Packages {
+		jw.pkg(&c.Packages[i])
+	}
+	for i := range c.Channels {
+		jw.channel(&c.Channels[i])
+	}
+	for i := range c.Bundles {
+		jw.bundle(&c.Bundles[i])
+	}
+	for i := range c.Deprecations {
+		jw.deprecation(&c.Deprecations[i])
+	}
+	return jw.err
+}
+
+// fastWritable reports that the catalog has only what writeCatalogJSON writes, in fbc.Write's order.
+func fastWritable(c *fbc.Catalog) bool {
+	if len(c.Packages) > 1 || len(c.Others) > 0 || len(c.Deprecations) > 1 {
+		return false
+	}
+	for _, p := range c.Packages {
+		if p.Description != "" || len(p.Properties) > 0 || len(p.Extra) > 0 {
+			return false
+		}
+	}
+	for i, ch := range c.Channels {
+		if len(ch.Properties) > 0 || len(ch.Extra) > 0 || (i > 0 && c.Channels[i-1].Name >= ch.Name) {
+			return false
+		}
+		for _, e := range ch.Entries {
+			if len(e.Extra) > 0 {
+				return false
+			}
+		}
+	}
+	for i, b := range c.Bundles {
+		if len(b.Extra) > 0 || b.Name == "" || b.Package == "" || (i > 0 && c.Bundles[i-1].Name >= b.Name) {
+			return false
+		}
+		for _, ri := range b.RelatedImages {
+			if len(ri.Extra) > 0 {
+				return false
+			}
+		}
+	}
+	for _, d := range c.Deprecations {
+		if len(d.Extra) > 0 {
+			return false
+		}
+		for _, e := range d.Entries {
+			if len(e.Extra) > 0 || len(e.Reference.Extra) > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+type jsonBlobWriter struct {
+	w   *bufio.Writer
+	err error
+	buf bytes.Buffer
+}
+
+func (j *jsonBlobWriter) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+func (j *jsonBlobWriter) indent(depth int) { j.raw(strings.Repeat("    ", depth)) }
+
+// field writes `"key": value` on its own line at depth; last says whether a comma follows.
+func (j *jsonBlobWriter) field(depth int, key, value string, last bool) {
+	j.indent(depth)
+	j.raw(quoteJSON(key) + ": " + value)
+	if !last {
+		j.raw(",")
+	}
+	j.raw("\n")
+}
+
+func (j *jsonBlobWriter) pkg(p *fbc.Package) {
+	j.raw("{\n")
+	j.field(1, "schema", quoteJSON(p.Schema), false)
+	j.field(1, "name", quoteJSON(p.Name), false)
+	j.field(1, "defaultChannel", quoteJSON(p.DefaultChannel), p.Icon == nil)
+	if p.Icon != nil {
+		j.field(1, "icon", "{", true)
+		j.field(2, "base64data", quoteJSON(base64.StdEncoding.EncodeToString(p.Icon.Data)), false)
+		j.field(2, "mediatype", quoteJSON(p.Icon.MediaType), true)
+		j.indent(1)
+		j.raw("}\n")
+	}
+	j.raw("}\n")
+}
+
+func (j *jsonBlobWriter) channel(c *fbc.Channel) {
+	j.raw("{\n")
+	j.field(1, "schema", quoteJSON(c.Schema), false)
+	j.field(1, "name", quoteJSON(c.Name), false)
+	j.field(1, "package", quoteJSON(c.Package), false)
+	if len(c.Entries) == 0 {
+		j.field(1, "entries", "[]", true)
+		j.raw("}\n")
+		return
+	}
+	j.field(1, "entries", "[", true)
+	for i, e := range c.Entries {
+		j.indent(2)
+		j.raw("{\n")
+		last := e.Replaces == "" && len(e.Skips) == 0 && e.SkipRange == ""
+		j.field(3, "name", quoteJSON(e.Name), last)
+		if e.Replaces != "" {
+			j.field(3, "replaces", quoteJSON(e.Replaces), len(e.Skips) == 0 && e.SkipRange == "")
+		}
+		if len(e.Skips) > 0 {
+			j.field(3, "skips", "[", true)
+			for k, s := range e.Skips {
+				j.indent(4)
+				j.raw(quoteJSON(s))
+				j.comma(k < len(e.Skips)-1)
+			}
+			j.indent(3)
+			j.raw("]")
+			j.comma(e.SkipRange != "")
+		}
+		if e.SkipRange != "" {
+			j.field(3, "skipRange", quoteJSON(e.SkipRange), true)
+		}
+		j.indent(2)
+		j.raw("}")
+		j.comma(i < len(c.Entries)-1)
+	}
+	j.indent(1)
+	j.raw("]\n}\n")
+}
+
+func (j *jsonBlobWriter) comma(more bool) {
+	if more {
+		j.raw(",")
+	}
+	j.raw("\n")
+}
+
+func (j *jsonBlobWriter) bundle(b *fbc.Bundle) {
+	j.raw("{\n")
+	j.field(1, "schema", quoteJSON(b.Schema), false)
+	j.field(1, "name", quoteJSON(b.Name), false)
+	j.field(1, "package", quoteJSON(b.Package), false)
+	j.field(1, "image", quoteJSON(b.Image), len(b.Properties) == 0 && len(b.RelatedImages) == 0)
+	if len(b.Properties) > 0 {
+		j.field(1, "properties", "[", true)
+		for i, p := range b.Properties {
+			j.indent(2)
+			j.raw("{\n")
+			j.field(3, "type", quoteJSON(p.Type), false)
+			j.indent(3)
+			j.raw(`"value": `)
+			j.value(p)
+			j.raw("\n")
+			j.indent(2)
+			j.raw("}")
+			j.comma(i < len(b.Properties)-1)
+		}
+		j.indent(1)
+		j.raw("]")
+		j.comma(len(b.RelatedImages) > 0)
+	}
+	if len(b.RelatedImages) > 0 {
+		j.field(1, "relatedImages", "[", true)
+		for i, ri := range b.RelatedImages {
+			j.indent(2)
+			j.raw("{\n")
+			j.field(3, "name", quoteJSON(ri.Name), false)
+			j.field(3, "image", quoteJSON(ri.Image), true)
+			j.indent(2)
+			j.raw("}")
+			j.comma(i < len(b.RelatedImages)-1)
+		}
+		j.indent(1)
+		j.raw("]\n")
+	}
+	j.raw("}\n")
+}
+
+// value writes a property value indented at depth 3. A bundle object built by bundleObjectProperty
+// is {"data":"<base64>"}, written as is; anything else goes through json.Indent.
+func (j *jsonBlobWriter) value(p fbc.Property) {
+	const head, tail = `{"data":"`, `"}`
+	v := p.Value
+	if p.Type == property.TypeBundleObject && bytes.HasPrefix(v, []byte(head)) && bytes.HasSuffix(v, []byte(tail)) &&
+		!bytes.ContainsAny(v[len(head):len(v)-len(tail)], "\"\\") {
+		j.raw("{\n" + strings.Repeat("    ", 4) + `"data": "`)
+		if j.err == nil {
+			_, j.err = j.w.Write(v[len(head) : len(v)-len(tail)])
+		}
+		j.raw("\"\n" + strings.Repeat("    ", 3) + "}")
+		return
+	}
+	j.buf.Reset()
+	if err := json.Indent(&j.buf, v, strings.Repeat("    ", 3), "    "); err != nil {
+		if j.err == nil {
+			j.err = err
+		}
+		return
+	}
+	if j.err == nil {
+		_, j.err = j.w.Write(j.buf.Bytes())
+	}
+}
+
+func (j *jsonBlobWriter) deprecation(d *fbc.Deprecation) {
+	j.raw("{\n")
+	j.field(1, "schema", quoteJSON(d.Schema), false)
+	j.field(1, "package", quoteJSON(d.Package), false)
+	if len(d.Entries) == 0 {
+		j.field(1, "entries", "[]", true)
+		j.raw("}\n")
+		return
+	}
+	j.field(1, "entries", "[", true)
+	for i, e := range d.Entries {
+		j.indent(2)
+		j.raw("{\n")
+		j.field(3, "reference", "{", true)
+		j.field(4, "schema", quoteJSON(e.Reference.Schema), e.Reference.Name == "")
+		if e.Reference.Name != "" {
+			j.field(4, "name", quoteJSON(e.Reference.Name), true)
+		}
+		j.indent(3)
+		j.raw("},\n")
+		j.field(3, "message", quoteJSON(e.Message), true)
+		j.indent(2)
+		j.raw("}")
+		j.comma(i < len(d.Entries)-1)
+	}
+	j.indent(1)
+	j.raw("]\n}\n")
+}
+
+// quoteJSON quotes s as encoding/json does with HTML escaping off.
+func quoteJSON(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c != '"' && c != '\\' && c < 0x80
+	}
+	if plain {
+		return `"` + s + `"`
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // encoding a string cannot fail
+	return strings.TrimSuffix(b.String(), "\n")
+}
