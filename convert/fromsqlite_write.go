@@ -37,16 +37,17 @@ func writeCatalogJSON(w *bufio.Writer, c *fbc.Catalog) error {
 
 // fastWritable reports that the catalog has only what writeCatalogJSON writes, in fbc.Write's order.
 func fastWritable(c *fbc.Catalog) bool {
-	if len(c.Packages) > 1 || len(c.Others) > 0 || len(c.Deprecations) > 1 {
+	if len(c.Packages) != 1 || len(c.Others) > 0 || len(c.Deprecations) > 1 {
 		return false
 	}
+	pkg := c.Packages[0].Name
 	for _, p := range c.Packages {
 		if p.Description != "" || len(p.Properties) > 0 || len(p.Extra) > 0 {
 			return false
 		}
 	}
 	for i, ch := range c.Channels {
-		if len(ch.Properties) > 0 || len(ch.Extra) > 0 || (i > 0 && c.Channels[i-1].Name >= ch.Name) {
+		if ch.Package != pkg || len(ch.Properties) > 0 || len(ch.Extra) > 0 || (i > 0 && c.Channels[i-1].Name >= ch.Name) {
 			return false
 		}
 		for _, e := range ch.Entries {
@@ -56,7 +57,7 @@ func fastWritable(c *fbc.Catalog) bool {
 		}
 	}
 	for i, b := range c.Bundles {
-		if len(b.Extra) > 0 || b.Name == "" || b.Package == "" || (i > 0 && c.Bundles[i-1].Name >= b.Name) {
+		if b.Package != pkg || len(b.Extra) > 0 || b.Name == "" || (i > 0 && c.Bundles[i-1].Name >= b.Name) {
 			return false
 		}
 		for _, ri := range b.RelatedImages {
@@ -66,7 +67,7 @@ func fastWritable(c *fbc.Catalog) bool {
 		}
 	}
 	for _, d := range c.Deprecations {
-		if len(d.Extra) > 0 {
+		if d.Package != pkg || len(d.Extra) > 0 {
 			return false
 		}
 		for _, e := range d.Entries {
