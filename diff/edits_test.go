@@ -109,7 +109,7 @@ func TestNarrowedSkipRangeLengthensPaths(t *testing.T) {
 }
 
 // Pulling the newest trident release moves the head back to v25.2.0; users already on v25.2.1
-// have nowhere to go.
+// have nowhere to go. (The removed head is no "step on the way": its removal is the head change.)
 func TestHeadMovedBackwards(t *testing.T) {
 	old := loadCatalog(t, subset412)
 	cat := loadCatalog(t, subset412)
@@ -119,9 +119,11 @@ func TestHeadMovedBackwards(t *testing.T) {
 		"info bundle-removed b="+tridentV+"25.2.1",
 		"info entry-removed ch=stable b="+tridentV+"25.2.1",
 		"warning head-moved-backwards ch=stable",
-		"warning removed-from-path ch=stable b="+tridentV+"25.2.1",
 		"breaking stranded ch=stable b="+tridentV+"25.2.1",
 	)
+	if f := findingOf(t, r, diff.Stranded, "stable", tridentV+"25.2.1"); f.Old != "is the head "+tridentV+"25.2.1" || f.New != "upgrades end at "+tridentV+"25.2.1" {
+		t.Errorf("stranded old head: %q -> %q", f.Old, f.New)
+	}
 }
 
 // Making the oldest bundle replace the head closes a loop: no head, a cycle, and every user stranded.

@@ -158,14 +158,13 @@ func compareManifests(mk func(Kind) Finding, old, new []fbc.Property) []Finding 
 	ov, nv := om.csvView(), nm.csvView()
 	if ov != nil && nv != nil {
 		out = append(out, compareCSVViews(mk, ov, nv, viewsTrimmed || (om.csvMetadata == nil) != (nm.csvMetadata == nil))...)
-	} else if (ov == nil) != (nv == nil) && !viewsTrimmed {
-		var f Finding
-		if ov == nil {
+	} else if (om.csvMetadata == nil) != (nm.csvMetadata == nil) && !viewsTrimmed {
+		// an olm.csv.metadata property appeared or went away (changes of objects are reported above)
+		f := mk(PropertyRemoved)
+		f.Message = "bundle property olm.csv.metadata removed"
+		if om.csvMetadata == nil {
 			f = mk(PropertyAdded)
-			f.Message = "bundle gained CSV metadata"
-		} else {
-			f = mk(PropertyRemoved)
-			f.Message = "bundle lost its CSV metadata"
+			f.Message = "bundle property olm.csv.metadata added"
 		}
 		f.Field = property.TypeCSVMetadata
 		out = append(out, f)

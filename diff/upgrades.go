@@ -172,7 +172,7 @@ func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrad
 			upgrades = append(upgrades, Upgrade{Package: pkg, Channel: oc.Name, Bundle: e.Name, Old: before, New: after})
 		}
 		findings = append(findings, pathFindings(mk, e.Name, before, after, oldHeadInNew)...)
-		if !after.InChannel && onPath[e.Name] {
+		if !after.InChannel && onPath[e.Name] && e.Name != og.head {
 			f := mk(RemovedFromPath, e.Name)
 			f.Old = fmt.Sprintf("%d hops to %s", before.Hops, before.Head)
 			f.Message = fmt.Sprintf("removed bundle %q was a step on the way to the head for other bundles of the channel", e.Name)
@@ -182,7 +182,8 @@ func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrad
 	return findings, upgrades
 }
 
-// stepsOnPaths marks the entries that lie on some other entry's shortest way to the head.
+// stepsOnPaths marks the entries that lie on some other entry's shortest way to the head (the head
+// included: callers leave it out, its removal is a head change).
 func stepsOnPaths(g *channelGraph) map[string]bool {
 	out := map[string]bool{}
 	for from, tos := range g.graph.Edges() {
@@ -255,13 +256,11 @@ func pathFindings(mk func(Kind, string) Finding, name string, before, after, old
 	switch {
 	case before.ReachesHead && !after.ReachesHead:
 		f = mk(Stranded, name)
-		f.Old = fmt.Sprintf("reaches %s in %s", before.Head, upgradeCount(before.Hops))
-		f.New = "upgrades end at " + orNone(after.End)
+		f.Old, f.New = describeReach(before), describeReach(after)
 		f.Message = fmt.Sprintf("users of %q can no longer upgrade to the head %s; upgrades end at %s", name, orNone(after.Head), orNone(after.End))
 	case !before.ReachesHead && after.ReachesHead:
 		f = mk(NewPath, name)
-		f.Old = "upgrades end at " + orNone(before.End)
-		f.New = fmt.Sprintf("reaches %s in %s", after.Head, upgradeCount(after.Hops))
+		f.Old, f.New = describeReach(before), describeReach(after)
 		f.Message = fmt.Sprintf("users of %q can now upgrade to the head %s", name, after.Head)
 	case before.ReachesHead && after.ReachesHead && oldHeadInNew.ReachesHead:
 		switch {
@@ -279,6 +278,18 @@ func pathFindings(mk func(Kind, string) Finding, name string, before, after, old
 		return nil
 	}
 	return []Finding{f}
+}
+
+// describeReach says where a user ends up: "is the head H", "reaches H in N upgrades" or "upgrades
+// end at B".
+func describeReach(r Reach) string {
+	switch {
+	case r.ReachesHead && r.Hops == 0:
+		return "is the head " + r.Head
+	case r.ReachesHead:
+		return fmt.Sprintf("reaches %s in %s", r.Head, upgradeCount(r.Hops))
+	}
+	return "upgrades end at " + orNone(r.End)
 }
 
 func upgradeCount(n int) string {

@@ -63,7 +63,7 @@ func OpenGit(ctx context.Context, rev, catalogPath string) (*diff.Side, error) {
 	if err := extractArchive(ctx, top, tmp, args); err != nil {
 		return nil, fmt.Errorf("extract %s at %s: %v", rel, rev, err)
 	}
-	side, err := openPath(filepath.Join(tmp, filepath.FromSlash(rel)), source)
+	side, err := openPath(ctx, filepath.Join(tmp, filepath.FromSlash(rel)), source)
 	if err != nil {
 		return nil, err
 	}

@@ -7,13 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
+	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/sqlite"
 )
 
 // Formats of a side, as reported in diff.SideSummary.Format.
@@ -40,17 +41,17 @@ func Open(ctx context.Context, ref string, opts Options) (*diff.Side, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	return openPath(ref, ref)
+	return openPath(ctx, ref, ref)
 }
 
 // openPath loads a local catalog; source is how the side is named in the report.
-func openPath(path, source string) (*diff.Side, error) {
-	isDB, err := isSQLiteFile(path)
+func openPath(ctx context.Context, path, source string) (*diff.Side, error) {
+	isDB, err := sqlite.IsSQLiteFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if isDB {
-		return openSQLite(path, source)
+		return openSQLite(ctx, path, source), nil
 	}
 	return openFBC(path, source), nil
 }
@@ -62,8 +63,59 @@ func openFBC(path, source string) *diff.Side {
 	return side
 }
 
-func openSQLite(path, source string) (*diff.Side, error) {
-	return nil, fmt.Errorf("%s: is an index.db; this build of olmcat cannot read index.db files in diff yet (convert it to FBC first)", path)
+// openSQLite converts an index.db the way olmcat migrate does (opm migrate's output, with opm's
+// failures repaired). Where the conversion departs from opm it is a warning of the side, as in
+// olmcat validate; a file that cannot be read at all is a side with one error.
+func openSQLite(ctx context.Context, path, source string) *diff.Side {
+	side := &diff.Side{Source: source, Format: FormatSQLite, Catalog: &fbc.Catalog{}}
+	fail := func(err error) *diff.Side {
+		side.Problems = model.Issues{{Severity: model.Error, Rule: "unreadable-index-db", File: path,
+			Message: err.Error(), Hint: "check that the file is a complete index.db"}}
+		return side
+	}
+	db, err := sqlite.Open(path)
+	if err != nil {
+		return fail(err)
+	}
+	defer db.Close()
+	at := fbc.Location{File: path}
+	report, err := convert.FromSQLite(ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
+		appendCatalog(side.Catalog, c, at)
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	for _, d := range report.Departures {
+		side.Problems = append(side.Problems, &model.Issue{Severity: model.Warning, Rule: "migrate-" + string(d.Code),
+			File: path, Package: d.Package, Channel: d.Channel, Bundle: d.Bundle,
+			Message: "opm migrate " + d.Opm + "; olmcat " + d.Olmcat})
+	}
+	return side
+}
+
+// appendCatalog adds the blobs of one converted package, located in the index.db file.
+func appendCatalog(dst, src *fbc.Catalog, at fbc.Location) {
+	for _, p := range src.Packages {
+		p.Loc = at
+		dst.Packages = append(dst.Packages, p)
+	}
+	for _, ch := range src.Channels {
+		ch.Loc = at
+		dst.Channels = append(dst.Channels, ch)
+	}
+	for _, b := range src.Bundles {
+		b.Loc = at
+		dst.Bundles = append(dst.Bundles, b)
+	}
+	for _, d := range src.Deprecations {
+		d.Loc = at
+		dst.Deprecations = append(dst.Deprecations, d)
+	}
+	for _, o := range src.Others {
+		o.Loc = at
+		dst.Others = append(dst.Others, o)
+	}
 }
 
 func openImage(ctx context.Context, ref string, opts Options) (*diff.Side, error) {
@@ -72,7 +124,7 @@ func openImage(ctx context.Context, ref string, opts Options) (*diff.Side, error
 		return nil, err
 	}
 	defer img.Cleanup()
-	side, err := openPath(img.Path, ref)
+	side, err := openPath(ctx, img.Path, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -109,19 +161,4 @@ func loadProblems(err error) model.Issues {
 			Message: fmt.Sprintf("%d more load problems not listed", lerrs.Omitted)})
 	}
 	return out
-}
-
-// isSQLiteFile reports whether path is a regular file starting with the SQLite 3 header.
-func isSQLiteFile(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false, err
-	}
-	head := make([]byte, 16)
-	n, _ := io.ReadFull(f, head)
-	return string(head[:n]) == "SQLite format 3\x00", nil
 }

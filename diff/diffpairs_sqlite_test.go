@@ -1,0 +1,111 @@
+package diff_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/olmcat/olmcat/diff"
+)
+
+// The index.db revision pairs of ../shared/diffpairs/sqlite, each side converted the way olmcat
+// migrate does. Expected findings worked out from the databases and PAIR.json.
+
+func compareDBPair(t *testing.T, pair string) *diff.Report {
+	t.Helper()
+	dir := sharedPath(t, filepath.Join("diffpairs", "sqlite", pair))
+	r := diff.Compare(openSide(t, filepath.Join(dir, "old.db")), openSide(t, filepath.Join(dir, "new.db")))
+	if r.Old.Format != "sqlite" || r.New.Format != "sqlite" {
+		t.Errorf("formats %s, %s", r.Old.Format, r.New.Format)
+	}
+	return r
+}
+
+// A second channel "stable" is added and becomes the default; the one bundle's CSV changed its
+// install strategy.
+func TestDBPairClusterAssessmentAddChannel(t *testing.T) {
+	r := compareDBPair(t, "cluster-assessment-add-channel")
+	const b = "cluster-assessment-operator.v1.0.0"
+	assertFindings(t, r,
+		"warning default-channel-changed",
+		"info bundle-object-changed b="+b+" f=ClusterServiceVersion/"+b,
+		"info channel-added ch=stable",
+	)
+	if f := findingOf(t, r, diff.DefaultChannelChanged, "", ""); f.Old != "alpha" || f.New != "stable" {
+		t.Errorf("default channel %q -> %q", f.Old, f.New)
+	}
+	if f := findingOf(t, r, diff.BundleObjectChanged, "", b); !strings.HasSuffix(f.Message, "changed at spec.install") {
+		t.Errorf("CSV change: %s", f.Message)
+	}
+}
+
+// The package was renamed (cockroach-operator -> cockroachdb-certified): for installed users that
+// is a package removed, which is breaking.
+func TestDBPairCockroachPackageRename(t *testing.T) {
+	r := compareDBPair(t, "cockroach-package-rename")
+	assertFindings(t, r,
+		"breaking package-removed",
+		"info package-added",
+	)
+	if r.Findings[0].Package != "cockroach-operator" || r.Findings[1].Package != "cockroachdb-certified" {
+		t.Errorf("packages: %+v", r.Findings)
+	}
+	for _, p := range r.Packages {
+		if p.Name == "cockroachdb-certified" && (p.Status != diff.StatusAdded || p.ChannelsAdded != 2 || p.BundlesAdded != 1) {
+			t.Errorf("added package stat: %+v", p)
+		}
+	}
+}
+
+// The channel's only bundle was replaced by a newer one that neither replaces nor skips it and has
+// no skipRange: users of the old bundle are stranded.
+func TestDBPairHostOperatorReplaceBundle(t *testing.T) {
+	r := compareDBPair(t, "host-operator-replace-bundle")
+	const oldB, newB = "toolchain-host-operator.v0.0.655-262-commit-81eff23-cc2ad15", "toolchain-host-operator.v0.0.665-265-commit-73721bf-6e58af6"
+	assertFindings(t, r,
+		"info bundle-removed b="+oldB,
+		"info bundle-added b="+newB,
+		"info entry-removed ch=alpha b="+oldB,
+		"info entry-added ch=alpha b="+newB,
+		"info head-changed ch=alpha",
+		"breaking stranded ch=alpha b="+oldB,
+	)
+	if f := findingOf(t, r, diff.Stranded, "alpha", oldB); f.Old != "is the head "+oldB || f.New != "upgrades end at "+oldB {
+		t.Errorf("stranded: %q -> %q", f.Old, f.New)
+	}
+}
+
+// infrawatch moved both packages to new stable-1.1 default channels; service-telemetry-operator's
+// "latest" channel was dropped, and smart-gateway-operator's "latest" lost its v2.1.0 head (now
+// v2.0.1, a lower version), stranding v2.1.0's users there. The v1.1.0 and v2.1.0 bundles were
+// rebuilt from :stable-1.1 images.
+func TestDBPairInfrawatchNewDefaultChannel(t *testing.T) {
+	r := compareDBPair(t, "infrawatch-new-default-channel")
+	got := map[string]int{}
+	for _, f := range r.Findings {
+		got[f.Package+" "+string(f.Severity)+" "+string(f.Kind)+" "+f.Channel+" "+f.Bundle]++
+	}
+	const st, sg = "service-telemetry-operator", "smart-gateway-operator"
+	for _, want := range []string{
+		st + " warning default-channel-changed  ",
+		st + " breaking channel-removed latest ",
+		st + " info channel-added stable-1.1 ",
+		st + " warning bundle-image-changed  " + st + ".v1.1.0",
+		sg + " warning default-channel-changed  ",
+		sg + " info channel-added stable-1.1 ",
+		sg + " warning bundle-image-changed  " + sg + ".v2.1.0",
+		sg + " info entry-removed latest " + sg + ".v2.1.0",
+		sg + " warning head-moved-backwards latest ",
+		sg + " breaking stranded latest " + sg + ".v2.1.0",
+	} {
+		if got[want] != 1 {
+			t.Errorf("want one %q; findings: %v", want, briefs(r))
+		}
+	}
+	if summary(r) != "2 breaking, 5 warning, 15 info" {
+		t.Errorf("summary %s: %v", summary(r), briefs(r))
+	}
+	if f := findingOf(t, r, diff.HeadMovedBackwards, "latest", ""); f.Package != sg || f.Old != sg+".v2.1.0" || f.New != sg+".v2.0.1" {
+		t.Errorf("head: %+v", f)
+	}
+}
