@@ -109,3 +109,14 @@ func TestDBPairInfrawatchNewDefaultChannel(t *testing.T) {
 		t.Errorf("head: %+v", f)
 	}
 }
+
+// Mixed formats: an index.db against the FBC that opm migrate made of it is no change at all.
+func TestIndexDBAgainstItsOpmMigration(t *testing.T) {
+	for _, c := range []string{"kube-green-replaces", "real-infrawatch-05", "community-5ops-replaces"} {
+		dir := sharedPath(t, filepath.Join("conformance", "sqlite", c))
+		r := diff.Compare(openSide(t, filepath.Join(dir, "input.db")), openSide(t, filepath.Join(dir, "migrate")))
+		if len(r.Findings) != 0 || r.Old.Format != "sqlite" || r.New.Format != "fbc" || r.Old.Bundles != r.New.Bundles {
+			t.Errorf("%s: index.db vs its migration: %v (%+v, %+v)", c, briefs(r), r.Old, r.New)
+		}
+	}
+}
