@@ -9,6 +9,7 @@ import (
 
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/convert/atomicout"
+	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/sqlite"
 )
@@ -33,6 +34,8 @@ olm.csv.metadata property, as opm's option of the same name does.
 OUTDIR appears atomically (written beside it, then renamed); a non-empty OUTDIR is replaced only
 with --force.
 
+` + migrateImageHelp + `
+
 ` + migrateToSQLiteHelp
 
 func newMigrateCmd() *cobra.Command {
@@ -40,6 +43,7 @@ func newMigrateCmd() *cobra.Command {
 		output, level, to, reportPath string
 		force                         bool
 		toSQLite                      migrateToSQLiteOptions
+		images                        migrateImageFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "migrate INPUT OUTDIR",
@@ -66,9 +70,16 @@ func newMigrateCmd() *cobra.Command {
 			if toSQLite.Permissive {
 				return usageError{errors.New("--permissive only applies with --to sqlite")}
 			}
-			return runMigrateToFBC(cmd, args[0], args[1], reportPath, convert.MigrateOptions{
+			opts := convert.MigrateOptions{
 				Options: convert.Options{MigrateLevel: lvl}, Format: format, Strict: toSQLite.Strict, Force: force,
-			})
+			}
+			if _, err := os.Stat(args[0]); err != nil && indeximage.IsImageRef(args[0]) {
+				return runMigrateImage(cmd, args[0], args[1], reportPath, opts, images)
+			}
+			if err := checkMigrateImageFlags(images); err != nil {
+				return err
+			}
+			return runMigrateToFBC(cmd, args[0], args[1], reportPath, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -78,6 +89,7 @@ func newMigrateCmd() *cobra.Command {
 	f.StringVar(&reportPath, "report", "", "write the full report (departures from opm, or losses with --to sqlite) as JSON to FILE ('-' for stdout)")
 	f.BoolVar(&force, "force", false, "replace an existing, non-empty output")
 	addMigrateToSQLiteFlags(f, &toSQLite)
+	addMigrateImageFlags(f, &images)
 	if strict := f.Lookup("strict"); strict != nil {
 		strict.Usage = "write nothing and fail on any departure from opm migrate (or, with --to sqlite, on any loss)"
 	}

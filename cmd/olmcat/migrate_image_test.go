@@ -1,0 +1,137 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"log"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/olmcat/olmcat/convert/indeximage"
+)
+
+const fooIndexCase = "../../../shared/conformance/sqlite/real-foo-index-v0.2.0"
+
+// pushFooIndexImage pushes an index image holding the real foo index.db (read at test time) to a
+// loopback registry and returns its reference.
+func pushFooIndexImage(t *testing.T) string {
+	t.Helper()
+	db, err := os.ReadFile(filepath.Join(fooIndexCase, "input.db"))
+	if err != nil {
+		t.Skipf("conformance data absent: %v", err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "database/", Mode: 0o755})
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "database/index.db", Mode: 0o644, Size: int64(len(db))})
+	tw.Write(db)
+	tw.Close()
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err = mutate.Config(img, v1.Config{
+		Labels:     map[string]string{indeximage.DatabaseLabel: "/database/index.db"},
+		Entrypoint: []string{"/bin/opm"}, Cmd: []string{"registry", "serve", "--database", "/database/index.db"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(srv.Close)
+	ref := strings.TrimPrefix(srv.URL, "http://") + "/ns/foo-index:v0.2.0"
+	r, _ := name.ParseReference(ref)
+	if err := remote.Write(r, img); err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+func filesOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			out[filepath.ToSlash(rel)] = string(b)
+		}
+		return err
+	})
+	return out
+}
+
+func sameFiles(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d files, want %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s differs from opm's", k)
+		}
+	}
+}
+
+func TestMigrateIndexImage(t *testing.T) {
+	ref := pushFooIndexImage(t)
+	opm := filesOf(t, filepath.Join(fooIndexCase, "migrate"))
+	out := t.TempDir()
+
+	fbcDir := filepath.Join(out, "fbc")
+	newRef := strings.Replace(ref, ":v0.2.0", ":v0.2.0-fbc", 1)
+	if code := run([]string{"migrate", ref, fbcDir, "--to-image", newRef}); code != 0 {
+		t.Fatalf("migrate %s: exit code %d", ref, code)
+	}
+	sameFiles(t, filesOf(t, fbcDir), opm)
+	cat, err := indeximage.Fetch(context.Background(), newRef, indeximage.Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Cleanup()
+	if cat.Kind != indeximage.FBC || cat.ImagePath != "/configs" {
+		t.Fatalf("new image holds %v at %s", cat.Kind, cat.ImagePath)
+	}
+	sameFiles(t, filesOf(t, cat.Path), opm)
+
+	layoutDir := filepath.Join(out, "layout")
+	if code := run([]string{"migrate", "docker://" + ref, filepath.Join(out, "fbc2"), "--oci-layout", layoutDir}); code != 0 {
+		t.Fatalf("migrate --oci-layout: exit code %d", code)
+	}
+	again, err := indeximage.Fetch(context.Background(), "oci-layout:"+layoutDir, indeximage.Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Cleanup()
+	if again.Digest != cat.Digest {
+		t.Errorf("the same input gave image %s, then %s", cat.Digest, again.Digest)
+	}
+
+	if code := run([]string{"migrate", newRef, filepath.Join(out, "fbc3")}); code != exitUsage {
+		t.Errorf("migrating an FBC image: exit code %d, want %d", code, exitUsage)
+	}
+	if code := run([]string{"migrate", filepath.Join(fooIndexCase, "input.db"), filepath.Join(out, "fbc4"), "--oci-layout", filepath.Join(out, "l2")}); code != exitUsage {
+		t.Errorf("--oci-layout with a local index.db: exit code %d, want %d", code, exitUsage)
+	}
+	if code := run([]string{"migrate", strings.Replace(ref, "foo-index", "nothing", 1), filepath.Join(out, "fbc5")}); code != exitUsage {
+		t.Errorf("missing image: exit code %d, want %d", code, exitUsage)
+	}
+}
