@@ -18,10 +18,14 @@ import (
 //	cur = r; prev = R; d++
 //
 // That walk only writes the edges of entries on the replaces chain from the head. An entry
-// reachable only through a skip gets a row (the skipped one) but its own edges would be lost;
-// they are added after the walk as synthetic pairs, the only form that does not disturb the
-// chain: opm reads every edge off the chain as a skip, so such an entry's replaces comes back as a
-// skip (reported), and its skips come back unchanged.
+// reachable only through a skip gets a row (the skipped one) but its own edges would be lost, as
+// they are when opm's loader builds the same channel from bundles. They are added after the walk as
+// synthetic pairs, the only form that does not disturb the chain; opm reads every edge off the
+// chain as a skip. Its skips therefore come back unchanged. Its replaces comes back as a skip
+// (reported as a change), which makes the replaced entry a skipped one; where that would change
+// opm's reading of the channel (the replaces chain stops at a skipped entry, so the entries below
+// it would be stranded, and OLM ignores a skipped bundle's own upgrade edges), the edge is not
+// written and reported as lost instead.
 type entryRowsBuilder struct {
 	rows []sqlite.EntryOut
 }
@@ -71,15 +75,27 @@ func sqliteChannelEntries(ch *model.Channel, head string, r *SQLiteReport) ([]sq
 	for _, row := range l.rows {
 		hasRow[row.Bundle] = true
 	}
+	skipped := map[string]bool{}
+	for _, e := range ch.Entries {
+		for _, s := range e.Skips {
+			skipped[s] = true
+		}
+	}
 	for _, e := range ch.SortedEntries() {
 		if onChain[e.Name] {
 			continue
 		}
 		if e.Replaces != "" {
-			l.pair(e.Name, e.Replaces, depth)
-			depth++
-			r.change(Finding{Kind: KindReplacesAsSkip, Package: ch.Package.Name, Channel: ch.Name, Bundle: e.Name,
-				Detail: fmt.Sprintf("the entry is reachable only through a skip, so the index.db layout cannot put its replaces %q on the replaces chain; it is stored as an upgrade edge that reads back as a skip", e.Replaces)})
+			at := Finding{Package: ch.Package.Name, Channel: ch.Name, Bundle: e.Name}
+			if safeSkipTarget(ch, skipped, e.Replaces) {
+				l.pair(e.Name, e.Replaces, depth)
+				depth++
+				at.Kind, at.Detail = KindReplacesAsSkip, fmt.Sprintf("the entry is reachable only through a skip, so its replaces %q cannot be on the index.db's replaces chain; it is stored as an upgrade edge that reads back as a skip", e.Replaces)
+				r.change(at)
+			} else {
+				at.Kind, at.Detail = KindReplacesDropped, fmt.Sprintf("the entry is reachable only through a skip, so its replaces %q cannot be on the index.db's replaces chain, and storing it as a skip would make %q a skipped entry whose own upgrade edges opm and OLM then ignore; opm's loader drops this edge too", e.Replaces, e.Replaces)
+				r.loss(at)
+			}
 		}
 		for _, s := range e.Skips {
 			l.pair(e.Name, s, depth)
@@ -93,6 +109,13 @@ func sqliteChannelEntries(ch *model.Channel, head string, r *SQLiteReport) ([]sq
 		}
 	}
 	return l.rows, nil
+}
+
+// safeSkipTarget tells whether name may become the target of a skip without changing how opm reads the
+// channel: it is no entry of the channel, or already skipped, or an entry without edges of its own.
+func safeSkipTarget(ch *model.Channel, skipped map[string]bool, name string) bool {
+	e, ok := ch.Entries[name]
+	return !ok || skipped[name] || (e.Replaces == "" && len(e.Skips) == 0)
 }
 
 // channelsWithEntry lists, sorted, the channels of pkg with an entry for the bundle.

@@ -55,6 +55,7 @@ const (
 	KindDeprecatedProperty   = "deprecated-property"    // olm.deprecated: opm migrate drops such bundles from an index.db
 	KindDuplicateProperty    = "duplicate-property"     // repeated identical property; the database keeps one
 	KindBundleWithoutChannel = "bundle-without-channel" // a bundle no channel lists
+	KindReplacesDropped      = "replaces-dropped"       // replaces of an entry reachable only through a skip
 )
 
 // Kinds of changes: the information is in the database, in the closest form it allows.
