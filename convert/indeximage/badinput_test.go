@@ -3,17 +3,22 @@ package indeximage
 import (
 	"bytes"
 	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -221,4 +226,23 @@ func compressedBytes(t testing.TB, l v1.Layer) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestFetchInsecureTLSRegistry(t *testing.T) {
+	srv := httptest.NewUnstartedServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "https://")
+	ref, _ := name.ParseReference(host + "/ns/index:v1")
+	if err := remote.Write(ref, sqliteImage(t, amd64), remote.WithTransport(srv.Client().Transport)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := fetch(t, ref.String(), Options{})
+	wantErr(t, err, host, "not trusted", "--insecure")
+	cat, err := fetch(t, ref.String(), Options{Insecure: true})
+	if err != nil {
+		t.Fatalf("--insecure against a self-signed registry: %v", err)
+	}
+	sameFile(t, cat.Path, sqliteFixture)
 }

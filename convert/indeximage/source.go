@@ -311,6 +311,9 @@ func tarLayerMediaType(mt types.MediaType) bool {
 
 // registryError turns go-containerregistry's transport errors into advice.
 func registryError(ref imageRef, err error) error {
+	if msg := err.Error(); strings.Contains(msg, "x509:") || strings.Contains(msg, "failed to verify certificate") {
+		return fmt.Errorf("image %s: the registry's TLS certificate is not trusted: add its CA to the system trust store, or pass --insecure to skip verification: %w", ref.raw, err)
+	}
 	var terr *transport.Error
 	if errors.As(err, &terr) {
 		host := ref.named.Context().RegistryStr()
