@@ -140,10 +140,14 @@ func addToChannel(c *fbc.Catalog, nb NewBundle, chName string, mode Mode) (strin
 		return fmt.Sprintf("created channel %q of package %q with %q", chName, b.Package, b.Name), nil
 	}
 	ch := &c.Channels[ci]
+	nameOrder := slices.IsSortedFunc(ch.Entries, byName)
 	if mode.IsSemver() {
 		ch.Entries = append(ch.Entries, entry)
 		if err := rebuildChannel(c, b.Package, chName, mode); err != nil {
 			return "", err
+		}
+		if nameOrder {
+			slices.SortFunc(ch.Entries, byName)
 		}
 		e := ch.Entries[findEntry(ch, b.Name)]
 		return fmt.Sprintf("added %q to channel %q by version (%s): replaces %q", b.Name, chName, mode, e.Replaces), nil
@@ -157,6 +161,9 @@ func addToChannel(c *fbc.Catalog, nb NewBundle, chName string, mode Mode) (strin
 	entry.Replaces = head
 	entry.Skips = slices.Clone(nb.Skips)
 	ch.Entries = append(ch.Entries, entry)
+	if nameOrder {
+		slices.SortFunc(ch.Entries, byName)
+	}
 	note := fmt.Sprintf("added %q to channel %q: replaces head %q", b.Name, chName, head)
 	if nb.Replaces != "" && nb.Replaces != head {
 		note += fmt.Sprintf(" (its CSV says replaces %q; the channel's head wins)", nb.Replaces)
@@ -166,6 +173,10 @@ func addToChannel(c *fbc.Catalog, nb NewBundle, chName string, mode Mode) (strin
 	}
 	return note, nil
 }
+
+// byName orders entries as opm writes them. A channel whose entries are in that order keeps it
+// when an entry is added; any other order (a hand-written one) is kept and the entry appended.
+func byName(a, b fbc.ChannelEntry) int { return strings.Compare(a.Name, b.Name) }
 
 // heads returns the entries no other entry of the channel replaces or skips, sorted.
 func heads(ch *fbc.Channel) []string {

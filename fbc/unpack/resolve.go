@@ -1,6 +1,7 @@
 package unpack
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,8 +33,8 @@ func ResolveRefs(root string, c *fbc.Catalog) error {
 	for bi := range c.Bundles {
 		b := &c.Bundles[bi]
 		for pi, p := range b.Properties {
-			if p.Type != property.TypeBundleObject {
-				continue
+			if p.Type != property.TypeBundleObject || !bytes.Contains(p.Value, []byte(`"ref"`)) {
+				continue // the common case, data: not worth decoding
 			}
 			var obj property.BundleObject
 			if err := json.Unmarshal(p.Value, &obj); err != nil || obj.Ref == "" {
