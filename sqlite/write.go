@@ -74,7 +74,7 @@ func (w *Writer) open(ctx context.Context) error {
 // AddPackage writes one package: its bundles (with their related images, properties,
 // dependencies and APIs), channels, the package row and the channel entries, in an order that
 // satisfies every foreign key.
-func (w *Writer) AddPackage(ctx context.Context, p *PackageRows) error {
+func (w *Writer) AddPackage(ctx context.Context, p *PackageOut) error {
 	if w.done {
 		return errors.New("index.db writer already committed or aborted")
 	}
@@ -92,7 +92,7 @@ func (w *Writer) AddPackage(ctx context.Context, p *PackageRows) error {
 }
 
 // check catches what would otherwise surface as an anonymous constraint failure.
-func (w *Writer) check(p *PackageRows) error {
+func (w *Writer) check(p *PackageOut) error {
 	if p.Name == "" {
 		return errors.New("empty package name")
 	}
@@ -112,7 +112,7 @@ func (w *Writer) check(p *PackageRows) error {
 			return fmt.Errorf("bundle %q listed twice", b.Name)
 		}
 		names[b.Name] = true
-		for _, api := range append(append([]APIRow(nil), b.ProvidedAPIs...), b.RequiredAPIs...) {
+		for _, api := range append(append([]APIOut(nil), b.ProvidedAPIs...), b.RequiredAPIs...) {
 			if api.Plural == "" {
 				return fmt.Errorf("bundle %q: API %s/%s/%s has no plural (api.plural is NOT NULL; leave the API out instead)", b.Name, api.Group, api.Version, api.Kind)
 			}
@@ -138,7 +138,7 @@ func (w *Writer) check(p *PackageRows) error {
 	return nil
 }
 
-func (w *Writer) insertPackage(ctx context.Context, p *PackageRows) error {
+func (w *Writer) insertPackage(ctx context.Context, p *PackageOut) error {
 	s := w.stmts
 	for i := range p.Bundles {
 		if err := w.insertBundle(ctx, &p.Bundles[i]); err != nil {
@@ -169,7 +169,7 @@ func (w *Writer) insertPackage(ctx context.Context, p *PackageRows) error {
 	return nil
 }
 
-func (w *Writer) insertBundle(ctx context.Context, b *BundleRow) error {
+func (w *Writer) insertBundle(ctx context.Context, b *BundleOut) error {
 	s := w.stmts
 	if _, err := s.bundle.ExecContext(ctx, b.Name, blob(b.CSV), blob(b.Bundle), b.BundlePath, b.Version,
 		b.SkipRange, b.Replaces, b.Skips, b.SubstitutesFor); err != nil {
@@ -204,7 +204,7 @@ func (w *Writer) insertBundle(ctx context.Context, b *BundleRow) error {
 	return nil
 }
 
-func (w *Writer) insertAPI(ctx context.Context, link *sql.Stmt, api APIRow, bundle string, version, path any) error {
+func (w *Writer) insertAPI(ctx context.Context, link *sql.Stmt, api APIOut, bundle string, version, path any) error {
 	if _, err := w.stmts.api.ExecContext(ctx, api.Group, api.Version, api.Kind, api.Plural); err != nil {
 		return err
 	}

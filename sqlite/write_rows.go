@@ -4,25 +4,25 @@ package sqlite
 // the Writer does no conversion beyond NULL for empty optional values, exactly where opm's loader
 // writes NULL (see AddPackage).
 
-// PackageRows is everything one package contributes to an index.db.
-type PackageRows struct {
+// PackageOut is everything one package contributes to an index.db.
+type PackageOut struct {
 	Name           string
 	DefaultChannel string // must name one of Channels
-	Channels       []ChannelRows
-	Bundles        []BundleRow
+	Channels       []ChannelOut
+	Bundles        []BundleOut
 }
 
-// ChannelRows is one channel and its channel_entry rows.
-type ChannelRows struct {
+// ChannelOut is one channel and its channel_entry rows.
+type ChannelOut struct {
 	Name string
 	Head string // channel.head_operatorbundle_name; must be one of the package's Bundles
 	// Entries in insertion order. entry_id values are assigned by the Writer, increasing in this
 	// order across the whole database.
-	Entries []EntryRow
+	Entries []EntryOut
 }
 
-// EntryRow is one channel_entry row.
-type EntryRow struct {
+// EntryOut is one channel_entry row.
+type EntryOut struct {
 	Bundle string // operatorbundle_name; need not be a bundle of the package (synthetic skip rows)
 	Depth  int
 	// Replaces is the index, in the same channel's Entries, of the row this row replaces; NoReplaces
@@ -30,11 +30,11 @@ type EntryRow struct {
 	Replaces int
 }
 
-// NoReplaces marks an EntryRow whose replaces column is NULL.
+// NoReplaces marks an EntryOut whose replaces column is NULL.
 const NoReplaces = -1
 
-// BundleRow is one operatorbundle row with the rows of the tables keyed by it.
-type BundleRow struct {
+// BundleOut is one operatorbundle row with the rows of the tables keyed by it.
+type BundleOut struct {
 	Name string
 	// CSV and Bundle are stored as BLOBs (as opm's loader binds []byte); nil stores NULL.
 	CSV    []byte
@@ -50,23 +50,23 @@ type BundleRow struct {
 	// Properties go to `properties` (TEXT values) in this order, Dependencies to `dependencies`
 	// (BLOB values, as the loader stores json.RawMessage). Their version and path columns are the
 	// bundle's Version and BundlePath, NULL when empty.
-	Properties   []PropertyRow
-	Dependencies []PropertyRow
+	Properties   []PropertyOut
+	Dependencies []PropertyOut
 	// ProvidedAPIs and RequiredAPIs get an `api` row (insert or ignore: the first plural written for
 	// a GVK wins, as in the loader) and an api_provider / api_requirer row. Plural must not be empty.
-	ProvidedAPIs []APIRow
-	RequiredAPIs []APIRow
+	ProvidedAPIs []APIOut
+	RequiredAPIs []APIOut
 	// RelatedImages are distinct image references, one related_image row each.
 	RelatedImages []string
 }
 
-// PropertyRow is one row of `properties` or `dependencies`.
-type PropertyRow struct {
+// PropertyOut is one row of `properties` or `dependencies`.
+type PropertyOut struct {
 	Type  string
 	Value string
 }
 
-// APIRow is a GVK with its resource plural.
-type APIRow struct {
+// APIOut is a GVK with its resource plural.
+type APIOut struct {
 	Group, Version, Kind, Plural string
 }
