@@ -1,7 +1,6 @@
 package fbc
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,10 @@ import (
 // reads them). Whether a file is JSON or YAML is decided from its content, as opm does: a file whose
 // first non-space character is '{' is a stream of concatenated JSON objects, any other is a
 // multi-document YAML stream; file names and extensions do not matter. Binary files are reported.
+// Symbolic links to files are followed only when they stay inside the catalog directory; links
+// leading out of it, links to directories (never entered, so link loops cannot hang a walk), broken
+// links and special files (pipes, sockets, devices) are reported. Invalid UTF-8 inside JSON strings
+// is replaced by U+FFFD, as encoding/json (and so opm) reads it.
 //
 // Streaming: files are read blob by blob; at no time is more than one blob's text held besides what
 // the caller keeps. A blob larger than MaxBlobSize is reported and ends its file.
@@ -140,31 +143,32 @@ func LoadReader(r io.Reader, name string) (*Catalog, error) { return Loader{}.Lo
 
 // Add decodes a blob by its schema and appends it to the catalog: olm.package, olm.channel,
 // olm.bundle and olm.deprecations become typed values, any other schema is kept verbatim in Others.
-// A blob that does not decode gives a *LoadError and leaves the catalog unchanged.
+// A blob that does not decode gives a *LoadError and leaves the catalog unchanged. b.Data must be
+// valid JSON, as Walk hands it over (it is not validated again).
 func (c *Catalog) Add(b Blob) error {
 	var err error
 	switch b.Schema {
 	case SchemaPackage:
 		var p Package
-		if err = json.Unmarshal(b.Data, &p); err == nil {
+		if err = p.UnmarshalJSON(b.Data); err == nil {
 			p.Loc = b.Loc
 			c.Packages = append(c.Packages, p)
 		}
 	case SchemaChannel:
 		var ch Channel
-		if err = json.Unmarshal(b.Data, &ch); err == nil {
+		if err = ch.UnmarshalJSON(b.Data); err == nil {
 			ch.Loc = b.Loc
 			c.Channels = append(c.Channels, ch)
 		}
 	case SchemaBundle:
 		var bundle Bundle
-		if err = json.Unmarshal(b.Data, &bundle); err == nil {
+		if err = bundle.UnmarshalJSON(b.Data); err == nil {
 			bundle.Loc = b.Loc
 			c.Bundles = append(c.Bundles, bundle)
 		}
 	case SchemaDeprecations:
 		var d Deprecation
-		if err = json.Unmarshal(b.Data, &d); err == nil {
+		if err = d.UnmarshalJSON(b.Data); err == nil {
 			d.Loc = b.Loc
 			c.Deprecations = append(c.Deprecations, d)
 		}

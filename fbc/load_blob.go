@@ -32,6 +32,9 @@ func newBlob(data []byte, loc Location, validate bool) (Blob, *LoadError) {
 	if validate && !json.Valid(data) {
 		return Blob{}, syntaxError(data, loc)
 	}
+	if !utf8.Valid(data) {
+		data = replaceInvalidUTF8(data)
+	}
 	first := firstNonSpace(data)
 	if first < 0 || data[first] != '{' {
 		return Blob{}, locErr(loc, ErrNotObject,
@@ -123,6 +126,24 @@ func describeJSONValue(data []byte, first int) string {
 	default:
 		return "a number"
 	}
+}
+
+// replaceInvalidUTF8 replaces each byte that is not part of valid UTF-8 with U+FFFD, which is what
+// encoding/json (and so opm) makes of such bytes in strings; valid JSON can hold them nowhere else.
+// Doing it once here keeps raw fields (unknown fields, custom blobs) consistent with decoded ones
+// and writable as YAML.
+func replaceInvalidUTF8(data []byte) []byte {
+	out := make([]byte, 0, len(data)+len(data)/8)
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, data[:size]...)
+		}
+		data = data[size:]
+	}
+	return out
 }
 
 // jsonString decodes a JSON string value; absent and null give "".

@@ -10,9 +10,12 @@ import (
 // olm.package, channels, bundles, deprecations and custom-schema blobs naming it. Blobs that belong to
 // no package (custom schemas without a "package" field) come first, as package "".
 //
-// Memory: the catalog is read twice. The first pass decodes every blob, checks it and notes which
-// files hold which packages; only names are kept. If it found any problem, WalkPackages returns the
-// *LoadErrors without calling fn. The second pass loads the files of one package at a time; when
+// Memory: the catalog is read twice. The first pass splits and checks every blob as Walk does and
+// notes which files hold which packages; only names are kept. If it found any problem (syntax,
+// missing schema, name or package, unreadable file...), WalkPackages returns the *LoadErrors without
+// calling fn. The second pass decodes the files of one package at a time; a package with a blob that
+// does not decode (a field of the wrong type) is not handed over, the others are, and the decode
+// problems are returned at the end. So every package fn receives is complete. When
 // blobs of several packages share files, those packages are loaded together (a single file holding
 // the whole catalog is therefore loaded whole). In opm's <package>/catalog.json layout, at most one
 // package is held at a time.
@@ -42,12 +45,7 @@ func (l Loader) WalkPackages(root string, fn func(pkg string, c *Catalog) error)
 
 	idx := newPackageIndex()
 	if err := tree.files(errs.add, func(name string) error {
-		var scratch Catalog
 		return l.readTreeFile(tree, name, func(b Blob) error {
-			if err := scratch.Add(b); err != nil {
-				return err
-			}
-			scratch = Catalog{}
 			idx.note(name, b.PackageName())
 			return nil
 		}, errs)
@@ -68,6 +66,7 @@ func WalkPackages(root string, fn func(pkg string, c *Catalog) error) error {
 // emitPackages is the second pass: packages in name order, each group of files loaded once.
 func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(string, *Catalog) error) error {
 	loaded := map[string]*Catalog{} // packages read but not handed over yet
+	broken := map[string]bool{}     // packages with a blob that did not decode
 	errs := l.newErrorList()
 	for _, pkg := range idx.sortedPackages() {
 		c, ok := loaded[pkg]
@@ -79,7 +78,11 @@ func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(strin
 					if group[p] == nil {
 						group[p] = &Catalog{}
 					}
-					return group[p].Add(b)
+					if err := group[p].Add(b); err != nil {
+						broken[p] = true
+						return err
+					}
+					return nil
 				}, errs); err != nil {
 					return err
 				}
@@ -93,6 +96,9 @@ func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(strin
 			}
 		}
 		delete(loaded, pkg)
+		if broken[pkg] {
+			continue
+		}
 		if err := fn(pkg, c); err != nil {
 			return err
 		}

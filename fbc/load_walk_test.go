@@ -259,3 +259,18 @@ func TestWalkPackagesStopsBeforeHandingOverOnProblems(t *testing.T) {
 		t.Errorf("want the problem and no call, got %v (called %v)", errs, called)
 	}
 }
+
+// A blob that splits and names itself but does not decode keeps its package from being handed over;
+// the other packages are, and the problem comes back at the end.
+func TestWalkPackagesSkipsPackagesThatDoNotDecode(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.json": blobFile("olm.package", "a") + `{"schema":"olm.bundle","name":"a.v1","package":"a","properties":"oops"}`,
+		"b.json": blobFile("olm.package", "b"),
+	})
+	var got []string
+	err := WalkPackages(dir, func(pkg string, _ *Catalog) error { got = append(got, pkg); return nil })
+	errs := loadErrorList(t, err)
+	if !slices.Equal(got, []string{"b"}) || len(errs) != 1 || errs[0].Loc != (Location{"a.json", 1}) || !errors.Is(errs[0], ErrBadField) {
+		t.Errorf("handed over %v, problems %v", got, errs)
+	}
+}

@@ -40,7 +40,7 @@ func (fr *fileReader) readYAML(br *bufio.Reader) error {
 		loc := Location{File: fr.file, Line: doc.contentLine}
 		data, err := yamlToJSON(doc.text)
 		if err != nil {
-			fr.report(yamlError(err, loc, doc.startLine))
+			fr.report(yamlError(err, loc, doc.startLine, doc.lastLine()))
 			continue
 		}
 		b, lerr := newBlob(data, loc, false)
@@ -66,12 +66,13 @@ func yamlToJSON(doc []byte) (out []byte, err error) {
 
 var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
 
-// yamlError rebases the parser's document-relative line number ("yaml: line 5: ...") on the file.
-func yamlError(err error, loc Location, docStart int) *LoadError {
+// yamlError rebases the parser's document-relative line number ("yaml: line 5: ...") on the file;
+// the parser may name the line after the last one when the document ends early.
+func yamlError(err error, loc Location, docStart, docEnd int) *LoadError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
-			loc.Line = docStart + n - 1
+			loc.Line = min(docStart+n-1, docEnd)
 			msg = err.Error()[len(m[0]):]
 		}
 	}
@@ -152,6 +153,15 @@ func (s *yamlSplitter) next() (yamlDoc, error) {
 		return doc, io.EOF
 	}
 	return doc, nil
+}
+
+// lastLine is the file line of the document's last line.
+func (d yamlDoc) lastLine() int {
+	n := bytes.Count(d.text, []byte{'\n'})
+	if len(d.text) > 0 && d.text[len(d.text)-1] != '\n' {
+		n++
+	}
+	return d.startLine + max(n, 1) - 1
 }
 
 // readLine appends the next line (with its newline, if any) to buf.
