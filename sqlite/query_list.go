@@ -45,17 +45,24 @@ type queryListRow struct {
 // bundle's name, deduplicated, and csvJson/object are filled only for bundles without an image.
 // Groups with a NULL version, image or channel, and names with no operatorbundle row, are left out.
 func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error) error {
-	rows, err := q.db.QueryContext(ctx, queryListEntriesSQL)
+	// One connection runs all of this call's statements, stepping them side by side: taking
+	// several from the pool at once would deadlock when many clients list at the same time.
+	conn, err := q.db.Conn(ctx)
+	if err != nil {
+		return q.wrap(err)
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, queryListEntriesSQL)
 	if err != nil {
 		return q.wrap(err)
 	}
 	defer rows.Close()
-	props, err := q.newQueryTypedCursor(ctx, "properties")
+	props, err := q.newQueryTypedCursor(ctx, conn, "properties")
 	if err != nil {
 		return err
 	}
 	defer props.close()
-	deps, err := q.newQueryTypedCursor(ctx, "dependencies")
+	deps, err := q.newQueryTypedCursor(ctx, conn, "dependencies")
 	if err != nil {
 		return err
 	}
@@ -66,7 +73,7 @@ func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error)
 		if cur == nil || !cur.hasBundle || !cur.version.Valid || !cur.bundlePath.Valid || !cur.channel.Valid {
 			return nil
 		}
-		b, err := q.listBundle(ctx, cur, props, deps)
+		b, err := q.listBundle(ctx, conn, cur, props, deps)
 		if err != nil {
 			return err
 		}
@@ -100,7 +107,7 @@ func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error)
 	return flush()
 }
 
-func (q *Querier) listBundle(ctx context.Context, r *queryListRow, props, deps *queryTypedCursor) (*api.Bundle, error) {
+func (q *Querier) listBundle(ctx context.Context, conn *sql.Conn, r *queryListRow, props, deps *queryTypedCursor) (*api.Bundle, error) {
 	out := &api.Bundle{
 		CsvName: r.bundle, PackageName: r.pkg, ChannelName: r.channel.String,
 		BundlePath: r.bundlePath.String, Version: r.version.String, SkipRange: r.skipRange.String,
@@ -108,7 +115,7 @@ func (q *Querier) listBundle(ctx context.Context, r *queryListRow, props, deps *
 	}
 	if r.bundlePath.String == "" {
 		var blob sql.NullString
-		if err := q.db.QueryRowContext(ctx, `SELECT bundle FROM operatorbundle WHERE name = ?`, r.bundle).Scan(&blob); err != nil {
+		if err := conn.QueryRowContext(ctx, `SELECT bundle FROM operatorbundle WHERE name = ?`, r.bundle).Scan(&blob); err != nil {
 			return nil, q.wrap(err)
 		}
 		if blob.Valid && blob.String != "" {
@@ -176,8 +183,8 @@ type queryTypedCursor struct {
 	last     [][2]string
 }
 
-func (q *Querier) newQueryTypedCursor(ctx context.Context, table string) (*queryTypedCursor, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT operatorbundle_name, type, CAST(value AS TEXT) FROM `+table+`
+func (q *Querier) newQueryTypedCursor(ctx context.Context, conn *sql.Conn, table string) (*queryTypedCursor, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT operatorbundle_name, type, CAST(value AS TEXT) FROM `+table+`
 		WHERE operatorbundle_name IS NOT NULL ORDER BY operatorbundle_name, rowid`)
 	if err != nil {
 		return nil, q.wrap(err)
