@@ -211,3 +211,22 @@ func TestGraphRebuildAndUnpackCommands(t *testing.T) {
 	mustRun(t, "graph-rebuild", filepath.Join(tmp, "unpacked"), "--package", "microcks", "--mode", "semver", "-o", filepath.Join(tmp, "fromunpacked"))
 	sameTree(t, filepath.Join(tmp, "fromunpacked"), filepath.Join(tmp, "rebuilt"))
 }
+
+// TestGraphRebuildThroughIndexDB: a semver-skippatch rebuild written as index.db reads back with
+// the same upgrade edges as the one written as FBC.
+func TestGraphRebuildThroughIndexDB(t *testing.T) {
+	db := corpus(t, "sqlite/community-5ops-semver/input.db")
+	tmp := t.TempDir()
+	args := []string{"graph-rebuild", db, "--package", "cert-utils-operator", "--mode", "semver-skippatch"}
+	mustRun(t, append(args, "-o", filepath.Join(tmp, "fbc"))...)
+	mustRun(t, append(args, "--to", "sqlite", "-o", filepath.Join(tmp, "index.db"))...)
+	fromFBC := mustRun(t, "inspect", "package", filepath.Join(tmp, "fbc"), "cert-utils-operator", "--format", "json")
+	fromDB := mustRun(t, "inspect", "package", filepath.Join(tmp, "index.db"), "cert-utils-operator", "--format", "json")
+	if fromFBC != fromDB {
+		t.Errorf("index.db and FBC results differ:\nFBC: %.1500s\nDB:  %.1500s", fromFBC, fromDB)
+	}
+	if !strings.Contains(fromFBC, `"csv": "cert-utils-operator.v1.3.11",`) || !strings.Contains(fromFBC, `"via": [
+                "skips"`) {
+		t.Errorf("skippatch graph not as expected:\n%.3000s", fromFBC)
+	}
+}
