@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/convert/indeximage"
@@ -16,7 +19,9 @@ the docker/podman config, --insecure for plain-HTTP registries other than localh
 or docker-archive:FILE. Only the layers holding index.db are read; no container daemon is needed.
 With --to-image REF (or --oci-layout DIR) olmcat also writes the FBC index image: the input image's
 layers without /database, plus a /configs layer holding OUTDIR, the configs label instead of the
-database label, and the base image's opm serving /configs. The same input gives the same digest.`
+database label, and the base image's opm serving /configs; a multi-arch input gives a multi-arch
+image (every platform rebuilt; a docker archive gets the --platform image only). The same input
+gives the same digest.`
 
 // migrateImageFlags are the flags of `olmcat migrate` for index-image inputs and outputs.
 type migrateImageFlags struct {
@@ -65,13 +70,25 @@ func runMigrateImage(cmd *cobra.Command, ref, out, reportPath string, opts conve
 	if dest == "" {
 		return nil
 	}
-	img, err := indeximage.BuildFBCImage(src.Image, out, indeximage.BuildOptions{DatabaseLayers: src.DatabaseLayers})
-	if err != nil {
-		return fmt.Errorf("build the FBC index image from %s: %w", ref, err)
-	}
-	digest, err := indeximage.WriteImage(ctx, img, dest, opts.Force, m.images)
-	if err != nil {
-		return fmt.Errorf("write the FBC index image to %s: %w", dest, err)
+	build := indeximage.BuildOptions{DatabaseLayers: src.DatabaseLayers}
+	var digest v1.Hash
+	if src.Index != nil && !strings.HasPrefix(dest, indeximage.DockerArchivePrefix) {
+		// Every platform of a multi-arch input keeps its image.
+		idx, err := indeximage.BuildFBCIndex(src.Index, out, build)
+		if err != nil {
+			return fmt.Errorf("build the FBC index image from %s: %w", ref, err)
+		}
+		if digest, err = indeximage.WriteIndex(ctx, idx, dest, opts.Force, m.images); err != nil {
+			return fmt.Errorf("write the FBC index image to %s: %w", dest, err)
+		}
+	} else {
+		img, err := indeximage.BuildFBCImage(src.Image, out, build)
+		if err != nil {
+			return fmt.Errorf("build the FBC index image from %s: %w", ref, err)
+		}
+		if digest, err = indeximage.WriteImage(ctx, img, dest, opts.Force, m.images); err != nil {
+			return fmt.Errorf("write the FBC index image to %s: %w", dest, err)
+		}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote FBC index image %s (%s)\n", dest, digest)
 	return nil

@@ -50,6 +50,36 @@ type BuildOptions struct {
 // binary. The result is reproducible: the same base and the same files give the same digest.
 // configsDir must stay unchanged until the image has been written.
 func BuildFBCImage(base v1.Image, configsDir string, opts BuildOptions) (v1.Image, error) {
+	return newBuilder(configsDir, opts).image(base)
+}
+
+// builder builds FBC images on one or more bases, making each new layer once.
+type builder struct {
+	configsDir             string
+	opts                   BuildOptions
+	configsPath, cachePath string
+	layers                 map[string]*dirLayer
+}
+
+func newBuilder(configsDir string, opts BuildOptions) *builder {
+	return &builder{configsDir: configsDir, opts: opts, layers: map[string]*dirLayer{},
+		configsPath: cleanImagePath(opts.ConfigsPath, DefaultConfigsPath), cachePath: cleanImagePath(opts.CachePath, DefaultCachePath)}
+}
+
+func (b *builder) layer(hostDir, imagePath string, whiteouts []string, mt types.MediaType) (*dirLayer, error) {
+	key := strings.Join(append([]string{hostDir, imagePath, string(mt)}, whiteouts...), "\x00")
+	if l, ok := b.layers[key]; ok {
+		return l, nil
+	}
+	l, err := newDirLayer(hostDir, imagePath, whiteouts, mt)
+	if err != nil {
+		return nil, err
+	}
+	b.layers[key] = l
+	return l, nil
+}
+
+func (b *builder) image(base v1.Image) (v1.Image, error) {
 	cf, err := base.ConfigFile()
 	if err != nil {
 		return nil, fmt.Errorf("base image: read config: %w", err)
@@ -64,16 +94,15 @@ func BuildFBCImage(base v1.Image, configsDir string, opts BuildOptions) (v1.Imag
 	} else if manifestType != types.OCIManifestSchema1 {
 		return nil, fmt.Errorf("base image has manifest media type %q; it must be a Docker v2 or OCI image manifest", manifestType)
 	}
-	configsPath := cleanImagePath(opts.ConfigsPath, DefaultConfigsPath)
 	removed := databaseDir(cf.Config.Labels[DatabaseLabel])
-	if removed != "" && (configsPath == removed || strings.HasPrefix(configsPath, removed+"/")) {
-		return nil, fmt.Errorf("configs path /%s lies inside /%s, which is removed with the database; choose another ConfigsPath", configsPath, removed)
+	if removed != "" && (b.configsPath == removed || strings.HasPrefix(b.configsPath, removed+"/")) {
+		return nil, fmt.Errorf("configs path /%s lies inside /%s, which is removed with the database; choose another ConfigsPath", b.configsPath, removed)
 	}
-	kept, history, err := keptBaseLayers(base, cf, removed, opts.DatabaseLayers)
+	kept, history, err := keptBaseLayers(base, cf, removed, b.opts.DatabaseLayers)
 	if err != nil {
 		return nil, err
 	}
-	created := opts.Created
+	created := b.opts.Created
 	if created.IsZero() {
 		created = cf.Created.Time
 	}
@@ -83,22 +112,21 @@ func BuildFBCImage(base v1.Image, configsDir string, opts BuildOptions) (v1.Imag
 	if removed != "" {
 		whiteouts = []string{removed}
 	}
-	configsLayer, err := newDirLayer(configsDir, configsPath, whiteouts, layerType)
+	configsLayer, err := b.layer(b.configsDir, b.configsPath, whiteouts, layerType)
 	if err != nil {
 		return nil, err
 	}
 	adds := append(kept, mutate.Addendum{Layer: configsLayer, MediaType: layerType,
-		History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD catalog /%s", configsPath), Comment: "File-Based Catalog"}})
-	cmd := []string{"serve", "/" + configsPath}
-	if opts.CacheDir != "" {
-		cachePath := cleanImagePath(opts.CachePath, DefaultCachePath)
-		cacheLayer, err := newDirLayer(opts.CacheDir, cachePath, nil, layerType)
+		History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD catalog /%s", b.configsPath), Comment: "File-Based Catalog"}})
+	cmd := []string{"serve", "/" + b.configsPath}
+	if b.opts.CacheDir != "" {
+		cacheLayer, err := b.layer(b.opts.CacheDir, b.cachePath, nil, layerType)
 		if err != nil {
 			return nil, err
 		}
 		adds = append(adds, mutate.Addendum{Layer: cacheLayer, MediaType: layerType,
-			History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD serve cache /%s", cachePath)}})
-		cmd = append(cmd, "--cache-dir=/"+cachePath)
+			History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD serve cache /%s", b.cachePath)}})
+		cmd = append(cmd, "--cache-dir=/"+b.cachePath)
 	}
 
 	img, err := mutate.Append(mutate.ConfigMediaType(mutate.MediaType(empty.Image, manifestType), configType), adds...)
@@ -117,8 +145,8 @@ func BuildFBCImage(base v1.Image, configsDir string, opts BuildOptions) (v1.Imag
 	out.Architecture, out.OS, out.OSVersion, out.Variant, out.OSFeatures = cf.Architecture, cf.OS, cf.OSVersion, cf.Variant, cf.OSFeatures
 	out.Author = cf.Author
 	out.Config = *cf.Config.DeepCopy()
-	out.Config.Labels = indexLabels(cf.Config.Labels, configsPath, opts.ExtraLabels)
-	out.Config.Entrypoint = []string{opmBinary(opts.OPMBinary, cf.Config.Entrypoint)}
+	out.Config.Labels = indexLabels(cf.Config.Labels, b.configsPath, b.opts.ExtraLabels)
+	out.Config.Entrypoint = []string{opmBinary(b.opts.OPMBinary, cf.Config.Entrypoint)}
 	out.Config.Cmd = cmd
 	return mutate.ConfigFile(img, out)
 }

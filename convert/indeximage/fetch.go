@@ -57,8 +57,10 @@ type Catalog struct {
 	Ref    string
 	Digest v1.Hash
 	// Image is the image read (the platform's image of a multi-arch index), e.g. the base for
-	// BuildFBCImage.
+	// BuildFBCImage; Index is the multi-arch index it was picked from (nil for a single image),
+	// the base for BuildFBCIndex.
 	Image  v1.Image
+	Index  v1.ImageIndex
 	Labels map[string]string
 	// LayersRead of LayersTotal were streamed; the rest could not change the catalog.
 	LayersRead, LayersTotal int
@@ -84,7 +86,7 @@ func Fetch(ctx context.Context, ref string, opts Options) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat.Ref, cat.Digest = ref, res.digest
+	cat.Ref, cat.Digest, cat.Index = ref, res.digest, res.index
 	return cat, nil
 }
 

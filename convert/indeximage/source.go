@@ -50,8 +50,9 @@ type Options struct {
 // resolved is an image picked from its source, with what is known cheaply about it.
 type resolved struct {
 	img    v1.Image
-	digest v1.Hash // manifest digest; zero for docker archives (computing it would recompress them)
-	where  string  // how errors name the image
+	index  v1.ImageIndex // the multi-arch index img was picked from, nil for a single image
+	digest v1.Hash       // manifest digest; zero for docker archives (computing it would recompress them)
+	where  string        // how errors name the image
 }
 
 func (o Options) platform() (v1.Platform, error) {
@@ -262,7 +263,7 @@ func imageFromIndex(idx v1.ImageIndex, d v1.Descriptor, where string) (resolved,
 	if err != nil {
 		return resolved{}, fmt.Errorf("%s: image %s: %w", where, d.Digest, err)
 	}
-	r := resolved{img: img, digest: d.Digest, where: fmt.Sprintf("%s -> %s", where, d.Digest)}
+	r := resolved{img: img, index: idx, digest: d.Digest, where: fmt.Sprintf("%s -> %s", where, d.Digest)}
 	return r, checkManifest(r)
 }
 

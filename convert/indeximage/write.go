@@ -27,21 +27,43 @@ const DefaultArchiveTag = "localhost/olmcat/index:latest"
 //   - "docker-archive:FILE[:REPO:TAG]": a `docker load`-able archive, written atomically;
 //     an existing FILE is replaced only with force.
 func WriteImage(ctx context.Context, img v1.Image, dest string, force bool, opts Options) (v1.Hash, error) {
-	digest, err := img.Digest()
+	return write(ctx, img, dest, force, opts)
+}
+
+// WriteIndex is WriteImage for a multi-arch index; a docker archive cannot hold one.
+func WriteIndex(ctx context.Context, idx v1.ImageIndex, dest string, force bool, opts Options) (v1.Hash, error) {
+	if strings.HasPrefix(dest, DockerArchivePrefix) {
+		return v1.Hash{}, fmt.Errorf("%s: a docker archive holds single images, not a multi-arch index: write to a registry or oci-layout:DIR, or pick one platform", dest)
+	}
+	return write(ctx, idx, dest, force, opts)
+}
+
+// artifact is a v1.Image or a v1.ImageIndex.
+type artifact interface {
+	Digest() (v1.Hash, error)
+}
+
+func write(ctx context.Context, a artifact, dest string, force bool, opts Options) (v1.Hash, error) {
+	digest, err := a.Digest()
 	if err != nil {
 		return v1.Hash{}, fmt.Errorf("compute the image digest: %w", err)
 	}
 	switch {
 	case strings.HasPrefix(dest, OCILayoutPrefix):
-		return digest, writeLayout(img, strings.TrimPrefix(dest, OCILayoutPrefix), force)
+		return digest, writeLayout(a, strings.TrimPrefix(dest, OCILayoutPrefix), force)
 	case strings.HasPrefix(dest, DockerArchivePrefix):
-		return digest, writeArchive(img, strings.TrimPrefix(dest, DockerArchivePrefix), force)
+		return digest, writeArchive(a.(v1.Image), strings.TrimPrefix(dest, DockerArchivePrefix), force)
 	}
 	ref, err := parseImageRef(dest, opts.Insecure)
 	if err != nil {
 		return v1.Hash{}, err
 	}
-	if err := remote.Write(ref.named, img, opts.remoteOptions(ctx)...); err != nil {
+	if idx, ok := a.(v1.ImageIndex); ok {
+		err = remote.WriteIndex(ref.named, idx, opts.remoteOptions(ctx)...)
+	} else {
+		err = remote.Write(ref.named, a.(v1.Image), opts.remoteOptions(ctx)...)
+	}
+	if err != nil {
 		return v1.Hash{}, fmt.Errorf("push: %w", registryError(ref, err))
 	}
 	return digest, nil
@@ -49,7 +71,7 @@ func WriteImage(ctx context.Context, img v1.Image, dest string, force bool, opts
 
 // writeLayout writes "DIR[:TAG]". Unlike a source reference, the directory does not exist yet,
 // so a tag is whatever follows the last colon (when it holds no slash).
-func writeLayout(img v1.Image, spec string, force bool) error {
+func writeLayout(a artifact, spec string, force bool) error {
 	dir, tag := spec, ""
 	if i := strings.LastIndex(spec, ":"); i > 0 && !strings.ContainsAny(spec[i+1:], `/\`) {
 		dir, tag = spec[:i], spec[i+1:]
@@ -70,7 +92,12 @@ func writeLayout(img v1.Image, spec string, force bool) error {
 	if tag != "" {
 		lopts = append(lopts, layout.WithAnnotations(map[string]string{refNameAnnotation: tag}))
 	}
-	if err := lp.AppendImage(img, lopts...); err != nil {
+	if idx, ok := a.(v1.ImageIndex); ok {
+		err = lp.AppendIndex(idx, lopts...)
+	} else {
+		err = lp.AppendImage(a.(v1.Image), lopts...)
+	}
+	if err != nil {
 		return fmt.Errorf("write OCI layout %s: %w", dir, err)
 	}
 	return out.Commit()
