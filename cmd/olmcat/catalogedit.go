@@ -55,6 +55,9 @@ func readCatalog(ctx context.Context, ref string, images indeximage.Options, std
 		if err != nil {
 			return nil, loadFailure(ref, err)
 		}
+		if err := unpack.ResolveRefs(ref, cat); err != nil {
+			return nil, usageError{err}
+		}
 		return &catalogInput{ref: ref, kind: inputStdin, cat: cat, format: fbc.JSON}, nil
 	}
 	fi, err := os.Stat(ref)

@@ -22,46 +22,15 @@ const MaxObjectFileSize = 64 << 20
 // the catalog was loaded from (its directory, or a file in it): a ref is relative to the directory
 // of the file holding the bundle (Bundle.Loc.File, relative to root as fbc.Load sets it), and must
 // stay inside root's directory, symbolic links included. Every bad ref is reported, each naming
-// the bundle, its file and line, and the ref; on error the catalog is not changed.
+// the bundle, its file and line, and the ref; on error the catalog is not changed. A catalog
+// without refs is left alone whatever root is (even "-").
 func ResolveRefs(root string, c *fbc.Catalog) error {
-	base, rootIsDir, err := catalogDir(root)
-	if err != nil {
-		return err
-	}
+	r := NewResolver(root)
 	var errs []error
 	resolved := make([][]fbc.Property, len(c.Bundles))
 	for bi := range c.Bundles {
-		b := &c.Bundles[bi]
-		for pi, p := range b.Properties {
-			if p.Type != property.TypeBundleObject || !bytes.Contains(p.Value, []byte(`"ref"`)) {
-				continue // the common case, data: not worth decoding
-			}
-			var obj property.BundleObject
-			if err := json.Unmarshal(p.Value, &obj); err != nil || obj.Ref == "" {
-				continue // data (or a broken value, which validation reports)
-			}
-			fail := func(format string, args ...any) {
-				errs = append(errs, fmt.Errorf("%s: bundle %q of package %q: olm.bundle.object ref %q: %s",
-					b.Loc, b.Name, b.Package, obj.Ref, fmt.Sprintf(format, args...)))
-			}
-			if len(obj.Data) > 0 {
-				fail("has both data and ref; keep one")
-				continue
-			}
-			blobDir := "."
-			if rootIsDir {
-				blobDir = filepath.Dir(filepath.FromSlash(b.Loc.File))
-			}
-			data, err := readRef(base, blobDir, obj.Ref)
-			if err != nil {
-				fail("%v", err)
-				continue
-			}
-			if resolved[bi] == nil {
-				resolved[bi] = append([]fbc.Property(nil), b.Properties...)
-			}
-			resolved[bi][pi] = property.Build(property.TypeBundleObject, property.BundleObject{Data: data})
-		}
+		props, berrs := r.resolve(&c.Bundles[bi])
+		resolved[bi], errs = props, append(errs, berrs...)
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -72,6 +41,91 @@ func ResolveRefs(root string, c *fbc.Catalog) error {
 		}
 	}
 	return nil
+}
+
+// Resolver resolves refs bundle by bundle, for callers that stream a catalog (fbc.Walk) instead of
+// loading it whole. Use one per catalog root, from one goroutine.
+type Resolver struct {
+	root      string
+	ready     bool
+	base      string
+	rootIsDir bool
+	err       error
+}
+
+// NewResolver prepares to resolve the refs of the catalog loaded from root; the root is examined
+// only when a first ref is met.
+func NewResolver(root string) *Resolver { return &Resolver{root: root} }
+
+// HasRefs reports whether the bundle has an olm.bundle.object ref to resolve.
+func HasRefs(b *fbc.Bundle) bool {
+	for _, p := range b.Properties {
+		if p.Type == property.TypeBundleObject && bytes.Contains(p.Value, []byte(`"ref"`)) {
+			var obj property.BundleObject
+			if json.Unmarshal(p.Value, &obj) == nil && obj.Ref != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Bundle resolves the refs of one bundle in place: all of them, or on error none.
+func (r *Resolver) Bundle(b *fbc.Bundle) error {
+	props, errs := r.resolve(b)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if props != nil {
+		b.Properties = props
+	}
+	return nil
+}
+
+// resolve returns the bundle's properties with refs replaced (nil when it has none).
+func (r *Resolver) resolve(b *fbc.Bundle) (props []fbc.Property, errs []error) {
+	for pi, p := range b.Properties {
+		if p.Type != property.TypeBundleObject || !bytes.Contains(p.Value, []byte(`"ref"`)) {
+			continue // the common case, data: not worth decoding
+		}
+		var obj property.BundleObject
+		if err := json.Unmarshal(p.Value, &obj); err != nil || obj.Ref == "" {
+			continue // data (or a broken value, which validation reports)
+		}
+		fail := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("%s: bundle %q of package %q: olm.bundle.object ref %q: %s",
+				b.Loc, b.Name, b.Package, obj.Ref, fmt.Sprintf(format, args...)))
+		}
+		if len(obj.Data) > 0 {
+			fail("has both data and ref; keep one")
+			continue
+		}
+		if !r.ready {
+			r.base, r.rootIsDir, r.err = catalogDir(r.root)
+			r.ready = true
+		}
+		if r.err != nil {
+			fail("%v", r.err)
+			continue
+		}
+		blobDir := "."
+		if r.rootIsDir {
+			blobDir = filepath.Dir(filepath.FromSlash(b.Loc.File))
+		}
+		data, err := readRef(r.base, blobDir, obj.Ref)
+		if err != nil {
+			fail("%v", err)
+			continue
+		}
+		if props == nil {
+			props = append([]fbc.Property(nil), b.Properties...)
+		}
+		props[pi] = property.Build(property.TypeBundleObject, property.BundleObject{Data: data})
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return props, nil
 }
 
 // catalogDir is the directory refs must stay in: root itself, or the directory of a root file.

@@ -180,3 +180,32 @@ func TestResolveRefs(t *testing.T) {
 		}
 	}
 }
+
+func TestResolverPerBundle(t *testing.T) {
+	root := refCatalog(t, "objects/b/cm.yaml")
+	r := NewResolver(root)
+	err := fbc.Walk(root, func(blob fbc.Blob) error {
+		c := &fbc.Catalog{}
+		if err := c.Add(blob); err != nil || len(c.Bundles) == 0 {
+			return err
+		}
+		b := &c.Bundles[0]
+		if !HasRefs(b) {
+			t.Error("HasRefs is false for a bundle with a ref")
+		}
+		if err := r.Bundle(b); err != nil {
+			return err
+		}
+		if HasRefs(b) {
+			t.Error("ref left after Bundle")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No refs: any root will do, even standard input.
+	if err := ResolveRefs("-", &fbc.Catalog{Bundles: []fbc.Bundle{{Name: "x"}}}); err != nil {
+		t.Errorf("catalog without refs from stdin: %v", err)
+	}
+}
