@@ -130,11 +130,15 @@ func TestRoundTripEveryRPC(t *testing.T) {
 	b, err = c.GetDefaultBundleThatProvides(ctx, &api.GetDefaultProviderRequest{Group: "g"})
 	eq("GetDefaultBundleThatProvides", b, fullBundle, err)
 
-	names := drain(t, func() (grpc.ServerStreamingClient[api.PackageName], error) { return c.ListPackages(ctx, &api.ListPackageRequest{}) })
+	names := drain(t, func() (grpc.ServerStreamingClient[api.PackageName], error) {
+		return c.ListPackages(ctx, &api.ListPackageRequest{})
+	})
 	if len(names) != 1 || names[0].Name != "demo" {
 		t.Errorf("ListPackages = %v", names)
 	}
-	bundles := drain(t, func() (grpc.ServerStreamingClient[api.Bundle], error) { return c.ListBundles(ctx, &api.ListBundlesRequest{}) })
+	bundles := drain(t, func() (grpc.ServerStreamingClient[api.Bundle], error) {
+		return c.ListBundles(ctx, &api.ListBundlesRequest{})
+	})
 	if len(bundles) != 3 || !proto.Equal(bundles[2], fullBundle) {
 		t.Errorf("ListBundles = %d bundles", len(bundles))
 	}

@@ -91,4 +91,3 @@ func openTerminationLog(path string, log *slog.Logger) *os.File {
 	}
 	return f
 }
-
