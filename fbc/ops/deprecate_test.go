@@ -104,3 +104,36 @@ func TestConvertLegacyDeprecations(t *testing.T) {
 		t.Errorf("bad legacy value: %v", err)
 	}
 }
+
+// FuzzConvertLegacy: any olm.deprecated.channel value is either converted (the property is gone
+// and the channel is deprecated) or refused with the catalog unchanged.
+func FuzzConvertLegacy(f *testing.F) {
+	for _, s := range []string{
+		`{"message":"m","fallback":["a"]}`, `"{\"fallback\":[\"a\"]}"`, `""`, `null`, `[1]`, `{"fallback":"x"}`, `"\"x\""`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		c := syntheticPackage("demo", "stable", "1.0.0")
+		c.Channels[0].Properties = []fbc.Property{{Type: TypeLegacyChannelDeprecation, Value: []byte(value)}}
+		before := writeJSONOrEmpty(c)
+		_, err := ConvertLegacyDeprecations(c)
+		if err != nil {
+			if writeJSONOrEmpty(c) != before {
+				t.Fatalf("refused conversion of %q changed the catalog", value)
+			}
+			return
+		}
+		if len(c.Channels[0].Properties) != 0 || len(c.Deprecations) != 1 || c.Deprecations[0].Entries[0].Message == "" {
+			t.Fatalf("converted %q badly: %+v %+v", value, c.Channels[0].Properties, c.Deprecations)
+		}
+	})
+}
+
+func writeJSONOrEmpty(c *fbc.Catalog) string {
+	var b strings.Builder
+	if err := fbc.Write(&b, c, fbc.JSON); err != nil {
+		return "unwritable: " + err.Error()
+	}
+	return b.String()
+}
