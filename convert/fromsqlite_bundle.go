@@ -16,6 +16,8 @@ type bundleBuild struct {
 	row        *sqlite.BundleRow
 	version    string
 	semver     *semver.Version
+	skipRange  string
+	recovered  bool // the version came from the CSV
 	objects    [][]byte
 	csvJSON    []byte // the first ClusterServiceVersion among the objects
 	deprecated bool
@@ -64,6 +66,9 @@ func (pc *packageConverter) buildBundle(row *sqlite.BundleRow) (*bundleBuild, er
 	if err := pc.resolveVersion(b); err != nil || b.semver == nil {
 		return nil, err
 	}
+	if err := pc.resolveSkipRange(b); err != nil {
+		return nil, err
+	}
 	image := row.BundlePath.String
 	if !row.BundlePath.Valid {
 		pc.depart(Departure{Code: ImageMissing, Bundle: row.Name,
@@ -107,9 +112,9 @@ func (pc *packageConverter) resolveVersion(b *bundleBuild) error {
 		return err
 	}
 	if v, err := semver.Parse(csvVersion); err == nil && csvVersion != "" {
-		b.version, b.semver = csvVersion, &v
+		b.version, b.semver, b.recovered = csvVersion, &v, true
 		pc.depart(Departure{Code: VersionRecovered, Bundle: b.name, Opm: opm,
-			Olmcat: fmt.Sprintf("uses the CSV's spec.version %q", csvVersion)})
+			Olmcat: fmt.Sprintf("uses the CSV's spec.version %q (in the olm.package property too)", csvVersion)})
 		return nil
 	}
 	pc.depart(Departure{Code: BundleDropped, Bundle: b.name, Opm: opm,
@@ -117,22 +122,50 @@ func (pc *packageConverter) resolveVersion(b *bundleBuild) error {
 	return nil
 }
 
+// resolveSkipRange takes the skiprange column, or, where it is NULL (files from before schema 5, where
+// migration 005 never filled it in), the CSV's olm.skipRange annotation.
+func (pc *packageConverter) resolveSkipRange(b *bundleBuild) error {
+	b.skipRange = b.row.SkipRange.String
+	if b.row.SkipRange.Valid {
+		return nil
+	}
+	fields, err := pc.csvFields(b)
+	if err != nil || fields == nil || fields.SkipRange == "" {
+		return err
+	}
+	b.skipRange = fields.SkipRange
+	pc.depart(Departure{Code: SkipRangeRecovered, Bundle: b.name,
+		Opm:    "loses the skipRange: the skiprange column is NULL (as migration 005 leaves it in old files)",
+		Olmcat: fmt.Sprintf("uses the CSV's olm.skipRange annotation %q", fields.SkipRange)})
+	return nil
+}
+
 func (pc *packageConverter) csvVersion(b *bundleBuild) (string, error) {
+	fields, err := pc.csvFields(b)
+	if err != nil || fields == nil {
+		return "", err
+	}
+	return fields.Version, nil
+}
+
+// csvFields parses the bundle's CSV (from the bundle column, else the csv column); nil when there is
+// none or it does not parse.
+func (pc *packageConverter) csvFields(b *bundleBuild) (*sqlite.CSVFields, error) {
 	csv := b.csvJSON
 	if csv == nil && b.row.HasCSV {
 		var err error
 		if csv, err = pc.db.BundleCSV(pc.ctx, b.name); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	if csv == nil {
-		return "", nil
+		return nil, nil
 	}
 	fields, err := sqlite.ParseCSVFields(csv)
 	if err != nil {
-		return "", nil
+		return nil, nil
 	}
-	return fields.Version, nil
+	return fields, nil
 }
 
 // relatedImages merges the CSV's spec.relatedImages (with names) and the related_image rows (without),

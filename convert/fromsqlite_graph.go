@@ -44,7 +44,7 @@ func (pc *packageConverter) buildChannels() {
 				Olmcat: "writes the channel from its entries"})
 		}
 		g.entries[s.Bundle] = &fbc.ChannelEntry{Name: s.Bundle, Replaces: s.Replaces,
-			Skips: append([]string(nil), s.Skips...), SkipRange: b.row.SkipRange.String}
+			Skips: append([]string(nil), s.Skips...), SkipRange: b.skipRange}
 	}
 }
 
@@ -114,17 +114,10 @@ func checkGraph(entries map[string]*fbc.ChannelEntry, preferredHead string, vers
 
 func (c *graphCheck) valid() bool { return len(c.heads) == 1 && len(c.stranded) == 0 }
 
-// pickHead chooses the channel's head among several candidates: the channel row's head if it is one,
-// else the highest version, else the greatest name.
+// pickHead chooses the channel's head among several candidates: the highest version (so that the
+// others can be skipped from it without a downgrade), then the channel row's head, then the greatest
+// name.
 func pickHead(heads []string, preferred string, version func(string) *semverVersion) string {
-	if len(heads) == 1 {
-		return heads[0]
-	}
-	for _, h := range heads {
-		if h == preferred {
-			return h
-		}
-	}
 	best := heads[0]
 	for _, h := range heads[1:] {
 		vb, vh := version(best), version(h)
@@ -133,7 +126,10 @@ func pickHead(heads []string, preferred string, version func(string) *semverVers
 			if vh.GT(*vb) {
 				best = h
 			}
-		case h > best:
+		case vb == nil && vh != nil:
+			best = h
+		case vb != nil && vh == nil:
+		case h == preferred || (best != preferred && h > best):
 			best = h
 		}
 	}

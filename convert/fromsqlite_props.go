@@ -127,9 +127,14 @@ func (pc *packageConverter) fixPackageProperty(b *bundleBuild, props []fbc.Prope
 			}
 		}
 	}
+	// A release is kept only when the bundle is named as FBC requires for one
+	// (<package>-v<version>-<release>); otherwise the catalog would not validate.
+	releaseOK := func(v sqlite.PackageValue) bool {
+		return v.Release == "" || b.name == fmt.Sprintf("%s-v%s-%s", pc.data.Name, v.Version, v.Release)
+	}
 	bestIdx := -1
 	for i, v := range values {
-		if v.PackageName != pc.data.Name || v.Version != b.version {
+		if v.PackageName != pc.data.Name || v.Version != b.version || !releaseOK(v) {
 			continue
 		}
 		if bestIdx < 0 || (values[bestIdx].Release == "" && v.Release != "") {
@@ -154,6 +159,9 @@ func (pc *packageConverter) fixPackageProperty(b *bundleBuild, props []fbc.Prope
 	}
 	out := slices.DeleteFunc(props, func(p fbc.Property) bool { return p.Type == property.TypePackage })
 	fixed := property.Build(property.TypePackage, want)
+	if b.recovered {
+		return append(out, fixed) // part of the version-recovered departure
+	}
 	pc.depart(Departure{Code: PackagePropertyFixed, Bundle: b.name,
 		Opm:    fmt.Sprintf("%s (stored: %s)", opm, strings.Join(stored, ", ")),
 		Olmcat: "writes the single olm.package " + string(fixed.Value)})

@@ -98,11 +98,11 @@ func (pc *packageConverter) rescuer(g *channelGraph, c *graphCheck, p string) (s
 	if pv != nil {
 		for _, x := range candidates {
 			b := pc.bundles[x]
-			if b == nil || b.row.SkipRange.String == "" {
+			if b == nil || b.skipRange == "" {
 				continue
 			}
-			if inRange, err := semver.ParseRange(b.row.SkipRange.String); err == nil && inRange(*pv) {
-				return x, SkipRangeEdgeAdded, fmt.Sprintf("%s's skipRange %q already lets %s upgrade to it", x, b.row.SkipRange.String, p)
+			if inRange, err := semver.ParseRange(b.skipRange); err == nil && inRange(*pv) {
+				return x, SkipRangeEdgeAdded, fmt.Sprintf("%s's skipRange %q already lets %s upgrade to it", x, b.skipRange, p)
 			}
 		}
 	}

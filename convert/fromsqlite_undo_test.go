@@ -91,3 +91,7 @@ func findEntry(c *fbc.Catalog, channel, name string) *fbc.ChannelEntry {
 	}
 	return nil
 }
+
+func decodeForTest(v string, into any) {
+	_ = json.Unmarshal([]byte(v), into)
+}

@@ -33,6 +33,7 @@ const (
 
 	// Bundle.
 	VersionRecovered        DepartureCode = "version-recovered"         // NULL or empty version column, taken from the CSV
+	SkipRangeRecovered      DepartureCode = "skiprange-recovered"       // NULL skiprange column, taken from the CSV
 	BundleDropped           DepartureCode = "bundle-dropped"            // a bundle that cannot be written at all
 	ImageMissing            DepartureCode = "image-missing"             // NULL bundlepath written as "" (opm drops the bundle silently)
 	DependencyKept          DepartureCode = "dependency-kept"           // a dependency type opm drops, kept as a property
