@@ -83,15 +83,20 @@ func Compare(oldSide, newSide *Side) *Report {
 	oldIdx := newIndex(oldSide)
 	newIdx := newIndex(newSide)
 
-	findings := compareProblems(oldIdx.problems, newIdx.problems)
+	var findings []Finding
 	var upgrades []Upgrade
+	unchanged := map[string]bool{}
 	pkgs := unionKeys(oldIdx.packages, newIdx.packages)
 	for _, name := range pkgs {
 		op, np := oldIdx.packages[name], newIdx.packages[name]
+		pf := comparePackage(name, op, np)
+		unchanged[name] = len(pf) == 0
 		gf, gu := compareGraphs(name, op, np)
-		findings = append(append(findings, comparePackage(name, op, np)...), gf...)
+		findings = append(append(findings, pf...), gf...)
 		upgrades = append(upgrades, gu...)
 	}
+	validateSides(oldIdx, newIdx, unchanged)
+	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)
 	sortFindings(findings)
 	_, byPackage := ByPackage(findings)
 	stats := make([]PackageStat, 0, len(pkgs))

@@ -11,7 +11,8 @@ import (
 // comparing text) next to the semantic model (for versions and graphs).
 type index struct {
 	side     *Side
-	problems model.Issues
+	catalog  *fbc.Catalog
+	problems model.Issues // load problems, then validation problems once validate has run
 	packages map[string]*pkgIndex
 	channels int
 	bundles  int
@@ -43,9 +44,8 @@ func newIndex(s *Side) *index {
 		cat = &fbc.Catalog{}
 	}
 	m, _ := model.FromCatalog(cat)
-	issues := model.ValidateCatalog(cat, model.Options{}) // includes the problems FromCatalog found
-	idx := &index{side: s, packages: map[string]*pkgIndex{}}
-	idx.problems = append(append(idx.problems, s.Problems...), issues...)
+	idx := &index{side: s, packages: map[string]*pkgIndex{}, catalog: cat}
+	idx.problems = append(idx.problems, s.Problems...)
 
 	pkg := func(name string) *pkgIndex {
 		p := idx.packages[name]

@@ -72,3 +72,14 @@ func fixedStrandedDemo(t *testing.T) *fbc.Catalog {
 	editEntry(t, cat, "demo", "stable", "demo.v1.2.0", func(e *fbc.ChannelEntry) { e.Skips = append(e.Skips, "demo.v0.9.0") })
 	return cat
 }
+
+// An unchanged but invalid package: its errors persist (a warning: the new catalog still cannot be
+// served), located in both revisions.
+func TestUnchangedInvalidPackagePersists(t *testing.T) {
+	r := diff.Compare(side("old", loadCatalog(t, "conformance/invalid/two-channel-heads/catalog")),
+		side("new", loadCatalog(t, "conformance/invalid/two-channel-heads/catalog")))
+	assertFindings(t, r, "warning problem-persists ch=stable f=multiple-heads")
+	if f := r.Findings[0]; f.Old != "error at demo/catalog.json:6" || f.New != f.Old {
+		t.Errorf("persisting problem located %q, %q", f.Old, f.New)
+	}
+}

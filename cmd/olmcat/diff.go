@@ -96,27 +96,18 @@ func parseFailOn(s string) (diff.Severity, error) {
 	return "", usageError{fmt.Errorf("--fail-on must be breaking, warning or any, not %q", s)}
 }
 
-// openDiffSides loads both sides; an input that cannot be read at all is a usage error (exit 2).
+// openDiffSides loads both sides at once; an input that cannot be read at all is a usage error
+// (exit 2).
 func openDiffSides(cmd *cobra.Command, gitRev string, args []string) (*diff.Side, *diff.Side, error) {
-	ctx := cmd.Context()
+	var oldSide, newSide *diff.Side
+	var err error
 	if gitRev != "" {
-		oldSide, err := input.OpenGit(ctx, gitRev, args[0])
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		newSide, err := input.Open(ctx, args[0], input.Options{})
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		return oldSide, newSide, nil
+		oldSide, newSide, err = input.OpenGitPair(cmd.Context(), gitRev, args[0], input.Options{})
+	} else {
+		oldSide, newSide, err = input.OpenPair(cmd.Context(), args[0], args[1], input.Options{})
 	}
-	oldSide, err := input.Open(ctx, args[0], input.Options{})
 	if err != nil {
-		return nil, nil, usageError{fmt.Errorf("old side: %w", err)}
-	}
-	newSide, err := input.Open(ctx, args[1], input.Options{})
-	if err != nil {
-		return nil, nil, usageError{fmt.Errorf("new side: %w", err)}
+		return nil, nil, usageError{err}
 	}
 	return oldSide, newSide, nil
 }

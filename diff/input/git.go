@@ -22,6 +22,11 @@ import (
 // A revision that does not exist is an error; a path that did not exist at the revision is an empty
 // catalog (everything in the work tree is then new).
 func OpenGit(ctx context.Context, rev, catalogPath string) (*diff.Side, error) {
+	return (&opener{ctx: ctx}).openGit(rev, catalogPath)
+}
+
+func (o *opener) openGit(rev, catalogPath string) (*diff.Side, error) {
+	ctx := o.ctx
 	abs, err := filepath.Abs(catalogPath)
 	if err != nil {
 		return nil, err
@@ -63,7 +68,7 @@ func OpenGit(ctx context.Context, rev, catalogPath string) (*diff.Side, error) {
 	if err := extractArchive(ctx, top, tmp, args); err != nil {
 		return nil, fmt.Errorf("extract %s at %s: %v", rel, rev, err)
 	}
-	side, err := openPath(ctx, filepath.Join(tmp, filepath.FromSlash(rel)), source)
+	side, err := o.openPath(filepath.Join(tmp, filepath.FromSlash(rel)), source)
 	if err != nil {
 		return nil, err
 	}

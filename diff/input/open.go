@@ -32,41 +32,60 @@ type Options struct {
 // that cannot be fetched, is an error; an input that exists but is partly broken is a side with
 // problems.
 func Open(ctx context.Context, ref string, opts Options) (*diff.Side, error) {
+	return (&opener{ctx: ctx, opts: opts}).open(ref)
+}
+
+// opener opens sides; with a sharer, bundle content equal to the other side's is kept once.
+type opener struct {
+	ctx   context.Context
+	opts  Options
+	share *sharer
+}
+
+func (o *opener) open(ref string) (*diff.Side, error) {
 	if _, err := os.Stat(ref); err != nil {
 		if indeximage.IsImageRef(ref) {
-			return openImage(ctx, ref, opts)
+			return o.openImage(ref)
 		}
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such file or directory (give an FBC directory or file, an index.db, or an image reference)", ref)
 		}
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	return openPath(ctx, ref, ref)
+	return o.openPath(ref, ref)
 }
 
 // openPath loads a local catalog; source is how the side is named in the report.
-func openPath(ctx context.Context, path, source string) (*diff.Side, error) {
+func (o *opener) openPath(path, source string) (*diff.Side, error) {
 	isDB, err := sqlite.IsSQLiteFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if isDB {
-		return openSQLite(ctx, path, source), nil
+		return o.openSQLite(path, source), nil
 	}
-	return openFBC(path, source), nil
+	return o.openFBC(path, source), nil
 }
 
-func openFBC(path, source string) *diff.Side {
-	cat, err := fbc.Load(path)
-	side := &diff.Side{Source: source, Format: FormatFBC, Catalog: cat}
-	side.Problems = loadProblems(err)
-	return side
+// openFBC loads like fbc.Load, handing each bundle to the sharer as it arrives.
+func (o *opener) openFBC(path, source string) *diff.Side {
+	cat := &fbc.Catalog{}
+	err := fbc.Walk(path, func(b fbc.Blob) error {
+		if err := cat.Add(b); err != nil {
+			return err
+		}
+		if b.Schema == fbc.SchemaBundle {
+			o.share.bundle(&cat.Bundles[len(cat.Bundles)-1])
+		}
+		return nil
+	})
+	return &diff.Side{Source: source, Format: FormatFBC, Catalog: cat, Problems: loadProblems(err)}
 }
 
 // openSQLite converts an index.db the way olmcat migrate does (opm migrate's output, with opm's
 // failures repaired). Where the conversion departs from opm it is a warning of the side, as in
 // olmcat validate; a file that cannot be read at all is a side with one error.
-func openSQLite(ctx context.Context, path, source string) *diff.Side {
+func (o *opener) openSQLite(path, source string) *diff.Side {
 	side := &diff.Side{Source: source, Format: FormatSQLite, Catalog: &fbc.Catalog{}}
 	fail := func(err error) *diff.Side {
 		side.Problems = model.Issues{{Severity: model.Error, Rule: "unreadable-index-db", File: path,
@@ -79,7 +98,10 @@ func openSQLite(ctx context.Context, path, source string) *diff.Side {
 	}
 	defer db.Close()
 	at := fbc.Location{File: path}
-	report, err := convert.FromSQLite(ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
+	report, err := convert.FromSQLite(o.ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
+		for i := range c.Bundles {
+			o.share.bundle(&c.Bundles[i])
+		}
 		appendCatalog(side.Catalog, c, at)
 		return nil
 	})
@@ -118,13 +140,13 @@ func appendCatalog(dst, src *fbc.Catalog, at fbc.Location) {
 	}
 }
 
-func openImage(ctx context.Context, ref string, opts Options) (*diff.Side, error) {
-	img, err := indeximage.Fetch(ctx, ref, opts.Images)
+func (o *opener) openImage(ref string) (*diff.Side, error) {
+	img, err := indeximage.Fetch(o.ctx, ref, o.opts.Images)
 	if err != nil {
 		return nil, err
 	}
 	defer img.Cleanup()
-	side, err := openPath(ctx, img.Path, ref)
+	side, err := o.openPath(img.Path, ref)
 	if err != nil {
 		return nil, err
 	}
