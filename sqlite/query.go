@@ -19,8 +19,9 @@ import (
 // quirks included. It opens the file read-only and immutable and never writes to it.
 // It implements grpccompat.Backend.
 type Querier struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	index queryRowIndex
 }
 
 // NewQuerier opens the index.db at path for serving. It fails with a clear message when the file

@@ -92,13 +92,17 @@ type queryGVK struct {
 // the required ones (distinct olm.gvk dependency values), with plural filled from the api table.
 // Values that do not decode are skipped.
 func (q *Querier) apisOf(ctx context.Context, bundleName string) (provided, required []*api.GroupVersionKind, err error) {
+	ix, err := q.rowIndex(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	provided, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM properties
-		WHERE type = ? AND operatorbundle_name = ? ORDER BY rowid`, bundleName, false)
+		WHERE rowid IN (`+rowidList(ix.props[bundleName])+`) AND type = ? ORDER BY rowid`, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	required, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM dependencies
-		WHERE type = ? AND operatorbundle_name = ? ORDER BY rowid`, bundleName, true)
+		WHERE rowid IN (`+rowidList(ix.deps[bundleName])+`) AND type = ? ORDER BY rowid`, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -112,8 +116,8 @@ func (q *Querier) apisOf(ctx context.Context, bundleName string) (provided, requ
 	return provided, required, nil
 }
 
-func (q *Querier) gvkRows(ctx context.Context, query, bundleName string, distinct bool) ([]*api.GroupVersionKind, error) {
-	rows, err := q.db.QueryContext(ctx, query, queryGVKType, bundleName)
+func (q *Querier) gvkRows(ctx context.Context, query string, distinct bool) ([]*api.GroupVersionKind, error) {
+	rows, err := q.db.QueryContext(ctx, query, queryGVKType)
 	if err != nil {
 		return nil, q.wrap(err)
 	}
@@ -159,11 +163,19 @@ func (q *Querier) pluralOf(ctx context.Context, g *api.GroupVersionKind) (string
 // typedRows reads distinct (type, value) rows of properties or dependencies for one bundle, in
 // row order. As in opm, a NULL type or value ends the list early and empties it.
 func (q *Querier) typedRows(ctx context.Context, table, name, version, path string) ([][2]string, error) {
+	ix, err := q.rowIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := ix.props[name]
+	if table == "dependencies" {
+		ids = ix.deps[name]
+	}
 	rows, err := q.db.QueryContext(ctx, `SELECT type, CAST(value AS TEXT) FROM `+table+`
-		WHERE operatorbundle_name = ?
+		WHERE rowid IN (`+rowidList(ids)+`)
 		AND (operatorbundle_version = ? OR operatorbundle_version IS NULL)
 		AND (operatorbundle_path = ? OR operatorbundle_path IS NULL)
-		ORDER BY rowid`, name, version, path)
+		ORDER BY rowid`, version, path)
 	if err != nil {
 		return nil, q.wrap(err)
 	}

@@ -8,10 +8,10 @@ import (
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
-// queryListEntriesSQL yields every channel entry with the bundle it belongs to and the name of the
-// entry it points at, ordered so that the entries of one (bundle, package, channel) are adjacent.
-// on_chain tells whether the entry lies on a replaces chain that starts at an entry of the least
-// depth in the whole table: opm reports those edges as replaces and every other edge as a skip.
+// queryListEntriesSQL yields every channel entry with the name of the entry it points at, ordered
+// so that the entries of one (bundle, package, channel) are adjacent. on_chain tells whether the
+// entry lies on a replaces chain that starts at an entry of the least depth in the whole table:
+// opm reports those edges as replaces and every other edge as a skip.
 const queryListEntriesSQL = `
 WITH RECURSIVE
 	chain(entry_id) AS (
@@ -21,22 +21,36 @@ WITH RECURSIVE
 		WHERE e.replaces IN (SELECT entry_id FROM channel_entry)
 	)
 SELECT e.operatorbundle_name, e.package_name, e.channel_name,
-	e.entry_id IN (SELECT entry_id FROM chain), t.operatorbundle_name,
-	b.name IS NOT NULL, b.bundlepath, b.version, b.skiprange
+	e.entry_id IN (SELECT entry_id FROM chain), t.operatorbundle_name
 FROM channel_entry AS e
 LEFT JOIN channel_entry AS t ON t.entry_id = e.replaces
-LEFT JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
 WHERE e.operatorbundle_name IS NOT NULL
 ORDER BY e.operatorbundle_name, e.package_name, e.channel_name, e.entry_id`
 
+// queryListBundlesSQL reads each bundle's columns once (reaching them means walking past the
+// manifests stored before them), in name order; the manifests themselves only for bundles without
+// an image, since opm registry serve omits them otherwise.
+const queryListBundlesSQL = `
+SELECT name, bundlepath, version, skiprange, CASE WHEN bundlepath = '' THEN bundle END
+FROM operatorbundle WHERE name IS NOT NULL ORDER BY name`
+
 // queryListRow is one (bundle, package, channel) group of channel entries.
 type queryListRow struct {
-	bundle, pkg                    string
-	channel                        sql.NullString
-	hasBundle                      bool
+	bundle, pkg string
+	channel     sql.NullString
+	replaces    string
+	skips       []string
+}
+
+// queryListedBundle is what ListBundles derives once per bundle name and reuses in every channel.
+type queryListedBundle struct {
+	name                           string
 	bundlePath, version, skipRange sql.NullString
-	replaces                       string
-	skips                          []string
+	blob                           sql.NullString
+	objects                        []string
+	csvJSON                        string
+	provided, required             []queryGVK
+	properties, dependencies       [][2]string
 }
 
 // ListBundles streams one bundle per (bundle, package, channel), as opm registry serve does with
@@ -57,41 +71,37 @@ func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error)
 		return q.wrap(err)
 	}
 	defer rows.Close()
-	props, err := q.newQueryTypedCursor(ctx, conn, "properties")
+	m, err := q.newQueryListMerger(ctx, conn)
 	if err != nil {
 		return err
 	}
-	defer props.close()
-	deps, err := q.newQueryTypedCursor(ctx, conn, "dependencies")
-	if err != nil {
-		return err
-	}
-	defer deps.close()
+	defer m.close()
 
 	var cur *queryListRow
 	flush := func() error {
-		if cur == nil || !cur.hasBundle || !cur.version.Valid || !cur.bundlePath.Valid || !cur.channel.Valid {
+		if cur == nil || !cur.channel.Valid {
 			return nil
 		}
-		b, err := q.listBundle(ctx, conn, cur, props, deps)
+		lb, err := m.bundle(cur.bundle)
 		if err != nil {
-			return err
+			return q.wrap(err)
 		}
-		return send(b)
+		if lb == nil || !lb.version.Valid || !lb.bundlePath.Valid {
+			return nil
+		}
+		return send(lb.message(cur))
 	}
 	for rows.Next() {
 		var name, pkg, ch, target sql.NullString
-		var onChain, hasBundle bool
-		var path, version, skipRange sql.NullString
-		if err := rows.Scan(&name, &pkg, &ch, &onChain, &target, &hasBundle, &path, &version, &skipRange); err != nil {
+		var onChain bool
+		if err := rows.Scan(&name, &pkg, &ch, &onChain, &target); err != nil {
 			return q.wrap(err)
 		}
 		if cur == nil || cur.bundle != name.String || cur.pkg != pkg.String || cur.channel != ch {
 			if err := flush(); err != nil {
 				return err
 			}
-			cur = &queryListRow{bundle: name.String, pkg: pkg.String, channel: ch, hasBundle: hasBundle,
-				bundlePath: path, version: version, skipRange: skipRange}
+			cur = &queryListRow{bundle: name.String, pkg: pkg.String, channel: ch}
 		}
 		switch {
 		case !target.Valid:
@@ -107,56 +117,129 @@ func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error)
 	return flush()
 }
 
-func (q *Querier) listBundle(ctx context.Context, conn *sql.Conn, r *queryListRow, props, deps *queryTypedCursor) (*api.Bundle, error) {
+// message builds a fresh answer (callers may change it) from the bundle and one channel's edges.
+func (lb *queryListedBundle) message(r *queryListRow) *api.Bundle {
 	out := &api.Bundle{
-		CsvName: r.bundle, PackageName: r.pkg, ChannelName: r.channel.String,
-		BundlePath: r.bundlePath.String, Version: r.version.String, SkipRange: r.skipRange.String,
-		Replaces: r.replaces, Skips: r.skips,
+		CsvName: lb.name, PackageName: r.pkg, ChannelName: r.channel.String,
+		BundlePath: lb.bundlePath.String, Version: lb.version.String, SkipRange: lb.skipRange.String,
+		Replaces: r.replaces, Skips: r.skips, CsvJson: lb.csvJSON,
 	}
-	if r.bundlePath.String == "" {
-		var blob sql.NullString
-		if err := conn.QueryRowContext(ctx, `SELECT bundle FROM operatorbundle WHERE name = ?`, r.bundle).Scan(&blob); err != nil {
-			return nil, q.wrap(err)
-		}
-		if blob.Valid && blob.String != "" {
-			objs, csv, err := querySplitBundleBlob(blob.String)
-			if err != nil {
-				return nil, err
-			}
-			out.Object, out.CsvJson = objs, csv
-		}
+	out.Object = append(out.Object, lb.objects...)
+	for _, g := range lb.provided {
+		out.ProvidedApis = append(out.ProvidedApis, &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind})
 	}
-	propRows, err := props.rowsOf(r.bundle)
-	if err != nil {
-		return nil, q.wrap(err)
+	for _, g := range lb.required {
+		out.RequiredApis = append(out.RequiredApis, &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind})
 	}
-	depRows, err := deps.rowsOf(r.bundle)
-	if err != nil {
-		return nil, q.wrap(err)
-	}
-	out.ProvidedApis = queryLegacyAPIs(propRows)
-	out.RequiredApis = queryLegacyAPIs(depRows)
-	for _, p := range queryDedupe(propRows) {
+	for _, p := range lb.properties {
 		out.Properties = append(out.Properties, &api.Property{Type: p[0], Value: p[1]})
 	}
-	for _, d := range queryDedupe(depRows) {
+	for _, d := range lb.dependencies {
 		out.Dependencies = append(out.Dependencies, &api.Dependency{Type: d[0], Value: d[1]})
 	}
-	return out, nil
+	return out
 }
 
-// queryLegacyAPIs builds provided or required APIs from olm.gvk rows, duplicates kept, plural empty.
-func queryLegacyAPIs(rows [][2]string) []*api.GroupVersionKind {
-	var out []*api.GroupVersionKind
+// queryListMerger walks operatorbundle, properties and dependencies in bundle-name order beside
+// the entries, so that ListBundles holds one bundle at a time whatever the index's size.
+type queryListMerger struct {
+	bundles     *sql.Rows
+	next        *queryListedBundle // read ahead, not yet asked for
+	last        *queryListedBundle // a bundle in several channels is asked for once per channel
+	props, deps *queryTypedCursor
+}
+
+func (q *Querier) newQueryListMerger(ctx context.Context, conn *sql.Conn) (*queryListMerger, error) {
+	m := &queryListMerger{}
+	var err error
+	if m.bundles, err = conn.QueryContext(ctx, queryListBundlesSQL); err != nil {
+		return nil, q.wrap(err)
+	}
+	if m.props, err = q.newQueryTypedCursor(ctx, conn, "properties"); err != nil {
+		m.bundles.Close()
+		return nil, err
+	}
+	if m.deps, err = q.newQueryTypedCursor(ctx, conn, "dependencies"); err != nil {
+		m.bundles.Close()
+		m.props.close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *queryListMerger) close() {
+	m.bundles.Close()
+	m.props.close()
+	m.deps.close()
+}
+
+// bundle returns the operatorbundle row of name with everything derived from it, or nil when
+// there is none; names must be asked in ascending order.
+func (m *queryListMerger) bundle(name string) (*queryListedBundle, error) {
+	if m.last != nil && m.last.name == name {
+		return m.last, nil
+	}
+	for {
+		if m.next == nil {
+			if !m.bundles.Next() {
+				return nil, m.bundles.Err()
+			}
+			lb := &queryListedBundle{}
+			if err := m.bundles.Scan(&lb.name, &lb.bundlePath, &lb.version, &lb.skipRange, &lb.blob); err != nil {
+				return nil, err
+			}
+			m.next = lb
+		}
+		if m.next.name > name {
+			return nil, nil
+		}
+		lb := m.next
+		m.next = nil
+		if lb.name < name {
+			continue
+		}
+		if err := m.derive(lb); err != nil {
+			return nil, err
+		}
+		m.last = lb
+		return lb, nil
+	}
+}
+
+func (m *queryListMerger) derive(lb *queryListedBundle) error {
+	if lb.blob.Valid && lb.blob.String != "" {
+		objs, csv, err := querySplitBundleBlob(lb.blob.String)
+		if err != nil {
+			return err
+		}
+		lb.objects, lb.csvJSON = objs, csv
+	}
+	lb.blob = sql.NullString{}
+	props, err := m.props.rowsOf(lb.name)
+	if err != nil {
+		return err
+	}
+	deps, err := m.deps.rowsOf(lb.name)
+	if err != nil {
+		return err
+	}
+	lb.provided, lb.required = queryLegacyAPIs(props), queryLegacyAPIs(deps)
+	lb.properties, lb.dependencies = queryDedupe(props), queryDedupe(deps)
+	return nil
+}
+
+// queryLegacyAPIs decodes the olm.gvk rows, duplicates kept (opm builds the APIs before it
+// deduplicates), undecodable values skipped.
+func queryLegacyAPIs(rows [][2]string) []queryGVK {
+	var out []queryGVK
 	for _, r := range rows {
 		if r[0] != queryGVKType {
 			continue
 		}
 		var g queryGVK
-		if json.Unmarshal([]byte(r[1]), &g) != nil {
-			continue
+		if json.Unmarshal([]byte(r[1]), &g) == nil {
+			out = append(out, g)
 		}
-		out = append(out, &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind})
 	}
 	return out
 }
@@ -173,14 +256,11 @@ func queryDedupe(rows [][2]string) [][2]string {
 	return out
 }
 
-// queryTypedCursor walks all rows of properties or dependencies ordered by bundle name, so that
-// ListBundles can merge them with its own name-ordered rows without holding the tables in memory.
+// queryTypedCursor walks all rows of properties or dependencies ordered by bundle name.
 type queryTypedCursor struct {
-	rows     *sql.Rows
-	pending  *[3]string // read but not yet consumed: name, type, value
-	done     bool
-	lastName string // a bundle in several channels is asked for once per channel
-	last     [][2]string
+	rows    *sql.Rows
+	pending *[3]string // read but not yet consumed: name, type, value
+	done    bool
 }
 
 func (q *Querier) newQueryTypedCursor(ctx context.Context, conn *sql.Conn, table string) (*queryTypedCursor, error) {
@@ -194,20 +274,9 @@ func (q *Querier) newQueryTypedCursor(ctx context.Context, conn *sql.Conn, table
 
 func (c *queryTypedCursor) close() { c.rows.Close() }
 
-// rowsOf returns the (type, value) rows of one bundle; names must be asked in ascending order.
+// rowsOf returns the (type, value) rows of one bundle; names must be asked in ascending order,
+// each once.
 func (c *queryTypedCursor) rowsOf(name string) ([][2]string, error) {
-	if c.last != nil && name == c.lastName {
-		return c.last, nil
-	}
-	out, err := c.advance(name)
-	c.lastName, c.last = name, out
-	if out == nil {
-		c.last = [][2]string{}
-	}
-	return out, err
-}
-
-func (c *queryTypedCursor) advance(name string) ([][2]string, error) {
 	var out [][2]string
 	for {
 		if c.pending == nil {

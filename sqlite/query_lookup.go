@@ -12,12 +12,16 @@ import (
 // GetBundle answers from the first channel entry of (package, channel, bundle) that has an
 // operatorbundle row; the package and channel of the answer are the request's.
 func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName string) (*api.Bundle, error) {
+	ix, err := q.rowIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var r queryBundleRow
-	err := q.db.QueryRowContext(ctx, `
+	err = q.db.QueryRowContext(ctx, `
 		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
 		FROM channel_entry AS e JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
-		WHERE e.package_name = ? AND e.channel_name = ? AND e.operatorbundle_name = ?
-		LIMIT 1`, pkgName, channelName, csvName).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+		WHERE e.rowid IN (`+rowidList(ix.entries[[3]string{pkgName, channelName, csvName}])+`)
+		ORDER BY e.rowid LIMIT 1`).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("no entry found for %s %s %s", pkgName, channelName, csvName)
 	}

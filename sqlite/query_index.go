@@ -1,0 +1,115 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+)
+
+// queryRowIndex maps bundle names (and channel entry keys) to the rowids of their rows. The
+// index.db has no indexes on these columns, and a read-only file cannot be given any, so without
+// this every GetBundle would scan whole tables. The answers are still read with SQL; only which
+// rows to read is looked up here. Built on first use.
+type queryRowIndex struct {
+	once    sync.Once
+	err     error
+	props   map[string][]int64
+	deps    map[string][]int64
+	entries map[[3]string][]int64 // (package, channel, bundle) -> channel_entry rowids
+}
+
+func (q *Querier) rowIndex(ctx context.Context) (*queryRowIndex, error) {
+	ix := &q.index
+	ix.once.Do(func() {
+		if ix.props, ix.err = q.namesToRowids(ctx, "properties"); ix.err != nil {
+			return
+		}
+		if ix.deps, ix.err = q.namesToRowids(ctx, "dependencies"); ix.err != nil {
+			return
+		}
+		ix.entries = map[[3]string][]int64{}
+		var rows *sql.Rows
+		rows, ix.err = q.db.QueryContext(ctx, `SELECT rowid, package_name, channel_name, operatorbundle_name FROM channel_entry ORDER BY rowid`)
+		if ix.err != nil {
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var pkg, ch, name sql.NullString
+			if ix.err = rows.Scan(&id, &pkg, &ch, &name); ix.err != nil {
+				return
+			}
+			if pkg.Valid && ch.Valid && name.Valid {
+				k := [3]string{pkg.String, ch.String, name.String}
+				ix.entries[k] = append(ix.entries[k], id)
+			}
+		}
+		ix.err = rows.Err()
+	})
+	if ix.err != nil {
+		// A failed build (e.g. a cancelled first call) is retried by the next call.
+		err := ix.err
+		q.index = queryRowIndex{}
+		return nil, q.wrap(err)
+	}
+	return ix, nil
+}
+
+func (q *Querier) namesToRowids(ctx context.Context, table string) (map[string][]int64, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT rowid, operatorbundle_name FROM `+table+` ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]int64{}
+	for rows.Next() {
+		var id int64
+		var name sql.NullString
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		if name.Valid {
+			out[name.String] = append(out[name.String], id)
+		}
+	}
+	return out, rows.Err()
+}
+
+// rowidList renders rowids for an IN (...) clause; they are integers we read ourselves.
+func rowidList(ids []int64) string {
+	if len(ids) == 0 {
+		return "NULL"
+	}
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(itoa(id))
+	}
+	return b.String()
+}
+
+func itoa(v int64) string {
+	var buf [20]byte
+	i := len(buf)
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	for {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
+}
