@@ -197,3 +197,22 @@ func TestPackageLevelChanges(t *testing.T) {
 		t.Errorf("findings: %v", briefs(r))
 	}
 }
+
+// Rewriting a published bundle's version is a warning. Users already running it keep the version
+// they installed, which is what skipRanges match, so their upgrades do not change.
+func TestBundleVersionRewritten(t *testing.T) {
+	old := loadCatalog(t, jaeger)
+	cat := loadCatalog(t, jaeger)
+	const bn = "jaeger-operator.v1.30.2"
+	b := bundleOf(t, cat, "jaeger-product", bn)
+	for i, p := range b.Properties {
+		if p.Type == "olm.package" {
+			b.Properties[i].Value = json.RawMessage(strings.Replace(string(p.Value), "1.30.2", "1.12.0", 1))
+		}
+	}
+	r := diff.Compare(side("old", old), side("new", cat))
+	assertFindings(t, r, "warning bundle-version-changed b="+bn+" f=olm.package")
+	if f := r.Findings[0]; f.Old != "1.30.2" || f.New != "1.12.0" {
+		t.Errorf("version %q -> %q", f.Old, f.New)
+	}
+}
