@@ -9,7 +9,6 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
-	"github.com/olmcat/olmcat/sqlite"
 )
 
 // ToSQLiteOptions control an FBC → index.db conversion.
@@ -72,73 +71,6 @@ func ToSQLiteFromPath(ctx context.Context, root, out string, opts ToSQLiteOption
 		r.Skipped = append(issues, r.Skipped...)
 	}
 	return r, err
-}
-
-// sqliteConversion writes the packages it is given, one part of the catalog at a time.
-type sqliteConversion struct {
-	w      *sqlite.Writer
-	r      *SQLiteReport
-	opts   ToSQLiteOptions
-	owners map[string]string // bundle name -> package, across parts
-	// invalid collects validation issues; once there is one (and not Permissive) nothing more is
-	// written, but the remaining parts are still validated so that every problem is reported.
-	invalid model.Issues
-}
-
-func toSQLite(ctx context.Context, out string, opts ToSQLiteOptions, walk func(add func(*fbc.Catalog) error) error) (*SQLiteReport, error) {
-	w, err := sqlite.Create(ctx, out, opts.Force)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Abort()
-	c := &sqliteConversion{w: w, r: &SQLiteReport{Output: out}, opts: opts, owners: map[string]string{}}
-	if err := walk(func(part *fbc.Catalog) error { return c.add(ctx, part) }); err != nil {
-		return nil, err
-	}
-	if len(c.invalid) > 0 {
-		return nil, &InvalidCatalogError{Issues: c.invalid}
-	}
-	c.r.sort()
-	if opts.Strict && len(c.r.Losses) > 0 {
-		return c.r, &LossError{Report: c.r}
-	}
-	if err := w.Commit(); err != nil {
-		return nil, err
-	}
-	return c.r, nil
-}
-
-// add validates and writes the packages of one part of the catalog.
-func (c *sqliteConversion) add(ctx context.Context, part *fbc.Catalog) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m, skipped, invalid := c.validModel(part)
-	c.invalid = append(c.invalid, invalid...)
-	c.r.Skipped = append(c.r.Skipped, skipped...)
-	if len(c.invalid) > 0 {
-		return nil
-	}
-	unrepresentableInSQLite(part, c.r)
-	for _, pkg := range m.SortedPackages() {
-		rows, err := packageToSQLite(pkg, c.r)
-		if err != nil {
-			return fmt.Errorf("package %q: %w", pkg.Name, err)
-		}
-		if err := c.w.AddPackage(ctx, rows); err != nil {
-			return err
-		}
-		for i := range rows.Bundles {
-			c.owners[rows.Bundles[i].Name] = pkg.Name
-		}
-		c.r.Written.Packages++
-		c.r.Written.Channels += len(rows.Channels)
-		c.r.Written.Bundles += len(rows.Bundles)
-		for _, ch := range rows.Channels {
-			c.r.Written.ChannelEntries += len(ch.Entries)
-		}
-	}
-	return nil
 }
 
 // validModel builds the model of a part and checks it against opm's rules and what an index.db

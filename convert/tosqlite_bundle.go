@@ -40,7 +40,7 @@ func bundleToSQLite(pkg *model.Package, b *model.Bundle, r *SQLiteReport) (*sqli
 	row := &out.row
 
 	m := readStoredManifests(props.BundleObjects, at, r)
-	var csv *storedCSV
+	var csv *storedObject
 	switch {
 	case m.csv != nil:
 		csv = m.csvInfo
@@ -62,13 +62,12 @@ func bundleToSQLite(pkg *model.Package, b *model.Bundle, r *SQLiteReport) (*sqli
 		if err != nil {
 			return nil, fmt.Errorf("bundle %q: synthesize CSV: %w", b.Name, err)
 		}
-		csv = &storedCSV{Kind: "ClusterServiceVersion"}
-		csv.Spec.CRDs.Owned, csv.Spec.CRDs.Required = meta.CRDDescriptions.Owned, meta.CRDDescriptions.Required
-		csv.Spec.APIServices.Owned, csv.Spec.APIServices.Required = meta.APIServiceDefinitions.Owned, meta.APIServiceDefinitions.Required
+		csv = &storedObject{Kind: "ClusterServiceVersion"}
+		csv.Spec.CRDs, csv.Spec.APIServices = refsOf(meta.CRDDescriptions, meta.APIServiceDefinitions)
 		for _, ri := range b.RelatedImages {
 			csv.Spec.RelatedImages = append(csv.Spec.RelatedImages, csvSpecRelatedImage{Name: ri.Name, Image: ri.Image})
 		}
-		m.addDescriptionPlurals(meta.CRDDescriptions.Owned, meta.APIServiceDefinitions.Owned)
+		m.addDescriptionPlurals(csv.Spec.CRDs.Owned, csv.Spec.APIServices.Owned)
 		m.objects = append(m.objects, synth)
 		row.CSV = append(append([]byte(nil), synth...), '\n')
 		row.Replaces, row.Skips = entryEdgesForColumns(pkg, b.Name, channels)
@@ -88,7 +87,7 @@ func bundleToSQLite(pkg *model.Package, b *model.Bundle, r *SQLiteReport) (*sqli
 	row.Bundle = bundleColumnBytes(m.objects)
 	out.hasCSV = row.CSV != nil
 	if csv != nil && m.csv != nil {
-		out.csvIcon = storedCSVIcon(csv)
+		out.csvIcon = storedObjectIcon(csv)
 	}
 
 	row.Properties, row.Dependencies = sqlitePropertyRows(b, at, r)
@@ -142,7 +141,7 @@ func entryEdgesForColumns(pkg *model.Package, bundle string, channels []*model.C
 	return e.Replaces, strings.Join(e.Skips, ",")
 }
 
-func storedCSVIcon(csv *storedCSV) *fbc.Icon {
+func storedObjectIcon(csv *storedObject) *fbc.Icon {
 	if len(csv.Spec.Icon) == 0 {
 		return nil
 	}
@@ -219,7 +218,7 @@ func sqliteCompactValue(raw json.RawMessage) string {
 // sqliteAPIRows gives the api / api_provider / api_requirer content (§5.3 item 7). A GVK whose plural
 // nothing in the bundle names gets no rows: api.plural is NOT NULL, and the loader writes none for
 // such GVKs either (those of dependencies.yaml).
-func sqliteAPIRows(props *property.Parsed, m storedManifests, csv *storedCSV) (provided, required []sqlite.APIOut) {
+func sqliteAPIRows(props *property.Parsed, m storedManifests, csv *storedObject) (provided, required []sqlite.APIOut) {
 	seen := map[property.GVK]bool{}
 	for _, g := range props.GVKs {
 		if plural, ok := m.plurals[g]; ok && !seen[g] {

@@ -14,7 +14,7 @@ import (
 // (§5.3 item 8). Names have no column; on the way back opm takes them from the CSV's
 // spec.relatedImages and gives every other image an empty name, so an FBC name the CSV does not
 // carry is lost, and a CSV image the FBC list lacks comes back in addition.
-func sqliteRelatedImages(b *model.Bundle, csv *storedCSV, at Finding, r *SQLiteReport) []string {
+func sqliteRelatedImages(b *model.Bundle, csv *storedObject, at Finding, r *SQLiteReport) []string {
 	var images []string
 	seen := map[string]bool{}
 	for _, ri := range b.RelatedImages {
@@ -59,7 +59,7 @@ func sqliteRelatedImages(b *model.Bundle, csv *storedCSV, at Finding, r *SQLiteR
 
 // migratedRelatedImages is what opm migrate makes of a bundle's related images: the CSV's
 // spec.relatedImages with their names, plus every other stored image with an empty name.
-func migratedRelatedImages(stored []string, csv *storedCSV) []namedImage {
+func migratedRelatedImages(stored []string, csv *storedObject) []namedImage {
 	var out []namedImage
 	inCSV := map[string]bool{}
 	if csv != nil {

@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,28 +16,12 @@ import (
 type storedManifests struct {
 	objects [][]byte // each one JSON object, in property order
 	csv     []byte   // the first ClusterServiceVersion among objects, nil if none
-	csvInfo *storedCSV
+	csvInfo *storedObject
 	plurals map[property.GVK]string // provided APIs known from CRD objects and the CSV
 }
 
-// storedCRD is what the conversion reads from a CustomResourceDefinition object (v1 or v1beta1).
-type storedCRD struct {
-	Kind string `json:"kind"`
-	Spec struct {
-		Group   string `json:"group"`
-		Version string `json:"version"` // v1beta1 only
-		Names   struct {
-			Kind   string `json:"kind"`
-			Plural string `json:"plural"`
-		} `json:"names"`
-		Versions []struct {
-			Name string `json:"name"`
-		} `json:"versions"`
-	} `json:"spec"`
-}
-
-// readStoredManifests decodes the bundle objects. Objects that cannot be stored are reported; YAML objects
-// are stored as JSON (the bundle column is a stream of JSON objects).
+// readStoredManifests decodes the bundle objects, each once. Objects that cannot be stored are
+// reported; YAML objects are stored as JSON (the bundle column is a stream of JSON objects).
 func readStoredManifests(objs []property.BundleObject, at Finding, r *SQLiteReport) storedManifests {
 	m := storedManifests{plurals: map[property.GVK]string{}}
 	for i, o := range objs {
@@ -52,11 +37,15 @@ func readStoredManifests(objs []property.BundleObject, at Finding, r *SQLiteRepo
 			r.loss(f)
 			continue
 		}
-		if !json.Valid(data) {
+		obj, ok := decodeStoredObject(data)
+		if !ok {
 			converted, err := yaml.YAMLToJSON(data)
-			if err != nil || !isJSONObjectText(converted) {
+			if err == nil {
+				obj, ok = decodeStoredObject(converted)
+			}
+			if !ok {
 				f := at
-				f.Kind, f.Detail = KindBundleObjectInvalid, fmt.Sprintf("olm.bundle.object #%d is neither a JSON nor a YAML object; left out of the bundle column", i)
+				f.Kind, f.Detail = KindBundleObjectInvalid, fmt.Sprintf("olm.bundle.object #%d is not a JSON or YAML object; left out of the bundle column", i)
 				r.loss(f)
 				continue
 			}
@@ -65,33 +54,17 @@ func readStoredManifests(objs []property.BundleObject, at Finding, r *SQLiteRepo
 			r.change(f)
 			data = converted
 		}
-		if !isJSONObjectText(data) {
-			f := at
-			f.Kind, f.Detail = KindBundleObjectInvalid, fmt.Sprintf("olm.bundle.object #%d is JSON but not an object; left out of the bundle column", i)
-			r.loss(f)
-			continue
-		}
-		var head struct {
-			Kind string `json:"kind"`
-		}
-		_ = json.Unmarshal(data, &head)
-		switch head.Kind {
+		switch obj.Kind {
 		case "ClusterServiceVersion":
 			if m.csv == nil {
-				var info storedCSV
-				if err := json.Unmarshal(data, &info); err == nil {
-					m.csv, m.csvInfo = data, &info
-				}
+				m.csv, m.csvInfo = data, obj
 			}
 		case "CustomResourceDefinition":
-			var crd storedCRD
-			if err := json.Unmarshal(data, &crd); err == nil {
-				for _, v := range crd.Spec.Versions {
-					m.addPlural(crd.Spec.Group, v.Name, crd.Spec.Names.Kind, crd.Spec.Names.Plural)
-				}
-				if crd.Spec.Version != "" {
-					m.addPlural(crd.Spec.Group, crd.Spec.Version, crd.Spec.Names.Kind, crd.Spec.Names.Plural)
-				}
+			for _, v := range obj.Spec.Versions {
+				m.addPlural(obj.Spec.Group, v.Name, obj.Spec.Names.Kind, obj.Spec.Names.Plural)
+			}
+			if obj.Spec.Version != "" {
+				m.addPlural(obj.Spec.Group, obj.Spec.Version, obj.Spec.Names.Kind, obj.Spec.Names.Plural)
 			}
 		}
 		m.objects = append(m.objects, data)
@@ -102,10 +75,26 @@ func readStoredManifests(objs []property.BundleObject, at Finding, r *SQLiteRepo
 	return m
 }
 
+// decodeStoredObject reads what the conversion needs from one manifest in a single pass. It fails
+// only when data is not a JSON object; a field of an unexpected type just stays empty.
+func decodeStoredObject(data []byte) (*storedObject, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, false
+	}
+	var obj storedObject
+	if err := json.Unmarshal(data, &obj); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return nil, false
+		}
+	}
+	return &obj, true
+}
+
 // addDescriptionPlurals adds the plurals a CSV's owned API descriptions name: the first segment of
 // a CRD description's name, and an APIService description's name (as opm's loader takes them).
 // CRD objects, read first, win.
-func (m *storedManifests) addDescriptionPlurals(crds []csvSpecCRDDescription, apis []csvSpecAPIServiceDescription) {
+func (m *storedManifests) addDescriptionPlurals(crds, apis []apiDescriptionRef) {
 	for _, d := range crds {
 		if plural, group, ok := strings.Cut(d.Name, "."); ok {
 			m.addPlural(group, d.Version, d.Kind, plural)
@@ -124,7 +113,7 @@ func (m *storedManifests) addPlural(group, version, kind, plural string) {
 }
 
 // requiredAPIPlurals are the plurals of the APIs a CSV requires, as opm's loader reads them.
-func requiredAPIPlurals(crds []csvSpecCRDDescription, apis []csvSpecAPIServiceDescription) map[property.GVK]string {
+func requiredAPIPlurals(crds, apis []apiDescriptionRef) map[property.GVK]string {
 	out := map[property.GVK]string{}
 	for _, d := range crds {
 		if plural, group, ok := strings.Cut(d.Name, "."); ok {
@@ -141,11 +130,6 @@ func requiredAPIPlurals(crds []csvSpecCRDDescription, apis []csvSpecAPIServiceDe
 		}
 	}
 	return out
-}
-
-func isJSONObjectText(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
 // bundleColumnBytes joins objects the way opm's loader serializes a bundle: each object followed by a

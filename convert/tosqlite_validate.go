@@ -62,23 +62,30 @@ func sqliteWritabilityIssues(m *model.Model) model.Issues {
 	return issues
 }
 
+// sqliteBundleIssues repeats the bundle rules the conversion relies on. It only counts property
+// types: model validation, which runs first, has parsed every value.
 func sqliteBundleIssues(pkg *model.Package, b *model.Bundle) model.Issues {
 	issue := func(rule, hint, format string, args ...any) model.Issues {
 		return model.Issues{{Severity: model.Error, Rule: rule, Loc: b.Loc, File: b.Loc.File, Line: b.Loc.Line,
 			Package: pkg.Name, Bundle: b.Name, Message: fmt.Sprintf(format, args...), Hint: hint}}
 	}
-	props, err := property.Parse(b.Properties)
-	if err != nil {
-		return issue("bundle-property", "fix the property value", "%v", err)
+	var packages, csvMetadatas int
+	for _, p := range b.Properties {
+		switch p.Type {
+		case property.TypePackage:
+			packages++
+		case property.TypeCSVMetadata:
+			csvMetadatas++
+		}
 	}
 	switch {
-	case len(props.Packages) != 1:
+	case packages != 1:
 		return issue("bundle-olm-package", "give the bundle exactly one olm.package property",
-			"must be exactly one property with type %q, found %d", property.TypePackage, len(props.Packages))
+			"must be exactly one property with type %q, found %d", property.TypePackage, packages)
 	case b.VersionErr != nil:
 		return issue("bundle-version", "use a semver version in olm.package", "invalid version %q: %v", b.VersionString, b.VersionErr)
-	case len(props.CSVMetadatas) > 1:
-		return issue("bundle-csv-metadata", "keep one olm.csv.metadata property", "expected at most 1 property of type %q, found %d", property.TypeCSVMetadata, len(props.CSVMetadatas))
+	case csvMetadatas > 1:
+		return issue("bundle-csv-metadata", "keep one olm.csv.metadata property", "expected at most 1 property of type %q, found %d", property.TypeCSVMetadata, csvMetadatas)
 	}
 	return nil
 }
