@@ -85,12 +85,24 @@ func (q *Querier) checkSchema(ctx context.Context) error {
 		}
 		for _, c := range cols {
 			if !have[c] {
-				return fmt.Errorf("index %s: table %s has no column %s (schema version %s is too old to serve "+
-					"read-only; upgrade a copy with `opm registry serve` once, or migrate it to FBC)", q.path, table, c, q.schemaVersion(ctx))
+				return &QuerySchemaError{Path: q.path, Version: q.schemaVersion(ctx), Table: table, Column: c}
 			}
 		}
 	}
 	return nil
+}
+
+// QuerySchemaError says an index.db lacks a table or column the serving queries read: databases
+// older than schema version 9 (opm upgraded a private copy before serving them; olmcat never
+// writes to its input).
+type QuerySchemaError struct {
+	Path, Version, Table, Column string
+}
+
+func (e *QuerySchemaError) Error() string {
+	return fmt.Sprintf("index %s (schema version %s) has no %s.%s, which serving reads (added by schema version 9); "+
+		"olmcat does not upgrade an index in place: convert it with `olmcat migrate %s DIR` and serve DIR",
+		e.Path, e.Version, e.Table, e.Column, e.Path)
 }
 
 func (q *Querier) schemaVersion(ctx context.Context) string {

@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/olmcat/olmcat/grpccompat/replay"
@@ -26,6 +28,15 @@ func TestQuerierReplaysOpmRegistryServe(t *testing.T) {
 				t.Fatal(err)
 			}
 			q, err := NewQuerier(db)
+			var old *QuerySchemaError
+			if errors.As(err, &old) {
+				// Schemas before 9 lack the properties and dependencies tables; opm served them only
+				// after upgrading a copy, which olmcat does not do. The refusal must say what to do.
+				if !strings.Contains(err.Error(), "olmcat migrate") {
+					t.Errorf("refusal of an old schema does not say how to serve it: %v", err)
+				}
+				t.Skipf("schema too old to serve read-only (refused as expected): %v", err)
+			}
 			if err != nil {
 				t.Fatalf("NewQuerier: %v", err)
 			}
