@@ -20,6 +20,9 @@ type facts struct {
 	heads    map[chanKey]string
 	channels map[chanKey]bool // from GetPackage and ListBundles
 	rows     map[chanKey]map[string]*rowFacts
+	// truncated holds the (package, bundle) pairs that have the olm.deprecated property of
+	// `opm registry deprecatetruncate`.
+	truncated map[[2]string]bool
 }
 
 type chanKey struct{ pkg, ch string }
@@ -41,7 +44,8 @@ func (f *facts) row(pkg, ch, csv string) *rowFacts {
 // survey asks a side for its package list, its ListBundles rows and each package.
 func survey(ctx context.Context, t Target, timeout time.Duration) (*facts, error) {
 	f := &facts{kind: t.Kind(), served: map[string]bool{}, defaults: map[string]string{},
-		heads: map[chanKey]string{}, channels: map[chanKey]bool{}, rows: map[chanKey]map[string]*rowFacts{}}
+		heads: map[chanKey]string{}, channels: map[chanKey]bool{}, rows: map[chanKey]map[string]*rowFacts{},
+		truncated: map[[2]string]bool{}}
 	call := func(c *Call) (*Answer, error) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -105,6 +109,7 @@ func (f *facts) addRow(b *api.Bundle) {
 	for _, p := range b.GetProperties() {
 		if p.GetType() == "olm.deprecated" {
 			r.truncated = true
+			f.truncated[[2]string{k.pkg, b.GetCsvName()}] = true
 		}
 	}
 	if f.rows[k] == nil {
@@ -129,14 +134,4 @@ func (f *facts) replacers(pkg, ch, name string) map[string]bool {
 		}
 	}
 	return out
-}
-
-// truncatedBundle reports whether csv is a truncated-deprecated bundle of pkg in any channel.
-func (f *facts) truncatedBundle(pkg, csv string) bool {
-	for k, rows := range f.rows {
-		if k.pkg == pkg && rows[csv] != nil && rows[csv].truncated {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/olmcat/olmcat/convert/atomicout"
+	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/grpccompat/compat"
+)
+
+func init() { register(newCompatCmd) }
+
+const compatLong = `Prove that two catalog servers give every api.Registry client the same answers, e.g. before
+switching a catalog image from 'opm registry serve --database index.db' to serving its migrated FBC:
+
+  olmcat compat index.db migrated-dir/
+
+Each side is an FBC directory or file or an index.db (served in-process as 'olmcat serve' serves
+them, answering like opm serve and opm registry serve), a live server (grpc://HOST:PORT, or
+grpcs://HOST:PORT for TLS), a recording of answers (a directory with plan.json and answers, as in
+the conformance corpus), or an index image (registry reference, oci-layout:DIR, docker-archive:FILE).
+
+Both sides are surveyed (ListPackages, ListBundles, GetPackage) and the query plan is derived from
+the union of what they list: every package, channel, bundle, upgrade edge and provided API, plus a
+not-found probe per method (--plan runs a saved plan instead; --save-plan writes it; --sample N
+runs N calls of it). Answers are compared field by field after the normalizations of the known,
+legitimate differences (--normalize, see the list below; --strict turns them all off). Those that
+absorb SQLite-vs-FBC differences apply only when one side is an index.db server and the other an
+FBC server. The report lists, per method, the calls that are equal, equal after normalization,
+different and failed, then each difference with its request, both answers and a minimal diff.
+
+Exit codes: 0 every call answered the same; 1 some calls differ; 2 bad usage, a side that cannot be
+opened or reached, or a run that could not be completed (the partial report is still written).`
+
+type compatFlags struct {
+	output, normalize, planFile, savePlan string
+	strict                                bool
+	sample                                int
+	seed                                  uint64
+	timeout                               time.Duration
+	concurrency, maxDetails               int
+	tls, insecure                         bool
+	caFile, platform                      string
+	force                                 bool
+}
+
+func newCompatCmd() *cobra.Command {
+	var f compatFlags
+	cmd := &cobra.Command{
+		Use:   "compat LEFT RIGHT",
+		Short: "Check that two catalog servers (index.db, FBC, live, recorded) answer every gRPC call the same",
+		Long:  compatLong + "\n\nNormalizations:\n" + normalizationHelp(),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("compat takes LEFT and RIGHT, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCompat(cmd, args[0], args[1], f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.output, "output", "o", compat.FormatText, "report format: text, json or markdown")
+	fl.StringVar(&f.normalize, "normalize", "all", "normalizations to apply: comma list of names, all, none; -NAME removes one")
+	fl.BoolVar(&f.strict, "strict", false, "apply no normalization at all")
+	fl.StringVar(&f.planFile, "plan", "", "run the calls of this plan.json instead of deriving the plan")
+	fl.StringVar(&f.savePlan, "save-plan", "", "write the plan that was run to this file (corpus plan.json format)")
+	fl.BoolVar(&f.force, "force", false, "with --save-plan: overwrite an existing file")
+	fl.IntVar(&f.sample, "sample", 0, "run only N calls of the plan (plus ListPackages and ListBundles), picked with --seed")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of --sample: the same seed picks the same calls")
+	fl.DurationVar(&f.timeout, "timeout", time.Minute, "deadline of every call (and of reaching a live server)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "calls in flight (default 2 per CPU)")
+	fl.IntVar(&f.maxDetails, "max-details", 100, "differences and errors reported in full")
+	fl.BoolVar(&f.tls, "tls", false, "connect to grpc:// servers with TLS")
+	fl.BoolVar(&f.insecure, "insecure", false, "TLS without verifying server certificates; for image registries, allow plain HTTP and unverified TLS")
+	fl.StringVar(&f.caFile, "ca-file", "", "PEM CA certificates to verify TLS servers with (implies --tls)")
+	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
+	return cmd
+}
+
+func normalizationHelp() string {
+	var b strings.Builder
+	for _, n := range compat.Normalizations() {
+		scope := "any sides"
+		if n.CrossKind {
+			scope = "sqlite vs fbc"
+		}
+		fmt.Fprintf(&b, "  %-25s %s, class %s, %s: %s\n", n.Name, n.Refs, n.Class, scope, n.Doc)
+	}
+	return b.String()
+}
+
+func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) error {
+	opts, err := f.options()
+	if err != nil {
+		return usageError{err}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	tty := isTerminal(stderr)
+	open := compat.OpenOptions{
+		Dial:   compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
+		Images: indeximage.Options{Platform: f.platform, Insecure: f.insecure},
+	}
+	if tty {
+		fmt.Fprintf(stderr, "olmcat compat: opening %s and %s\n", leftSpec, rightSpec)
+		opts.Progress = func(done, total int) { fmt.Fprintf(stderr, "\rolmcat compat: %d/%d calls", done, total) }
+	}
+	left, right, err := openSides(ctx, leftSpec, rightSpec, open)
+	if err != nil {
+		return usageError{err}
+	}
+	defer left.Close()
+	defer right.Close()
+	report, checkErr := compat.Check(ctx, left, right, opts)
+	if tty && opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
+	if report == nil {
+		return usageError{checkErr}
+	}
+	if err := report.Write(cmd.OutOrStdout(), f.output); err != nil {
+		return err
+	}
+	if f.savePlan != "" && report.Plan != nil {
+		if err := savePlan(f.savePlan, report.Plan, f.force); err != nil {
+			return err
+		}
+	}
+	switch {
+	case checkErr != nil:
+		return exitError{code: exitUsage, err: fmt.Errorf("the comparison could not be completed: %w", checkErr)}
+	case report.Verdict() == "incomplete":
+		return exitError{code: exitUsage, err: fmt.Errorf("%d calls could not be compared (see the errors in the report)", report.Total.Errors)}
+	case !report.Equal():
+		return exitError{code: exitFindings}
+	}
+	return nil
+}
+
+func (f compatFlags) options() (compat.Options, error) {
+	o := compat.Options{Sample: f.sample, Seed: f.seed, Strict: f.strict, Timeout: f.timeout,
+		Concurrency: f.concurrency, MaxDetails: f.maxDetails}
+	switch f.output {
+	case compat.FormatText, "table", compat.FormatJSON, compat.FormatMarkdown:
+	default:
+		return o, fmt.Errorf("-o must be text, json or markdown, not %q", f.output)
+	}
+	if f.sample < 0 || f.timeout <= 0 || f.concurrency < 0 || f.maxDetails < 0 {
+		return o, errors.New("--sample, --timeout, --concurrency and --max-details must not be negative (and --timeout not zero)")
+	}
+	names, err := compat.ParseNormalizations(f.normalize)
+	if err != nil {
+		return o, err
+	}
+	o.Normalize = names
+	if f.planFile != "" {
+		if o.Plan, err = compat.LoadPlan(f.planFile); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// openSides opens both sides at once (loading a big FBC takes a while).
+func openSides(ctx context.Context, leftSpec, rightSpec string, o compat.OpenOptions) (compat.Target, compat.Target, error) {
+	var (
+		wg     sync.WaitGroup
+		sides  [2]compat.Target
+		errs   [2]error
+		labels = [2]string{"left", "right"}
+	)
+	for i, spec := range []string{leftSpec, rightSpec} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sides[i], errs[i] = compat.OpenTarget(ctx, spec, o)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s side: %w", labels[i], errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		for _, s := range sides {
+			if s != nil {
+				s.Close()
+			}
+		}
+		return nil, nil, err
+	}
+	return sides[0], sides[1], nil
+}
+
+func savePlan(path string, p compat.Plan, force bool) error {
+	out, err := atomicout.File(path, force)
+	if err != nil {
+		return usageError{fmt.Errorf("--save-plan: %w", err)}
+	}
+	defer out.Abort()
+	file, err := os.Create(out.Path())
+	if err != nil {
+		return err
+	}
+	if err := p.Write(file); err != nil {
+		file.Close()
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}

@@ -1,0 +1,162 @@
+package compat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Report formats accepted by Write.
+const (
+	FormatText     = "text"
+	FormatJSON     = "json"
+	FormatMarkdown = "markdown"
+)
+
+// Write renders the report: a terminal table (text), JSON, or Markdown for a pull-request comment.
+func (r *Report) Write(w io.Writer, format string) error {
+	switch format {
+	case FormatText, "table", "":
+		return r.WriteText(w)
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case FormatMarkdown:
+		return r.WriteMarkdown(w)
+	}
+	return fmt.Errorf("unknown output format %q (use text, json or markdown)", format)
+}
+
+// Summary is one line: what was compared and the verdict.
+func (r *Report) Summary() string {
+	t := r.Total
+	s := fmt.Sprintf("%s (%s) vs %s (%s): %s: %d calls, %d equal (%d after normalization), %d different, %d errors",
+		r.Left.Target, r.Left.Kind, r.Right.Target, r.Right.Kind, strings.ToUpper(r.Verdict()),
+		t.Calls, t.Equal, t.Normalized, t.Different, t.Errors)
+	if r.Incomplete != "" {
+		s += "\nincomplete: " + r.Incomplete
+	}
+	return s
+}
+
+func (r *Report) tableRows() [][]string {
+	rows := make([][]string, 0, len(r.Methods)+1)
+	for _, m := range append(r.Methods, r.Total) {
+		name := shortMethod(m.Method)
+		if m.Method == "" {
+			name = "TOTAL"
+		}
+		rows = append(rows, []string{name, strconv.Itoa(m.Calls), strconv.Itoa(m.Equal), strconv.Itoa(m.Normalized),
+			strconv.Itoa(m.Different), strconv.Itoa(m.Errors)})
+	}
+	return rows
+}
+
+var tableHeader = []string{"METHOD", "CALLS", "EQUAL", "NORMALIZED", "DIFFERENT", "ERRORS"}
+
+func (r *Report) appliedList() []string {
+	var out []string
+	for _, n := range r.Normalizations {
+		if n.Calls > 0 {
+			out = append(out, fmt.Sprintf("%s (%s, %d calls)", n.Name, n.Refs, n.Calls))
+		}
+	}
+	return out
+}
+
+// WriteText writes the summary, the per-method table, the normalizations applied, then each
+// difference and error.
+func (r *Report) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintln(&b, r.Summary())
+	t := tablewriter.NewTable(&b, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header(tableHeader)
+	if err := t.Bulk(r.tableRows()); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if applied := r.appliedList(); len(applied) > 0 {
+		fmt.Fprintf(&b, "normalizations applied: %s\n", strings.Join(applied, ", "))
+	} else if len(r.Normalizations) == 0 {
+		fmt.Fprintln(&b, "normalizations: none (strict)")
+	}
+	for _, d := range r.Differences {
+		fmt.Fprintf(&b, "\n%s %s %s\n", d.ID, shortMethod(d.Method), compactRequest(d.Request))
+		fmt.Fprintf(&b, "  left:  %s\n  right: %s\n", truncateText(d.Left, 300), truncateText(d.Right, 300))
+		fmt.Fprintf(&b, "  diff (-left +right):\n%s\n", indent(strings.TrimRight(d.Diff, "\n"), "    "))
+	}
+	if r.Omitted > 0 {
+		fmt.Fprintf(&b, "\n... %d more differences not shown (raise the limit to see them)\n", r.Omitted)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "\nerror: %s %s %s: %s side: %s\n", e.ID, shortMethod(e.Method), compactRequest(e.Request), e.Side, e.Error)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteMarkdown writes the report for a pull-request comment: verdict, table, normalizations,
+// and each difference folded in a <details> block.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	icon := map[string]string{"equal": "✅", "different": "❌", "incomplete": "⚠️"}[r.Verdict()]
+	fmt.Fprintf(&b, "### %s gRPC parity: %s\n\n", icon, r.Verdict())
+	fmt.Fprintf(&b, "`%s` (%s) vs `%s` (%s)", r.Left.Target, r.Left.Kind, r.Right.Target, r.Right.Kind)
+	if r.Incomplete != "" {
+		fmt.Fprintf(&b, "\n\n**Incomplete:** %s", r.Incomplete)
+	}
+	b.WriteString("\n\n| " + strings.Join(tableHeader, " | ") + " |\n|" + strings.Repeat(" ---: |", len(tableHeader)) + "\n")
+	for _, row := range r.tableRows() {
+		if row[0] == "TOTAL" {
+			for i := range row {
+				row[i] = "**" + row[i] + "**"
+			}
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	if applied := r.appliedList(); len(applied) > 0 {
+		fmt.Fprintf(&b, "\nNormalizations applied: %s.\n", strings.Join(applied, ", "))
+	}
+	for _, d := range r.Differences {
+		fmt.Fprintf(&b, "\n<details><summary><code>%s %s %s</code></summary>\n\n", d.ID, shortMethod(d.Method), htmlEscape(compactRequest(d.Request)))
+		fmt.Fprintf(&b, "```diff\n%s\n```\n\nleft:\n```json\n%s\n```\nright:\n```json\n%s\n```\n</details>\n",
+			fence(strings.TrimRight(d.Diff, "\n")), fence(truncateText(d.Left, 1500)), fence(truncateText(d.Right, 1500)))
+	}
+	if r.Omitted > 0 {
+		fmt.Fprintf(&b, "\n%d more differences not shown.\n", r.Omitted)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "\n- error: `%s %s` on the %s side: %s\n", e.ID, shortMethod(e.Method), e.Side, e.Error)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func compactRequest(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// fence keeps a code block closed whatever the text holds.
+func fence(s string) string { return strings.ReplaceAll(s, "```", "` ` `") }
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
