@@ -157,7 +157,9 @@ func (f *facts) providingChannels(g gvk) []chanKey {
 	return out
 }
 
-func compareChanKeys(a, b chanKey) int { return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.ch, b.ch)) }
+func compareChanKeys(a, b chanKey) int {
+	return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.ch, b.ch))
+}
 
 // headProvides returns the head of channel k when it provides g.
 func (f *facts) headProvides(k chanKey, g gvk) (string, *rowFacts) {
