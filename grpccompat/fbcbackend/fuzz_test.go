@@ -1,0 +1,48 @@
+package fbcbackend
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Body records come back from disk: any bytes must decode to a body or an error, never a panic,
+// and every encoded body must decode to itself.
+func FuzzDecodeBody(f *testing.F) {
+	f.Add(encodeBody(body{CSVIndex: 0, Objects: []string{`{"kind":"ClusterServiceVersion"}`, `{}`}}))
+	f.Add(encodeBody(body{CSVIndex: -1, CSVMeta: []byte(`{"displayName":"x"}`), Version: "1.0.0", Related: []relatedImage{{"a", "b"}}}))
+	f.Add([]byte{bodyManifests, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := decodeBody(data)
+		if err != nil {
+			return
+		}
+		again, err := decodeBody(encodeBody(b))
+		if err != nil || !reflect.DeepEqual(normalizeBody(again), normalizeBody(b)) {
+			t.Fatalf("re-encoded body does not round trip: %#v vs %#v (%v)", again, b, err)
+		}
+	})
+}
+
+func normalizeBody(b body) body {
+	if len(b.Objects) == 0 {
+		b.Objects = nil
+	}
+	if len(b.CSVMeta) == 0 {
+		b.CSVMeta = nil
+	}
+	return b
+}
+
+// Bundle blobs are catalog input: any JSON must convert or fail with an error.
+func FuzzConvertBundle(f *testing.F) {
+	f.Add([]byte(`{"schema":"olm.bundle","name":"a.v1.0.0","package":"a","image":"i","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.gvk","value":{"group":"g","kind":"K","version":"v1"}}]}`))
+	f.Add([]byte(`{"schema":"olm.bundle","name":"a","package":"a","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.bundle.object","value":{"data":"a2luZDogQ2x1c3RlclNlcnZpY2VWZXJzaW9uCg=="}}]}`))
+	f.Add([]byte(`{"schema":"olm.bundle","name":"a","package":"a","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.csv.metadata","value":{"displayName":"A","crdDescriptions":{"owned":[{"name":"x","version":"v1","kind":"X","specDescriptors":[{"path":"p","value":[1,2]}]}]}}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := convertBundle(data)
+		if err != nil || c.body.CSVMeta == nil {
+			return
+		}
+		_, _ = synthesizeCSV(c.name, c.body, packageFacts{})
+	})
+}
