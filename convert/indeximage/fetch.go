@@ -82,7 +82,7 @@ func Fetch(ctx context.Context, ref string, opts Options) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := extract(ctx, res.img, res.where, opts)
+	cat, err := extract(ctx, res.img, res.where, opts, res.blobsVerified)
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +92,13 @@ func Fetch(ctx context.Context, ref string, opts Options) (*Catalog, error) {
 
 // Extract is Fetch for an image already at hand (built in memory, or resolved by the caller).
 func Extract(ctx context.Context, img v1.Image, opts Options) (*Catalog, error) {
-	return extract(ctx, img, "image", opts)
+	return extract(ctx, img, "image", opts, false)
 }
 
-func extract(ctx context.Context, img v1.Image, where string, opts Options) (*Catalog, error) {
+// extract reads the catalog of img. blobsVerified says the source already checks every layer
+// blob against its digest (a registry), so that hashing the uncompressed content again against
+// the diff ID would only cost time.
+func extract(ctx context.Context, img v1.Image, where string, opts Options, blobsVerified bool) (*Catalog, error) {
 	cf, err := img.ConfigFile()
 	if err != nil {
 		return nil, fmt.Errorf("%s: read image config: %w", where, err)
@@ -109,14 +112,14 @@ func extract(ctx context.Context, img v1.Image, where string, opts Options) (*Ca
 		return nil, fmt.Errorf("create a temporary directory for the catalog of %s: %w", where, err)
 	}
 	cat := &Catalog{Kind: kind, ImagePath: imgPath, Image: img, Labels: cf.Config.Labels, Cleanup: func() { os.RemoveAll(tmp) }}
-	if err := cat.fill(ctx, img, cf, tmp, where, opts.Limits); err != nil {
+	if err := cat.fill(ctx, img, cf, tmp, where, opts.Limits, blobsVerified); err != nil {
 		cat.Cleanup()
 		return nil, err
 	}
 	return cat, nil
 }
 
-func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, tmp, where string, limits Limits) error {
+func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, tmp, where string, limits Limits, blobsVerified bool) error {
 	cat.Path = filepath.Join(tmp, "configs")
 	if cat.Kind == SQLite {
 		cat.Path = filepath.Join(tmp, "index.db")
@@ -138,7 +141,11 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, t
 		}
 		diffID := cf.RootFS.DiffIDs[i]
 		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, len(layers), diffID)
-		if err := readLayer(ctx, layers[i], diffID, layerWhere, w); err != nil {
+		want := diffID
+		if blobsVerified {
+			want = v1.Hash{}
+		}
+		if err := readLayer(ctx, layers[i], want, layerWhere, w); err != nil {
 			return err
 		}
 		cat.LayersRead++
@@ -192,9 +199,10 @@ func catalogLocation(labels map[string]string, where string) (Kind, string, erro
 }
 
 // readLayer streams one layer through the walker, then reads it to the end so that its content is
-// checked against the config's diff ID (a registry blob is also checked against its digest by the
-// client). The diff ID comes from the config, never from the layer: OCI-layout layers would
-// compute it from their own content, which proves nothing and costs a second read.
+// checked: against want, the config's diff ID, unless want is zero (registry blobs, which the
+// client checks against their digest at the end of the stream). The diff ID comes from the
+// config, never from the layer: OCI-layout layers would compute it from their own content, which
+// proves nothing and costs a second read.
 func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w *overlayWalker) error {
 	if mt, err := l.MediaType(); err == nil && !tarLayerMediaType(mt) {
 		return fmt.Errorf("%s: media type %q is not a tar layer olmcat can read", where, mt)
@@ -205,7 +213,10 @@ func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w *o
 	}
 	defer rc.Close()
 	h := sha256.New()
-	content := io.TeeReader(rc, h)
+	var content io.Reader = rc
+	if want.Hex != "" {
+		content = io.TeeReader(rc, h)
+	}
 	if err := w.walkLayer(ctx, content, where); err != nil {
 		return err
 	}
@@ -215,7 +226,7 @@ func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w *o
 	if err := rc.Close(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); want.Algorithm == "sha256" && got != want.Hex {
+	if got := hex.EncodeToString(h.Sum(nil)); want.Algorithm == "sha256" && want.Hex != "" && got != want.Hex {
 		return fmt.Errorf("%s: content digest mismatch: the layer's content hashes to sha256:%s but the image config records %s; the blob is corrupt or was tampered with: pull again or rebuild the image", where, got, want)
 	}
 	return nil

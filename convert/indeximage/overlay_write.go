@@ -2,6 +2,7 @@ package indeximage
 
 import (
 	"archive/tar"
+	"bufio"
 	"fmt"
 	"io"
 	"io/fs"
@@ -83,7 +84,12 @@ func writeFile(dst string, body io.Reader, size int64) error {
 		return err
 	}
 	src := &readErrReader{r: body}
-	n, err := io.Copy(f, src)
+	// Large writes: index.db files run to hundreds of megabytes.
+	bw := bufio.NewWriterSize(f, 1<<20)
+	n, err := io.Copy(bw, src)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -52,7 +52,9 @@ type resolved struct {
 	img    v1.Image
 	index  v1.ImageIndex // the multi-arch index img was picked from, nil for a single image
 	digest v1.Hash       // manifest digest; zero for docker archives (computing it would recompress them)
-	where  string        // how errors name the image
+	// blobsVerified: the source checks each layer blob against its digest (registries).
+	blobsVerified bool
+	where         string // how errors name the image
 }
 
 func (o Options) platform() (v1.Platform, error) {
@@ -118,13 +120,14 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
+		r.blobsVerified = true
 		return r, nil
 	case types.OCIManifestSchema1, types.DockerManifestSchema2:
 		img, err := desc.Image()
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
-		r := resolved{img: img, digest: desc.Digest, where: fmt.Sprintf("%s@%s", ref.named.Context(), desc.Digest)}
+		r := resolved{img: img, digest: desc.Digest, where: fmt.Sprintf("%s@%s", ref.named.Context(), desc.Digest), blobsVerified: true}
 		return r, checkManifest(r)
 	case types.DockerManifestSchema1, types.DockerManifestSchema1Signed:
 		return resolved{}, fmt.Errorf("image %s is a Docker schema 1 manifest, which olmcat does not read: re-push it with a current docker/podman/skopeo", where)
