@@ -93,25 +93,12 @@ func (g *UpgradeGraph) DistancesTo(target string) map[string]int {
 			reverse[to] = append(reverse[to], from)
 		}
 	}
-	dist := map[string]int{target: 0}
-	queue := []string{target}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, prev := range reverse[cur] {
-			if _, seen := dist[prev]; !seen {
-				dist[prev] = dist[cur] + 1
-				queue = append(queue, prev)
-			}
-		}
-	}
-	return dist
+	return breadthFirst(map[string]int{target: 0}, []string{target}, reverse)
 }
 
 // ReachableFrom returns every entry that can be reached from the given successors through upgrade
 // edges, with the fewest upgrades from the start (the given successors are 1 upgrade away).
 func (g *UpgradeGraph) ReachableFrom(successors []string) map[string]int {
-	edges := g.Edges()
 	dist := map[string]int{}
 	var queue []string
 	for _, s := range successors {
@@ -120,13 +107,18 @@ func (g *UpgradeGraph) ReachableFrom(successors []string) map[string]int {
 			queue = append(queue, s)
 		}
 	}
+	return breadthFirst(dist, queue, g.Edges())
+}
+
+// breadthFirst extends dist (the distances of the queued names) along next, one step at a time.
+func breadthFirst(dist map[string]int, queue []string, next map[string][]string) map[string]int {
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, next := range edges[cur] {
-			if _, seen := dist[next]; !seen {
-				dist[next] = dist[cur] + 1
-				queue = append(queue, next)
+		for _, n := range next[cur] {
+			if _, seen := dist[n]; !seen {
+				dist[n] = dist[cur] + 1
+				queue = append(queue, n)
 			}
 		}
 	}
