@@ -105,6 +105,11 @@ func runMigrateToFBC(cmd *cobra.Command, in, out, reportPath string, opts conver
 			return usageError{fmt.Errorf("%s is a directory, not an index.db; to turn a File-Based Catalog into an index.db use --to sqlite", in)}
 		}
 	}
+	if !opts.Force {
+		if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+			return usageError{fmt.Errorf("output directory %s is not empty: choose another path or pass --force to replace it", out)}
+		}
+	}
 	report, err := convert.MigrateSQLite(cmd.Context(), in, out, opts)
 	if report != nil {
 		if werr := writeMigrateReport(cmd, report, reportPath); werr != nil && err == nil {
