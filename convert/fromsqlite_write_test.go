@@ -78,13 +78,15 @@ func TestFastWritableRefusesOtherShapes(t *testing.T) {
 			Bundles: []fbc.Bundle{{Schema: fbc.SchemaBundle, Name: "a", Package: "p"}, {Schema: fbc.SchemaBundle, Name: "b", Package: "p"}}}
 	}
 	for name, mutate := range map[string]func(c *fbc.Catalog){
-		"description":    func(c *fbc.Catalog) { c.Packages[0].Description = "d" },
-		"extra field":    func(c *fbc.Catalog) { c.Bundles[0].Extra = fbc.Extra{"x": json.RawMessage(`1`)} },
-		"other package":  func(c *fbc.Catalog) { c.Bundles[1].Package = "q" },
-		"unsorted":       func(c *fbc.Catalog) { c.Bundles[0], c.Bundles[1] = c.Bundles[1], c.Bundles[0] },
-		"custom blob":    func(c *fbc.Catalog) { c.Others = []fbc.Meta{{Schema: "x"}} },
-		"two packages":   func(c *fbc.Catalog) { c.Packages = append(c.Packages, fbc.Package{Name: "q"}) },
-		"channel props":  func(c *fbc.Catalog) { c.Channels = []fbc.Channel{{Name: "s", Package: "p", Properties: []fbc.Property{{}}}} },
+		"description":   func(c *fbc.Catalog) { c.Packages[0].Description = "d" },
+		"extra field":   func(c *fbc.Catalog) { c.Bundles[0].Extra = fbc.Extra{"x": json.RawMessage(`1`)} },
+		"other package": func(c *fbc.Catalog) { c.Bundles[1].Package = "q" },
+		"unsorted":      func(c *fbc.Catalog) { c.Bundles[0], c.Bundles[1] = c.Bundles[1], c.Bundles[0] },
+		"custom blob":   func(c *fbc.Catalog) { c.Others = []fbc.Meta{{Schema: "x"}} },
+		"two packages":  func(c *fbc.Catalog) { c.Packages = append(c.Packages, fbc.Package{Name: "q"}) },
+		"channel props": func(c *fbc.Catalog) {
+			c.Channels = []fbc.Channel{{Name: "s", Package: "p", Properties: []fbc.Property{{}}}}
+		},
 		"no package row": func(c *fbc.Catalog) { c.Packages = nil },
 	} {
 		c := base()
