@@ -225,3 +225,17 @@ func TestMigrateLeavesInputUnchanged(t *testing.T) {
 			before.ModTime(), after.ModTime(), entries)
 	}
 }
+
+func TestMigrateEmptyIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	execSQL(t, path, legacyDDL(13)...)
+	out := filepath.Join(t.TempDir(), "out")
+	report, err := MigrateSQLite(context.Background(), path, out, MigrateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) != 0 || len(report.Departures) != 0 || report.Packages != 0 {
+		t.Errorf("entries %v, err %v, report %+v", entries, err, report)
+	}
+}
