@@ -135,6 +135,11 @@ func (l Loader) LoadReader(r io.Reader, name string) (*Catalog, error) {
 // Walk is Loader{}.Walk.
 func Walk(root string, fn func(Blob) error) error { return Loader{}.Walk(root, fn) }
 
+// WalkReader is Loader{}.WalkReader.
+func WalkReader(r io.Reader, name string, fn func(Blob) error) error {
+	return Loader{}.WalkReader(r, name, fn)
+}
+
 // Load is Loader{}.Load.
 func Load(root string) (*Catalog, error) { return Loader{}.Load(root) }
 

@@ -1,9 +1,13 @@
 package fbc
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // loadString loads s as one stream named "in" and returns the catalog and the load problems.
@@ -210,5 +214,46 @@ func TestWalkCallbackErrors(t *testing.T) {
 	})
 	if err != stop || len(seen) != 1 {
 		t.Errorf("another error from the callback should stop the walk: seen %v, err %v", seen, err)
+	}
+}
+
+// Fields this version does not know, at every level, unknown property types and custom schemas come
+// back from a load+write unchanged (as JSON values), from JSON and from YAML input.
+func TestUnknownFieldsSurviveLoadAndWrite(t *testing.T) {
+	jsonIn := `{"schema":"olm.package","name":"a","defaultChannel":"s","future":{"x":[1,2.50,12345678901234567890]},"properties":[{"type":"com.example.unknown","value":{"deep":{"k":"<&>"}}}]}
+{"schema":"olm.channel","name":"s","package":"a","entries":[{"name":"a.v1","weight":3,"skips":["a.v0"]}],"note":"n"}
+{"schema":"olm.bundle","name":"a.v1","package":"a","image":"img","relatedImages":[{"name":"r","image":"i","digest":"sha256:x"}],"properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0","extra":true}},{"type":"x.y","value":null}],"signature":"s"}
+{"schema":"olm.deprecations","package":"a","entries":[{"reference":{"schema":"olm.bundle","name":"a.v1","kind":"k"},"message":"m","since":"v2"}],"owner":"o"}
+{"schema":"com.example.docs","package":"a","title":"t","links":[{"url":"https://example.com/?a=1&b=<2>"}]}
+{"schema":"com.example.global","n":1.0e+3}`
+	c, errs := loadString(t, Loader{}, jsonIn)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	fromJSON := writtenBlobs(t, c)
+	var want []string
+	for _, line := range strings.Split(jsonIn, "\n") {
+		want = append(want, canonicalJSON(t, []byte(line)))
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, fromJSON); diff != "" {
+		t.Errorf("JSON load+write lost or changed fields (-input +written):\n%s", diff)
+	}
+
+	var yamlIn bytes.Buffer
+	if err := Write(&yamlIn, c, YAML); err != nil {
+		t.Fatal(err)
+	}
+	c2, errs := loadString(t, Loader{}, yamlIn.String())
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	// YAML has no number formats of its own: 2.50 and 1.0e+3 come back as 2.5 and 1000.
+	normalize := strings.NewReplacer("2.50", "2.5", "1.0e+3", "1000")
+	for i := range want {
+		want[i] = normalize.Replace(want[i])
+	}
+	if diff := cmp.Diff(want, writtenBlobs(t, c2)); diff != "" {
+		t.Errorf("YAML load+write lost or changed fields (-input +written):\n%s", diff)
 	}
 }

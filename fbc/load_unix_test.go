@@ -147,3 +147,19 @@ func runAsNobody(t *testing.T, dir, test string) {
 		t.Errorf("run as nobody: %v\n%s", err, out)
 	}
 }
+
+// The root itself may be a link: the user named it, so it is followed.
+func TestWalkRootThroughSymlink(t *testing.T) {
+	dir := writeTree(t, map[string]string{"cat/a/catalog.json": blobFile("x.y", "a")})
+	symlink(t, filepath.Join(dir, "cat"), filepath.Join(dir, "link"))
+	symlink(t, filepath.Join(dir, "cat", "a", "catalog.json"), filepath.Join(dir, "file-link.json"))
+	for root, want := range map[string]string{
+		filepath.Join(dir, "link"):           "a/catalog.json",
+		filepath.Join(dir, "file-link.json"): filepath.Join(dir, "file-link.json"),
+	} {
+		files, errs := walkFiles(t, root)
+		if errs != nil || !slices.Equal(files, []string{want}) {
+			t.Errorf("%s: files %v, problems %v", root, files, errs)
+		}
+	}
+}
