@@ -1,6 +1,7 @@
 package fbcbackend
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
 
-	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
@@ -38,32 +38,86 @@ type body struct {
 
 type relatedImage struct{ Name, Image string }
 
-// bundleBlob is the part of an olm.bundle blob the conversion reads.
-type bundleBlob struct {
-	Name          string `json:"name"`
-	Package       string `json:"package"`
-	Image         string `json:"image"`
-	Properties    []fbc.Property
-	RelatedImages []struct {
-		Name  string `json:"name"`
-		Image string `json:"image"`
-	} `json:"relatedImages"`
+// bundleProperty is one property of a bundle blob, its value as a raw span of the blob.
+type bundleProperty struct {
+	Type  string
+	Value []byte
+}
+
+// readBundleBlob picks out of an olm.bundle blob what the conversion reads, without copying
+// the property values.
+func readBundleBlob(data []byte) (name, pkg, image string, props []bundleProperty, related []relatedImage, err error) {
+	str := func(v []byte) (string, error) {
+		b, err := stringBytes(v)
+		return string(b), err
+	}
+	err = eachField(data, func(k, v []byte) error {
+		var err error
+		switch {
+		case keyIs(k, "name"):
+			name, err = str(v)
+		case keyIs(k, "package"):
+			pkg, err = str(v)
+		case keyIs(k, "image"):
+			image, err = str(v)
+		case keyIs(k, "properties"):
+			props = props[:0]
+			err = eachElement(v, func(e []byte) error {
+				var p bundleProperty
+				if err := eachField(e, func(k, v []byte) error {
+					var err error
+					switch {
+					case keyIs(k, "type"):
+						p.Type, err = str(v)
+					case keyIs(k, "value"):
+						p.Value = v
+					}
+					return err
+				}); err != nil {
+					return err
+				}
+				props = append(props, p)
+				return nil
+			})
+		case keyIs(k, "relatedImages"):
+			related = related[:0]
+			err = eachElement(v, func(e []byte) error {
+				var ri relatedImage
+				if err := eachField(e, func(k, v []byte) error {
+					var err error
+					switch {
+					case keyIs(k, "name"):
+						ri.Name, err = str(v)
+					case keyIs(k, "image"):
+						ri.Image, err = str(v)
+					}
+					return err
+				}); err != nil {
+					return err
+				}
+				related = append(related, ri)
+				return nil
+			})
+		}
+		return err
+	})
+	return name, pkg, image, props, related, err
 }
 
 // convertBundle applies opm's ConvertModelBundleToAPIBundle (plus the catalog load steps before
 // it) to one olm.bundle blob. Channel-dependent fields (channel, skipRange, replaces, skips) and the
 // deprecation are added when answering.
 func convertBundle(data []byte) (*converted, error) {
-	var b bundleBlob
-	if err := json.Unmarshal(data, &b); err != nil {
+	name, pkg, image, props, related, err := readBundleBlob(data)
+	if err != nil {
 		return nil, err
 	}
-	out := &converted{name: b.Name, pkg: b.Package, light: &api.Bundle{CsvName: b.Name, PackageName: b.Package, BundlePath: b.Image}}
+	out := &converted{name: name, pkg: pkg, light: &api.Bundle{CsvName: name, PackageName: pkg, BundlePath: image}}
 	out.body.CSVIndex = -1
 	var csvMetas []json.RawMessage
 	var pkgVersion string
 	havePackage := false
-	for i, p := range b.Properties {
+	for i, p := range props {
 		if p.Type == property.TypeBundleObject {
 			obj, err := bundleObjectJSON(p.Value)
 			if err != nil {
@@ -126,26 +180,35 @@ func convertBundle(data []byte) (*converted, error) {
 	if out.body.CSVIndex < 0 && len(csvMetas) == 1 {
 		out.body.CSVMeta = csvMetas[0]
 		out.body.Version = out.light.Version
-		for _, ri := range b.RelatedImages {
-			out.body.Related = append(out.body.Related, relatedImage{ri.Name, ri.Image})
-		}
+		out.body.Related = related
 	}
 	return out, nil
 }
 
 // bundleObjectJSON decodes an olm.bundle.object value's base64 data and turns it into JSON: data
 // that already looks like a JSON object is kept byte for byte, anything else is read as YAML.
-func bundleObjectJSON(value json.RawMessage) (string, error) {
-	var obj struct {
-		Data []byte `json:"data"`
-	}
-	if err := json.Unmarshal(value, &obj); err != nil {
+func bundleObjectJSON(value []byte) (string, error) {
+	var encoded []byte
+	if err := eachField(value, func(k, v []byte) error {
+		if !keyIs(k, "data") {
+			return nil
+		}
+		var err error
+		encoded, err = stringBytes(v)
+		return err
+	}); err != nil {
 		return "", err
 	}
-	if hasJSONObjectPrefix(obj.Data) {
-		return string(obj.Data), nil
+	data := make([]byte, base64.StdEncoding.DecodedLen(len(encoded)))
+	n, err := base64.StdEncoding.Decode(data, encoded)
+	if err != nil {
+		return "", err
 	}
-	j, err := yaml.YAMLToJSON(obj.Data)
+	data = data[:n]
+	if hasJSONObjectPrefix(data) {
+		return string(data), nil
+	}
+	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return "", err
 	}

@@ -93,7 +93,14 @@ const (
 )
 
 func encodeBody(b body) []byte {
-	var out []byte
+	size := 32 + len(b.CSVMeta) + len(b.Version)
+	for _, o := range b.Objects {
+		size += len(o) + binary.MaxVarintLen64
+	}
+	for _, ri := range b.Related {
+		size += len(ri.Name) + len(ri.Image) + 2*binary.MaxVarintLen64
+	}
+	out := make([]byte, 0, size)
 	putString := func(s string) {
 		out = binary.AppendUvarint(out, uint64(len(s)))
 		out = append(out, s...)
