@@ -135,10 +135,10 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, t
 		return fmt.Errorf("%s: list layers: %w", where, err)
 	}
 	cat.LayersTotal = len(layers)
+	if len(cf.RootFS.DiffIDs) != len(layers) {
+		return fmt.Errorf("%s: the config lists %d diff IDs for %d layers: the image is malformed", where, len(cf.RootFS.DiffIDs), len(layers))
+	}
 	for i := len(layers) - 1; i >= 0 && !w.complete(); i-- {
-		if len(cf.RootFS.DiffIDs) != len(layers) {
-			return fmt.Errorf("%s: the config lists %d diff IDs for %d layers: the image is malformed", where, len(cf.RootFS.DiffIDs), len(layers))
-		}
 		diffID := cf.RootFS.DiffIDs[i]
 		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, len(layers), diffID)
 		want := diffID
