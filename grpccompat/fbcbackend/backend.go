@@ -80,7 +80,8 @@ func Open(ctx context.Context, root string, o Options) (*Backend, error) {
 		return newBackend(ix, store), nil
 	}
 	if !errors.Is(err, errCacheMismatch) && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read cache %s: %w", o.CacheDir, err)
+		return nil, fmt.Errorf("cannot use cache directory %s: %w (--cache-dir must be a directory this user can read, "+
+			"and write when the cache has to be built)", o.CacheDir, err)
 	}
 	log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
 	b, berr := buildAndOpen(ctx, root, o.CacheDir, true, log)
