@@ -14,7 +14,7 @@ import (
 func compareDBPair(t *testing.T, pair string) *diff.Report {
 	t.Helper()
 	dir := sharedPath(t, filepath.Join("diffpairs", "sqlite", pair))
-	r := diff.Compare(openSide(t, filepath.Join(dir, "old.db")), openSide(t, filepath.Join(dir, "new.db")))
+	r := diff.Compare(openPair(t, filepath.Join(dir, "old.db"), filepath.Join(dir, "new.db")))
 	if r.Old.Format != "sqlite" || r.New.Format != "sqlite" {
 		t.Errorf("formats %s, %s", r.Old.Format, r.New.Format)
 	}

@@ -15,7 +15,7 @@ import (
 func comparePair(t *testing.T, pair string) *diff.Report {
 	t.Helper()
 	dir := sharedPath(t, filepath.Join("diffpairs", "fbc", pair))
-	return diff.Compare(openSide(t, filepath.Join(dir, "old")), openSide(t, filepath.Join(dir, "new")))
+	return diff.Compare(openPair(t, filepath.Join(dir, "old"), filepath.Join(dir, "new")))
 }
 
 func TestPairHiveOperatorConsecutive(t *testing.T) {

@@ -50,6 +50,16 @@ func openSide(t testing.TB, path string) *diff.Side {
 	return s
 }
 
+// openPair opens two sides the way olmcat diff does (at once, sharing what they hold in common).
+func openPair(t testing.TB, oldPath, newPath string) (*diff.Side, *diff.Side) {
+	t.Helper()
+	o, n, err := input.OpenPair(context.Background(), oldPath, newPath, input.Options{})
+	if err != nil {
+		t.Fatalf("open %s, %s: %v", oldPath, newPath, err)
+	}
+	return o, n
+}
+
 // brief writes a finding as "severity kind [channel] [bundle] [field]" for compact assertions.
 func brief(f diff.Finding) string {
 	parts := []string{string(f.Severity), string(f.Kind)}

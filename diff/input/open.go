@@ -35,11 +35,13 @@ func Open(ctx context.Context, ref string, opts Options) (*diff.Side, error) {
 	return (&opener{ctx: ctx, opts: opts}).open(ref)
 }
 
-// opener opens sides; with a sharer, bundle content equal to the other side's is kept once.
+// opener opens sides; with a sharer, bundle content equal to the other side's is decoded and kept
+// once (side tells the two apart).
 type opener struct {
 	ctx   context.Context
 	opts  Options
 	share *sharer
+	side  int
 }
 
 func (o *opener) open(ref string) (*diff.Side, error) {
@@ -67,19 +69,32 @@ func (o *opener) openPath(path, source string) (*diff.Side, error) {
 	return o.openFBC(path, source), nil
 }
 
-// openFBC loads like fbc.Load, handing each bundle to the sharer as it arrives.
+// openFBC loads like fbc.Load; bundles that the other side of a pair holds byte for byte are
+// decoded by only one of them (see sharer).
 func (o *opener) openFBC(path, source string) *diff.Side {
 	cat := &fbc.Catalog{}
+	var waiting []pendingBundle
 	err := fbc.Walk(path, func(b fbc.Blob) error {
-		if err := cat.Add(b); err != nil {
-			return err
+		if b.Schema != fbc.SchemaBundle {
+			return cat.Add(b)
 		}
-		if b.Schema == fbc.SchemaBundle {
-			o.share.bundle(&cat.Bundles[len(cat.Bundles)-1])
+		own, pending := o.share.claim(o.side, b)
+		if pending != nil && pending.same {
+			pending.index = len(cat.Bundles)
+			cat.Bundles = append(cat.Bundles, fbc.Bundle{Loc: b.Loc})
+			waiting = append(waiting, *pending)
+			return nil
 		}
-		return nil
+		err := cat.Add(b)
+		own.published(cat, err)
+		if pending != nil && err == nil {
+			pending.index = len(cat.Bundles) - 1
+			waiting = append(waiting, *pending)
+		}
+		return err
 	})
-	return &diff.Side{Source: source, Format: FormatFBC, Catalog: cat, Problems: loadProblems(err)}
+	problems := append(loadProblems(err), finish(cat, waiting)...)
+	return &diff.Side{Source: source, Format: FormatFBC, Catalog: cat, Problems: problems}
 }
 
 // openSQLite converts an index.db the way olmcat migrate does (opm migrate's output, with opm's
