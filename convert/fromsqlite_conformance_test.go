@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
 )
 
 const sqliteConformanceDir = "../../shared/conformance/sqlite"
@@ -48,6 +49,9 @@ var outputVariants = []struct {
 func TestMigrateMatchesOpm(t *testing.T) {
 	for _, name := range conformanceCases(t) {
 		caseDir := filepath.Join(sqliteConformanceDir, name)
+		if _, err := os.Stat(filepath.Join(caseDir, "migrate.error.txt")); err == nil {
+			t.Run(name+"/opm-failed", func(t *testing.T) { migratesWhereOpmFailed(t, caseDir) })
+		}
 		for _, v := range outputVariants {
 			wantDir := filepath.Join(caseDir, v.dir)
 			if _, err := os.Stat(wantDir); err != nil {
@@ -144,4 +148,20 @@ func firstDifference(want, got []byte) string {
 		}
 	}
 	return "(same lines, different bytes)"
+}
+
+// migratesWhereOpmFailed: where opm migrate failed, olmcat succeeds, writes a valid catalog and
+// reports at least one departure (a case-specific test, e.g. TestMigrateSkips40, checks which).
+func migratesWhereOpmFailed(t *testing.T, caseDir string) {
+	out := filepath.Join(t.TempDir(), "out")
+	report, err := MigrateSQLite(context.Background(), filepath.Join(caseDir, "input.db"), out, MigrateOptions{})
+	if err != nil {
+		t.Fatalf("opm failed here, olmcat must not: %v", err)
+	}
+	if len(report.Departures) == 0 {
+		t.Error("opm failed here but olmcat reports no departure")
+	}
+	if errs := model.ValidateCatalog(loadOutput(t, out), model.Options{}).Errors(); len(errs) > 0 {
+		t.Errorf("catalog does not validate:\n%v", errs)
+	}
 }
