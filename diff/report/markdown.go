@@ -22,7 +22,7 @@ func Markdown(w io.Writer, r *diff.Report) error {
 			if p.Status == diff.StatusUnchanged {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | +%d −%d | +%d −%d ~%d | %d | %d | %d |\n", cell(p.Name), p.Status,
+			fmt.Fprintf(&b, "| %s | %s | +%d −%d | +%d −%d ~%d | %d | %d | %d |\n", cell(displayName(p.Name)), p.Status,
 				p.ChannelsAdded, p.ChannelsRemoved, p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged,
 				p.Findings.Breaking, p.Findings.Warning, p.Findings.Info)
 		}
@@ -40,11 +40,7 @@ func Markdown(w io.Writer, r *diff.Report) error {
 		if counts.Breaking > 0 {
 			open = " open"
 		}
-		title := name
-		if title == "" {
-			title = "(catalog)"
-		}
-		fmt.Fprintf(&b, "<details%s><summary><b>%s</b>: %s</summary>\n\n", open, escapeHTML(title), severityCounts(counts))
+		fmt.Fprintf(&b, "<details%s><summary><b>%s</b>: %s</summary>\n\n", open, escapeHTML(displayName(name)), severityCounts(counts))
 		b.WriteString("| severity | kind | where | change |\n|---|---|---|---|\n")
 		for _, f := range groups[name] {
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", severityBadge(f.Severity), f.Kind, cell(where(f)), cell(change(f)))

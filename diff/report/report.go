@@ -87,9 +87,17 @@ func changedPackages(r *diff.Report) int {
 	return n
 }
 
+// displayName names a package in reports; blobs that belong to no package are "(catalog)".
+func displayName(pkg string) string {
+	if pkg == "" {
+		return "(catalog)"
+	}
+	return pkg
+}
+
 func packageTitle(r *diff.Report, name string) string {
 	if name == "" {
-		return "(catalog)"
+		return displayName(name)
 	}
 	for _, p := range r.Packages {
 		if p.Name == name {
@@ -136,15 +144,15 @@ func orDash(s string) string {
 func Stat(w io.Writer, r *diff.Report) error {
 	width := 0
 	for _, p := range r.Packages {
-		if p.Status != diff.StatusUnchanged && len(p.Name) > width {
-			width = len(p.Name)
+		if p.Status != diff.StatusUnchanged && len(displayName(p.Name)) > width {
+			width = len(displayName(p.Name))
 		}
 	}
 	for _, p := range r.Packages {
 		if p.Status == diff.StatusUnchanged {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%-*s | %-9s | %s | %s\n", width, p.Name, p.Status, statCounts(p), severityCounts(p.Findings)); err != nil {
+		if _, err := fmt.Fprintf(w, "%-*s | %-9s | %s | %s\n", width, displayName(p.Name), p.Status, statCounts(p), severityCounts(p.Findings)); err != nil {
 			return err
 		}
 	}
