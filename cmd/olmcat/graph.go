@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -42,21 +43,7 @@ func newGraphCmd() *cobra.Command {
 			if output != picture.FormatMermaid && output != picture.FormatDOT {
 				return usageError{fmt.Errorf("-o must be mermaid or dot, not %q", output)}
 			}
-			ctx := cmd.Context()
-			newSide, err := input.Open(ctx, args[0], input.Options{})
-			if err != nil {
-				return usageError{err}
-			}
-			var g *picture.Graph
-			if oldRef == "" {
-				g, err = picture.Build(sideModel(newSide), pkg, channel)
-			} else {
-				oldSide, openErr := input.Open(ctx, oldRef, input.Options{})
-				if openErr != nil {
-					return usageError{fmt.Errorf("--diff: %w", openErr)}
-				}
-				g, err = picture.BuildDiff(sideModel(oldSide), sideModel(newSide), diff.Compare(oldSide, newSide), pkg, channel)
-			}
+			g, err := drawGraph(cmd.Context(), args[0], oldRef, pkg, channel)
 			if err != nil {
 				return usageError{err}
 			}
@@ -68,6 +55,22 @@ func newGraphCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", picture.FormatMermaid, "output format: mermaid or dot")
 	cmd.Flags().StringVar(&oldRef, "diff", "", "compare with this older revision of the catalog")
 	return cmd
+}
+
+// drawGraph draws the catalog, or with oldRef its union with the older revision.
+func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string) (*picture.Graph, error) {
+	if oldRef == "" {
+		side, err := input.Open(ctx, catalog, input.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return picture.Build(sideModel(side), pkg, channel)
+	}
+	oldSide, newSide, err := input.OpenPair(ctx, oldRef, catalog, input.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return picture.BuildDiff(sideModel(oldSide), sideModel(newSide), diff.Compare(oldSide, newSide), pkg, channel)
 }
 
 // sideModel builds the model of whatever part of a side loaded; drawing needs no validation.
