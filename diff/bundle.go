@@ -3,8 +3,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
@@ -199,14 +197,4 @@ func comparePackageProperty(mk func(Kind) Finding, old, new []string) []Finding 
 		return out
 	}
 	return compareValues(mk, property.TypePackage, propertyKinds, "bundle property olm.package", old, new)
-}
-
-// joinSorted lists the keys of a set, sorted, comma separated.
-func joinSorted(set map[string]bool) string {
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
 }

@@ -61,17 +61,6 @@ func packageStat(name string, op, np *pkgIndex, findings []Finding) PackageStat 
 	return s
 }
 
-// SeverityAtLeast filters findings to those of the given severity or worse, keeping their order.
-func SeverityAtLeast(fs []Finding, s Severity) []Finding {
-	var out []Finding
-	for _, f := range fs {
-		if f.Severity.Rank() >= s.Rank() {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // ByPackage groups findings by package, packages sorted by name.
 func ByPackage(fs []Finding) (names []string, groups map[string][]Finding) {
 	groups = map[string][]Finding{}
