@@ -22,6 +22,8 @@ type Registry struct {
 	api.UnimplementedRegistryServer
 	api.UnimplementedExperimentalRegistryServer
 	backend atomic.Pointer[Backend]
+	// rawSendable is set when the grpc server uses the codec that sends PreEncoded messages.
+	rawSendable bool
 }
 
 // NewRegistry returns a Registry answering from b (nil: not ready yet; see SetBackend).
@@ -135,6 +137,9 @@ func (r *Registry) ListBundles(_ *api.ListBundlesRequest, stream grpc.ServerStre
 	b, err := r.get()
 	if err != nil {
 		return err
+	}
+	if raw, ok := b.(RawBundleLister); ok && r.rawSendable {
+		return raw.ListBundlesRaw(stream.Context(), func(m PreEncoded) error { return stream.SendMsg(m) })
 	}
 	return b.ListBundles(stream.Context(), stream.Send)
 }

@@ -67,8 +67,10 @@ func NewServer(o ServerOptions) *Server {
 		ka.Timeout = 20 * time.Second
 	}
 	s := &Server{registry: NewRegistry(nil), health: health.NewServer(), log: o.Logger}
+	s.registry.rawSendable = true
 	logCalls := callLogger{o.Logger}
 	s.grpc = grpc.NewServer(
+		grpc.ForceServerCodecV2(newPreEncodedCodec()),
 		grpc.MaxRecvMsgSize(o.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(o.MaxSendMsgSize),
 		grpc.KeepaliveParams(ka),

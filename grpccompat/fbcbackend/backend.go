@@ -42,6 +42,7 @@ type Backend struct {
 var (
 	_ grpccompat.Backend            = (*Backend)(nil)
 	_ grpccompat.CustomSchemaLister = (*Backend)(nil)
+	_ grpccompat.RawBundleLister    = (*Backend)(nil)
 )
 
 // Open makes the catalog at root (a directory or a single file) ready to serve. With a cache

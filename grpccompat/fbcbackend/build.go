@@ -123,7 +123,7 @@ func (b *builder) addBundle(blob fbc.Blob) {
 		return
 	}
 	b.mu.Lock()
-	b.bundles[[2]string{c.pkg, c.name}] = &bundleIndex{Light: light, Provided: c.provided, Body: r}
+	b.bundles[[2]string{c.pkg, c.name}] = &bundleIndex{Light: light, HasImage: c.light.BundlePath != "", Provided: c.provided, Body: r}
 	b.mu.Unlock()
 }
 

@@ -27,7 +27,7 @@ const (
 	cacheSubdir   = "olmcat-serve-v1"
 	indexFile     = "index.gob"
 	bodiesFile    = "bodies.bin"
-	formatVersion = "olmcat-serve-cache/1"
+	formatVersion = "olmcat-serve-cache/2"
 )
 
 type cacheHeader struct {

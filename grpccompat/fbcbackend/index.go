@@ -43,6 +43,7 @@ type entryIndex struct {
 
 type bundleIndex struct {
 	Light       []byte // deterministic protobuf of the channel-independent api.Bundle fields
+	HasImage    bool   // bundlePath is set: ListBundles leaves the manifests out
 	Provided    []gvk
 	Body        ref
 	Deprecation *string
