@@ -10,7 +10,8 @@ FUZZTIME  ?= 5m
 build:
 	$(GO) build -o $(BIN) ./cmd/olmcat
 
-# The main job on the bundled fixtures: index.db -> FBC, validate it, render it, and back to index.db.
+# The main job on the bundled fixtures: index.db -> FBC, validate it, render it, back to index.db,
+# prove both serve the same gRPC answers, and show what the round trip changed.
 run: build
 	@rm -rf $(OUT)/run && mkdir -p $(OUT)/run
 	@echo "== olmcat migrate fixtures/index.db -> $(OUT)/run/catalog (index.db to FBC, input untouched)"
@@ -22,8 +23,10 @@ run: build
 	$(BIN) render fixtures/index.db | head -n 20
 	@echo "== olmcat migrate --to sqlite $(OUT)/run/catalog -> $(OUT)/run/index.db (FBC back to index.db)"
 	$(BIN) migrate $(OUT)/run/catalog $(OUT)/run/index.db --to sqlite --report $(OUT)/run/tosqlite-report.json
-	@echo "== olmcat diff fixtures/catalog $(OUT)/run/catalog"
-	$(BIN) diff fixtures/catalog $(OUT)/run/catalog --stat || true
+	@echo "== olmcat compat fixtures/index.db $(OUT)/run/catalog (both served in-process: same gRPC answers?)"
+	$(BIN) compat fixtures/index.db $(OUT)/run/catalog
+	@echo "== olmcat diff fixtures/catalog $(OUT)/run/catalog (what crossing index.db changed)"
+	$(BIN) diff fixtures/catalog $(OUT)/run/catalog --stat
 	@echo "done: outputs are in $(OUT)/run"
 
 test:
