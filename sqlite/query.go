@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -19,9 +20,11 @@ import (
 // quirks included. It opens the file read-only and immutable and never writes to it.
 // It implements grpccompat.Backend.
 type Querier struct {
-	db    *sql.DB
-	path  string
-	index queryRowIndex
+	db     *sql.DB // lookups: short statements, prepared once
+	listDB *sql.DB // ListBundles streams, which hold a connection for as long as the client reads
+	path   string
+	index  queryRowIndex
+	stmts  sync.Map // SQL text -> *sql.Stmt on db
 }
 
 // NewQuerier opens the index.db at path for serving. It fails with a clear message when the file
@@ -30,27 +33,73 @@ func NewQuerier(path string) (*Querier, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&immutable=1"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
+	// Immutable read-only connections never contend; they are kept open for the server's lifetime
+	// so that a file removed while serving goes on being readable. Each has a small page cache:
+	// serving reads rows once, and many connections must fit in a small pod.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&immutable=1&_pragma=cache_size(-512)"
+	open := func(conns int) (*sql.DB, error) {
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open index %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(conns)
+		db.SetMaxIdleConns(conns)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+		return db, nil
 	}
-	// Immutable read-only connections are cheap and never contend; keep them open for the
-	// server's lifetime so a file removed while serving goes on being readable.
-	db.SetMaxOpenConns(2 * runtime.GOMAXPROCS(0))
-	db.SetMaxIdleConns(2 * runtime.GOMAXPROCS(0))
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	q := &Querier{db: db, path: path}
-	if err := q.checkSchema(context.Background()); err != nil {
+	db, err := open(4 * runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
+	}
+	listDB, err := open(4)
+	if err != nil {
 		db.Close()
+		return nil, err
+	}
+	q := &Querier{db: db, listDB: listDB, path: path}
+	if err := q.checkSchema(context.Background()); err != nil {
+		q.Close()
 		return nil, err
 	}
 	return q, nil
 }
 
 // Close closes the database.
-func (q *Querier) Close() error { return q.db.Close() }
+func (q *Querier) Close() error { return errors.Join(q.db.Close(), q.listDB.Close()) }
+
+// query runs a lookup through a statement prepared once per SQL text.
+func (q *Querier) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
+	st, err := q.stmt(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (q *Querier) queryRow(ctx context.Context, text string, args ...any) *sql.Row {
+	st, err := q.stmt(ctx, text)
+	if err != nil {
+		// Let Scan report it: prepare with a query that fails the same way.
+		return q.db.QueryRowContext(ctx, text, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (q *Querier) stmt(ctx context.Context, text string) (*sql.Stmt, error) {
+	if st, ok := q.stmts.Load(text); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := q.db.PrepareContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := q.stmts.LoadOrStore(text, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
 
 // queryRequiredColumns are what the serving queries read; databases older than schema version 9 lack
 // some of them (opm upgrades a private copy before serving; olmcat does not write).
@@ -127,7 +176,7 @@ func (q *Querier) wrap(err error) error {
 
 // ListPackages returns the package names in SQLite's row order (opm has no ORDER BY either).
 func (q *Querier) ListPackages(ctx context.Context) ([]string, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT name FROM package`)
+	rows, err := q.query(ctx, `SELECT DISTINCT name FROM package`)
 	if err != nil {
 		return nil, q.wrap(err)
 	}
@@ -148,7 +197,7 @@ func (q *Querier) ListPackages(ctx context.Context) ([]string, error) {
 // GetPackage joins the package with its channels; a package without channel rows is "not found".
 // Deprecations are never set: the SQLite schema has no place for them.
 func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, error) {
-	rows, err := q.db.QueryContext(ctx, `
+	rows, err := q.query(ctx, `
 		SELECT DISTINCT p.name, p.default_channel, c.name, c.head_operatorbundle_name
 		FROM package AS p JOIN channel AS c ON c.package_name = p.name
 		WHERE p.name = ?`, name)

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
@@ -63,13 +64,10 @@ func querySplitBundleBlob(blob string) (objects []string, csvJSON string, err er
 		objects = append(objects, string(raw))
 	}
 	for _, o := range objects {
-		var head struct {
-			Kind any `json:"kind"`
-		}
-		if err := json.Unmarshal([]byte(o), &head); err != nil {
+		kind, err := queryObjectKind(o)
+		if err != nil {
 			return nil, "", err
 		}
-		kind, _ := head.Kind.(string)
 		if kind == "" {
 			return nil, "", fmt.Errorf("Object 'Kind' is missing in '%s'", o)
 		}
@@ -78,6 +76,32 @@ func querySplitBundleBlob(blob string) (objects []string, csvJSON string, err er
 		}
 	}
 	return nil, "", fmt.Errorf("no csv in bundle")
+}
+
+// queryObjectKind reads the top-level "kind" of a JSON object, stopping there: manifests are
+// written with sorted keys, so kind comes second and the rest of a large object is not scanned.
+// A kind that is not a string counts as missing.
+func queryObjectKind(obj string) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", fmt.Errorf("bundle object is not a JSON object: %.40q", obj)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return "", err
+		}
+		if t == "kind" {
+			var kind string
+			_ = json.Unmarshal(value, &kind)
+			return kind, nil
+		}
+	}
+	return "", nil
 }
 
 // queryGVK decodes an olm.gvk value the way opm does (encoding/json into a struct, so keys match
@@ -97,12 +121,12 @@ func (q *Querier) apisOf(ctx context.Context, bundleName string) (provided, requ
 		return nil, nil, err
 	}
 	provided, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM properties
-		WHERE rowid IN (`+rowidList(ix.props[bundleName])+`) AND type = ? ORDER BY rowid`, false)
+		WHERE rowid IN (SELECT value FROM json_each(?)) AND type = ? ORDER BY rowid`, false, rowidList(ix.props[bundleName]), queryGVKType)
 	if err != nil {
 		return nil, nil, err
 	}
 	required, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM dependencies
-		WHERE rowid IN (`+rowidList(ix.deps[bundleName])+`) AND type = ? ORDER BY rowid`, true)
+		WHERE rowid IN (SELECT value FROM json_each(?)) AND type = ? ORDER BY rowid`, true, rowidList(ix.deps[bundleName]), queryGVKType)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,8 +140,8 @@ func (q *Querier) apisOf(ctx context.Context, bundleName string) (provided, requ
 	return provided, required, nil
 }
 
-func (q *Querier) gvkRows(ctx context.Context, query string, distinct bool) ([]*api.GroupVersionKind, error) {
-	rows, err := q.db.QueryContext(ctx, query, queryGVKType)
+func (q *Querier) gvkRows(ctx context.Context, query string, distinct bool, args ...any) ([]*api.GroupVersionKind, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, q.wrap(err)
 	}
@@ -149,7 +173,7 @@ func (q *Querier) gvkRows(ctx context.Context, query string, distinct bool) ([]*
 
 func (q *Querier) pluralOf(ctx context.Context, g *api.GroupVersionKind) (string, error) {
 	var plural sql.NullString
-	err := q.db.QueryRowContext(ctx, `SELECT plural FROM api WHERE group_name = ? AND version = ? AND kind = ?`,
+	err := q.queryRow(ctx, `SELECT plural FROM api WHERE group_name = ? AND version = ? AND kind = ?`,
 		g.Group, g.Version, g.Kind).Scan(&plural)
 	if err == sql.ErrNoRows {
 		return "", nil
@@ -171,11 +195,11 @@ func (q *Querier) typedRows(ctx context.Context, table, name, version, path stri
 	if table == "dependencies" {
 		ids = ix.deps[name]
 	}
-	rows, err := q.db.QueryContext(ctx, `SELECT type, CAST(value AS TEXT) FROM `+table+`
-		WHERE rowid IN (`+rowidList(ids)+`)
+	rows, err := q.query(ctx, `SELECT type, CAST(value AS TEXT) FROM `+table+`
+		WHERE rowid IN (SELECT value FROM json_each(?))
 		AND (operatorbundle_version = ? OR operatorbundle_version IS NULL)
 		AND (operatorbundle_path = ? OR operatorbundle_path IS NULL)
-		ORDER BY rowid`, version, path)
+		ORDER BY rowid`, rowidList(ids), version, path)
 	if err != nil {
 		return nil, q.wrap(err)
 	}

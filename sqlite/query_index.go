@@ -77,18 +77,17 @@ func (q *Querier) namesToRowids(ctx context.Context, table string) (map[string][
 	return out, rows.Err()
 }
 
-// rowidList renders rowids for an IN (...) clause; they are integers we read ourselves.
+// rowidList renders rowids as a JSON array, for rowid IN (SELECT value FROM json_each(?)).
 func rowidList(ids []int64) string {
-	if len(ids) == 0 {
-		return "NULL"
-	}
 	var b strings.Builder
+	b.WriteByte('[')
 	for i, id := range ids {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(itoa(id))
 	}
+	b.WriteByte(']')
 	return b.String()
 }
 

@@ -61,7 +61,7 @@ type queryListedBundle struct {
 func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error) error {
 	// One connection runs all of this call's statements, stepping them side by side: taking
 	// several from the pool at once would deadlock when many clients list at the same time.
-	conn, err := q.db.Conn(ctx)
+	conn, err := q.listDB.Conn(ctx)
 	if err != nil {
 		return q.wrap(err)
 	}

@@ -17,11 +17,11 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 		return nil, err
 	}
 	var r queryBundleRow
-	err = q.db.QueryRowContext(ctx, `
+	err = q.queryRow(ctx, `
 		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
 		FROM channel_entry AS e JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
-		WHERE e.rowid IN (`+rowidList(ix.entries[[3]string{pkgName, channelName, csvName}])+`)
-		ORDER BY e.rowid LIMIT 1`).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+		WHERE e.rowid IN (SELECT value FROM json_each(?))
+		ORDER BY e.rowid LIMIT 1`, rowidList(ix.entries[[3]string{pkgName, channelName, csvName}])).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("no entry found for %s %s %s", pkgName, channelName, csvName)
 	}
@@ -35,7 +35,7 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 // trailing newline it was stored with.
 func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName string) (*api.Bundle, error) {
 	var name, csv sql.NullString
-	err := q.db.QueryRowContext(ctx, `
+	err := q.queryRow(ctx, `
 		SELECT b.name, b.csv
 		FROM channel AS c JOIN operatorbundle AS b ON b.name = c.head_operatorbundle_name
 		WHERE c.package_name = ? AND c.name = ?
@@ -53,7 +53,7 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 // csvName; the synthetic entries the loader writes for skips count as replacing.
 func (q *Querier) GetBundleThatReplaces(ctx context.Context, csvName, pkgName, channelName string) (*api.Bundle, error) {
 	var r queryBundleRow
-	err := q.db.QueryRowContext(ctx, `
+	err := q.queryRow(ctx, `
 		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
 		FROM channel_entry AS old
 		JOIN channel_entry AS new ON new.replaces = old.entry_id
@@ -72,7 +72,7 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, csvName, pkgName, c
 // GetChannelEntriesThatReplace lists the distinct entries whose replaces points at an entry named
 // csvName; every answer's replaces is the queried name, also for skip edges.
 func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, csvName string) ([]*api.ChannelEntry, error) {
-	rows, err := q.db.QueryContext(ctx, `
+	rows, err := q.query(ctx, `
 		SELECT DISTINCT new.package_name, new.channel_name, new.operatorbundle_name
 		FROM channel_entry AS new JOIN channel_entry AS old ON new.replaces = old.entry_id
 		WHERE old.operatorbundle_name = ?`, csvName)
@@ -131,7 +131,7 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 }
 
 func (q *Querier) providerEntries(ctx context.Context, query, group, version, kind string) ([]*api.ChannelEntry, error) {
-	rows, err := q.db.QueryContext(ctx, query, queryGVKType, queryProvidedValue(group, version, kind))
+	rows, err := q.query(ctx, query, queryGVKType, queryProvidedValue(group, version, kind))
 	if err != nil {
 		return nil, q.wrap(err)
 	}
@@ -169,7 +169,7 @@ func (q *Querier) GetDefaultBundleThatProvides(ctx context.Context, group, versi
 	var r queryBundleRow
 	var pkg, ch sql.NullString
 	var depth sql.NullInt64
-	err := q.db.QueryRowContext(ctx, `
+	err := q.queryRow(ctx, `
 		SELECT e.operatorbundle_name, e.package_name, e.channel_name, b.bundle, b.bundlepath, b.version, b.skiprange, min(e.depth)
 		FROM channel_entry AS e
 		JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
