@@ -93,20 +93,29 @@ func (w *Writer) AddPackage(ctx context.Context, p *PackageOut) error {
 
 // check catches what would otherwise surface as an anonymous constraint failure.
 func (w *Writer) check(p *PackageOut) error {
-	if p.Name == "" {
-		return errors.New("empty package name")
-	}
 	if w.packages[p.Name] {
 		return errors.New("package written twice")
+	}
+	for i := range p.Bundles {
+		if other, ok := w.bundles[p.Bundles[i].Name]; ok {
+			return fmt.Errorf("bundle %q is already written for package %q: operatorbundle.name is unique across the database", p.Bundles[i].Name, other)
+		}
+	}
+	return p.Check()
+}
+
+// Check reports what in the package's rows the schema (or opm's readers) would refuse: empty or
+// repeated names, an API without a plural, a channel head that is not one of the bundles, a
+// replaces index out of range, a default channel that is not one of the channels.
+func (p *PackageOut) Check() error {
+	if p.Name == "" {
+		return errors.New("empty package name")
 	}
 	names := make(map[string]bool, len(p.Bundles))
 	for i := range p.Bundles {
 		b := &p.Bundles[i]
 		if b.Name == "" {
 			return errors.New("bundle with an empty name")
-		}
-		if other, ok := w.bundles[b.Name]; ok {
-			return fmt.Errorf("bundle %q is already written for package %q: operatorbundle.name is unique across the database", b.Name, other)
 		}
 		if names[b.Name] {
 			return fmt.Errorf("bundle %q listed twice", b.Name)
