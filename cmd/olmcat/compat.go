@@ -106,6 +106,14 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	if err != nil {
 		return usageError{err}
 	}
+	var planOut *atomicout.Target
+	if f.savePlan != "" {
+		// Refuse an existing file now, not after a long comparison.
+		if planOut, err = atomicout.File(f.savePlan, f.force); err != nil {
+			return usageError{fmt.Errorf("--save-plan: %w", err)}
+		}
+		defer planOut.Abort()
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
@@ -134,9 +142,9 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	if err := report.Write(cmd.OutOrStdout(), f.output); err != nil {
 		return err
 	}
-	if f.savePlan != "" && report.Plan != nil {
-		if err := savePlan(f.savePlan, report.Plan, f.force); err != nil {
-			return err
+	if planOut != nil && report.Plan != nil {
+		if err := savePlan(planOut, report.Plan); err != nil {
+			return fmt.Errorf("--save-plan: %w", err)
 		}
 	}
 	switch {
@@ -204,12 +212,7 @@ func openSides(ctx context.Context, leftSpec, rightSpec string, o compat.OpenOpt
 	return sides[0], sides[1], nil
 }
 
-func savePlan(path string, p compat.Plan, force bool) error {
-	out, err := atomicout.File(path, force)
-	if err != nil {
-		return usageError{fmt.Errorf("--save-plan: %w", err)}
-	}
-	defer out.Abort()
+func savePlan(out *atomicout.Target, p compat.Plan) error {
 	file, err := os.Create(out.Path())
 	if err != nil {
 		return err
