@@ -84,6 +84,7 @@ func toSQLite(ctx context.Context, out string, opts ToSQLiteOptions, walk func(a
 	if err := w.Commit(); err != nil {
 		return nil, err
 	}
+	c.r.Committed = true
 	return c.r, nil
 }
 

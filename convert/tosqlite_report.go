@@ -14,11 +14,13 @@ import (
 // that the database does not hold as it was (docs/sqlite-fbc-mapping.md §4, "What SQLite cannot
 // hold").
 type SQLiteReport struct {
-	Output  string         `json:"output"`
-	Written SQLiteCounts   `json:"written"`
-	Losses  []Finding      `json:"losses"`  // information the database does not hold at all
-	Changes []Finding      `json:"changes"` // held in another form: index.db → FBC gives it back differently
-	Skipped []*model.Issue `json:"skipped"` // invalid parts left out (--permissive), with the validation issue
+	Output string `json:"output"`
+	// Committed is true when the database was written (false when --strict refused the losses).
+	Committed bool           `json:"committed"`
+	Written   SQLiteCounts   `json:"written"`
+	Losses    []Finding      `json:"losses"`  // information the database does not hold at all
+	Changes   []Finding      `json:"changes"` // held in another form: index.db → FBC gives it back differently
+	Skipped   []*model.Issue `json:"skipped"` // invalid parts left out (--permissive), with the validation issue
 }
 
 // SQLiteCounts are the rows written.
@@ -113,8 +115,12 @@ func (r *SQLiteReport) WriteJSON(w io.Writer) error {
 // Summary is a few lines for humans: counts, then the number of findings of each kind.
 func (r *SQLiteReport) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "index.db %s: %d packages, %d channels, %d bundles, %d channel entries\n", r.Output,
-		r.Written.Packages, r.Written.Channels, r.Written.Bundles, r.Written.ChannelEntries)
+	verb := "wrote"
+	if !r.Committed {
+		verb = "did not write"
+	}
+	fmt.Fprintf(&b, "%s %s: %d packages, %d channels, %d bundles, %d channel entries\n",
+		verb, r.Output, r.Written.Packages, r.Written.Channels, r.Written.Bundles, r.Written.ChannelEntries)
 	section := func(title string, list []Finding) {
 		if len(list) == 0 {
 			return
