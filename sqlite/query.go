@@ -20,18 +20,41 @@ import (
 // quirks included. It opens the file read-only and immutable and never writes to it.
 // It implements grpccompat.Backend.
 type Querier struct {
-	db     *sql.DB // lookups: short statements, prepared once
-	listDB *sql.DB // ListBundles streams, which hold a connection for as long as the client reads
-	path   string
-	index  queryRowIndex
-	stmts  sync.Map // SQL text -> *sql.Stmt on db
+	db       *sql.DB // lookups: short statements, prepared once
+	listDB   *sql.DB // ListBundles streams, which hold a connection for as long as the client reads
+	path     string  // the file served: the input, or a private upgraded copy of an old one
+	input    string  // the file named by the caller, for messages
+	tempCopy bool    // path is a copy that Close removes
+	index    queryRowIndex
+	stmts    sync.Map // SQL text -> *sql.Stmt on db
 }
 
 // NewQuerier opens the index.db at path for serving. It fails with a clear message when the file
-// is not a readable SQLite database or lacks the tables serving needs.
+// is not a readable SQLite database. An index older than schema version 9 is served from a
+// private temporary copy completed as opm's migrations would have (opm did the same); the input
+// is never written.
 func NewQuerier(path string) (*Querier, error) {
+	q, err := openQuerier(path, path)
+	var old *QuerySchemaError
+	if !errors.As(err, &old) {
+		return q, err
+	}
+	copyPath, cerr := queryUpgradedCopy(context.Background(), path)
+	if cerr != nil {
+		return nil, fmt.Errorf("%v; serving it needs a completed copy, which failed: %w", err, cerr)
+	}
+	q, err = openQuerier(copyPath, path)
+	if err != nil {
+		os.Remove(copyPath)
+		return nil, err
+	}
+	q.tempCopy = true
+	return q, nil
+}
+
+func openQuerier(path, input string) (*Querier, error) {
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
+		return nil, fmt.Errorf("open index %s: %w", input, err)
 	}
 	// Immutable read-only connections never contend; they are kept open for the server's lifetime
 	// so that a file removed while serving goes on being readable. Each has a small page cache:
@@ -57,7 +80,7 @@ func NewQuerier(path string) (*Querier, error) {
 		db.Close()
 		return nil, err
 	}
-	q := &Querier{db: db, listDB: listDB, path: path}
+	q := &Querier{db: db, listDB: listDB, path: path, input: input}
 	if err := q.checkSchema(context.Background()); err != nil {
 		q.Close()
 		return nil, err
@@ -65,8 +88,14 @@ func NewQuerier(path string) (*Querier, error) {
 	return q, nil
 }
 
-// Close closes the database.
-func (q *Querier) Close() error { return errors.Join(q.db.Close(), q.listDB.Close()) }
+// Close closes the database (and removes a temporary upgraded copy).
+func (q *Querier) Close() error {
+	err := errors.Join(q.db.Close(), q.listDB.Close())
+	if q.tempCopy {
+		err = errors.Join(err, os.Remove(q.path))
+	}
+	return err
+}
 
 // query runs a lookup through a statement prepared once per SQL text.
 func (q *Querier) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
@@ -134,7 +163,7 @@ func (q *Querier) checkSchema(ctx context.Context) error {
 		}
 		for _, c := range cols {
 			if !have[c] {
-				return &QuerySchemaError{Path: q.path, Version: q.schemaVersion(ctx), Table: table, Column: c}
+				return &QuerySchemaError{Path: q.input, Version: q.schemaVersion(ctx), Table: table, Column: c}
 			}
 		}
 	}
@@ -142,8 +171,8 @@ func (q *Querier) checkSchema(ctx context.Context) error {
 }
 
 // QuerySchemaError says an index.db lacks a table or column the serving queries read: databases
-// older than schema version 9 (opm upgraded a private copy before serving them; olmcat never
-// writes to its input).
+// older than schema version 9. NewQuerier serves those from an upgraded copy; the error is
+// returned only when that copy cannot be made.
 type QuerySchemaError struct {
 	Path, Version, Table, Column string
 }
@@ -169,9 +198,9 @@ func (q *Querier) wrap(err error) error {
 		return err
 	}
 	if _, statErr := os.Stat(q.path); statErr != nil {
-		return fmt.Errorf("index %s is no longer readable (%v): %w", q.path, statErr, err)
+		return fmt.Errorf("index %s is no longer readable (%v): %w", q.input, statErr, err)
 	}
-	return fmt.Errorf("index %s: %w", q.path, err)
+	return fmt.Errorf("index %s: %w", q.input, err)
 }
 
 // ListPackages returns the package names in SQLite's row order (opm has no ORDER BY either).
