@@ -28,7 +28,9 @@ func (p Package) MarshalJSON() ([]byte, error) {
 	return o.bytes(), nil
 }
 
-func (p *Package) UnmarshalJSON(data []byte) error {
+// decodeReference is the encoding/json based decoding of a blob (see decode.go): the fast
+// decoder's fallback, and what FuzzDecodeBlob compares it with.
+func (p *Package) decodeReference(data []byte) error {
 	r, err := readObject(data)
 	if err != nil {
 		return err
@@ -64,7 +66,7 @@ func (c Channel) MarshalJSON() ([]byte, error) {
 	return o.bytes(), nil
 }
 
-func (c *Channel) UnmarshalJSON(data []byte) error {
+func (c *Channel) decodeReference(data []byte) error {
 	r, err := readObject(data)
 	if err != nil {
 		return err
@@ -125,7 +127,7 @@ func (b Bundle) MarshalJSON() ([]byte, error) {
 	return o.bytes(), nil
 }
 
-func (b *Bundle) UnmarshalJSON(data []byte) error {
+func (b *Bundle) decodeReference(data []byte) error {
 	r, err := readObject(data)
 	if err != nil {
 		return err
@@ -174,7 +176,7 @@ func (d Deprecation) MarshalJSON() ([]byte, error) {
 	return o.bytes(), nil
 }
 
-func (d *Deprecation) UnmarshalJSON(data []byte) error {
+func (d *Deprecation) decodeReference(data []byte) error {
 	r, err := readObject(data)
 	if err != nil {
 		return err
