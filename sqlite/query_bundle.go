@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -55,13 +54,15 @@ func (q *Querier) fullBundle(ctx context.Context, r queryBundleRow, pkgName, cha
 // object, byte for byte, and picks the first ClusterServiceVersion as csvJson. An object without
 // a kind, or a blob without a CSV, fails the call as it does in opm.
 func querySplitBundleBlob(blob string) (objects []string, csvJSON string, err error) {
-	dec := json.NewDecoder(bytes.NewReader([]byte(blob)))
+	dec := json.NewDecoder(strings.NewReader(blob))
 	for dec.More() {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, "", err
 		}
-		objects = append(objects, string(raw))
+		// The object as a slice of the blob: no copy of what can be megabytes of manifests.
+		end := int(dec.InputOffset())
+		objects = append(objects, blob[end-len(raw):end])
 	}
 	for _, o := range objects {
 		kind, err := queryObjectKind(o)
