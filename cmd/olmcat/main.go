@@ -33,6 +33,7 @@ func newRootCmd() *cobra.Command {
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd())
 	}
+	addVerbNounSpellings(root)
 	return root
 }
 
