@@ -160,7 +160,7 @@ func TestInPlaceAndRefusalsLeaveCatalogUntouched(t *testing.T) {
 		t.Fatalf("in-place over a README: exit %d, %s", code, errs)
 	}
 	mustRun(t, append(args, "--force")...)
-	out := mustRun(t, "inspect", "package", cat, "konflux-operator", "--format", "json")
+	out := mustRun(t, "inspect", "package", cat, "konflux-operator", "-o", "json")
 	if !strings.Contains(out, `"deprecation": "use stable-v0.2"`) {
 		t.Errorf("deprecation not shown by inspect:\n%.2000s", out)
 	}
@@ -181,7 +181,7 @@ func TestBundleCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "metadata", "annotations.yaml"), []byte("annotations: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, _ := olmcat(t, "bundle", "validate", broken, "--format", "json")
+	code, stdout, _ := olmcat(t, "bundle", "validate", broken, "-o", "json")
 	if code != exitFindings || !strings.Contains(stdout, "not valid YAML") {
 		t.Errorf("validate of a broken annotations.yaml: exit %d\n%s", code, stdout)
 	}
@@ -195,8 +195,8 @@ func TestGraphRebuildAndUnpackCommands(t *testing.T) {
 	tmp := t.TempDir()
 	// opm built these channels in semver mode: rebuilding them changes nothing but entry order.
 	mustRun(t, "graph-rebuild", src, "--package", "microcks", "--mode", "semver", "-o", filepath.Join(tmp, "rebuilt"))
-	a := mustRun(t, "inspect", "package", src, "microcks", "--format", "json")
-	b := mustRun(t, "inspect", "package", filepath.Join(tmp, "rebuilt"), "microcks", "--format", "json")
+	a := mustRun(t, "inspect", "package", src, "microcks", "-o", "json")
+	b := mustRun(t, "inspect", "package", filepath.Join(tmp, "rebuilt"), "microcks", "-o", "json")
 	if a != b {
 		t.Error("semver rebuild of opm's semver catalog changed the graph")
 	}
@@ -220,8 +220,8 @@ func TestGraphRebuildThroughIndexDB(t *testing.T) {
 	args := []string{"graph-rebuild", db, "--package", "cert-utils-operator", "--mode", "semver-skippatch"}
 	mustRun(t, append(args, "-o", filepath.Join(tmp, "fbc"))...)
 	mustRun(t, append(args, "--to", "sqlite", "-o", filepath.Join(tmp, "index.db"))...)
-	fromFBC := mustRun(t, "inspect", "package", filepath.Join(tmp, "fbc"), "cert-utils-operator", "--format", "json")
-	fromDB := mustRun(t, "inspect", "package", filepath.Join(tmp, "index.db"), "cert-utils-operator", "--format", "json")
+	fromFBC := mustRun(t, "inspect", "package", filepath.Join(tmp, "fbc"), "cert-utils-operator", "-o", "json")
+	fromDB := mustRun(t, "inspect", "package", filepath.Join(tmp, "index.db"), "cert-utils-operator", "-o", "json")
 	if fromFBC != fromDB {
 		t.Errorf("index.db and FBC results differ:\nFBC: %.1500s\nDB:  %.1500s", fromFBC, fromDB)
 	}

@@ -96,7 +96,7 @@ func newInspectCmd() *cobra.Command {
 		},
 	}
 	for _, c := range []*cobra.Command{packages, pkg} {
-		c.Flags().StringVar(&format, "format", "table", "output format: table or json")
+		c.Flags().StringVarP(&format, "output", "o", "table", "output format: table or json")
 		addImageFlags(c.Flags(), &imgOpts)
 		cmd.AddCommand(c)
 	}
