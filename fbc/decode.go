@@ -1,5 +1,7 @@
 package fbc
 
+import "encoding/json"
+
 // Decoding blobs: a one-pass decoder (decode_blob.go) does the work; whatever it does not handle
 // goes through decodeReference, the encoding/json based decoding, which also gives the error
 // messages (naming the field whose value has the wrong type).
@@ -76,4 +78,66 @@ func (b *Bundle) decodeShared(data []byte) bool {
 	}
 	*b = decoded
 	return true
+}
+
+// eachRaw visits every raw JSON value a decoded blob holds, for detach.
+func eachExtraRaw(e Extra, visit func(*json.RawMessage)) {
+	for k, v := range e {
+		visit(&v)
+		e[k] = v
+	}
+}
+
+func (b *Bundle) eachRaw(visit func(*json.RawMessage)) {
+	for i := range b.Properties {
+		visit(&b.Properties[i].Value)
+	}
+	for i := range b.RelatedImages {
+		eachExtraRaw(b.RelatedImages[i].Extra, visit)
+	}
+	eachExtraRaw(b.Extra, visit)
+}
+
+func (p *Package) eachRaw(visit func(*json.RawMessage)) {
+	for i := range p.Properties {
+		visit(&p.Properties[i].Value)
+	}
+	eachExtraRaw(p.Extra, visit)
+}
+
+func (c *Channel) eachRaw(visit func(*json.RawMessage)) {
+	for i := range c.Entries {
+		eachExtraRaw(c.Entries[i].Extra, visit)
+	}
+	for i := range c.Properties {
+		visit(&c.Properties[i].Value)
+	}
+	eachExtraRaw(c.Extra, visit)
+}
+
+func (d *Deprecation) eachRaw(visit func(*json.RawMessage)) {
+	for i := range d.Entries {
+		eachExtraRaw(d.Entries[i].Reference.Extra, visit)
+		eachExtraRaw(d.Entries[i].Extra, visit)
+	}
+	eachExtraRaw(d.Extra, visit)
+}
+
+// detach copies the raw values that eachRaw visits out of the decoded text into one buffer, so
+// that the blob no longer shares the caller's memory.
+func detach(eachRaw func(visit func(*json.RawMessage))) {
+	size := 0
+	eachRaw(func(r *json.RawMessage) { size += len(*r) })
+	if size == 0 {
+		return
+	}
+	buf := make([]byte, 0, size)
+	eachRaw(func(r *json.RawMessage) {
+		if *r == nil {
+			return
+		}
+		start := len(buf)
+		buf = append(buf, *r...)
+		*r = buf[start:len(buf):len(buf)]
+	})
 }

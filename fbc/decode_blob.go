@@ -1,9 +1,6 @@
 package fbc
 
-import (
-	"encoding/base64"
-	"encoding/json"
-)
+import "encoding/base64"
 
 // The fast decoders read a blob in one pass with jsonScanner, each key's value going straight to
 // its field. They cover what catalogs hold (any layout, unknown fields, null values, escapes in
@@ -14,18 +11,6 @@ import (
 //
 // Raw values (property values, unknown fields) are sub-slices of the input; UnmarshalJSON copies
 // them afterwards (detach) into one buffer per blob.
-
-// fieldSet remembers which known keys an object had, to give up on repeated ones (encoding/json
-// keeps the last, and ignores type errors in the earlier ones).
-type fieldSet uint32
-
-func (f *fieldSet) once(i uint) bool {
-	if *f&(1<<i) != 0 {
-		return false
-	}
-	*f |= 1 << i
-	return true
-}
 
 // decodeFast fills b, which must have no properties and no related images yet; string fields are
 // only set when the blob has them (not null), as encoding/json does.
@@ -121,39 +106,6 @@ func (d *Deprecation) decodeFast(data []byte) bool {
 	return ok
 }
 
-// topObject reads a whole blob: one object (not null), nothing but space after it.
-func (s *jsonScanner) topObject(member func(key []byte) bool) bool {
-	if s.next() != '{' {
-		return false
-	}
-	_, ok := s.eachMember(member)
-	return ok && s.atEnd()
-}
-
-// stringInto sets *dst from a string value and leaves it alone for null.
-func (s *jsonScanner) stringInto(dst *string) bool {
-	v, wasNull, ok := s.stringValue()
-	if ok && !wasNull {
-		*dst = v
-	}
-	return ok
-}
-
-// extraInto keeps an unknown field's raw value; a repeated unknown key gives up, like a known one.
-func (s *jsonScanner) extraInto(extra *Extra, key []byte) bool {
-	raw, ok := s.rawValue()
-	if !ok {
-		return false
-	}
-	if *extra == nil {
-		*extra = Extra{}
-	} else if _, repeated := (*extra)[string(key)]; repeated {
-		return false
-	}
-	(*extra)[string(key)] = raw
-	return true
-}
-
 // properties reads a []Property the way encoding/json fills a struct: a null element is a zero
 // Property, unknown keys are dropped, and a null type leaves it empty.
 func (s *jsonScanner) properties(dst *[]Property) bool {
@@ -212,16 +164,6 @@ func (s *jsonScanner) icon(dst **Icon) bool {
 	if ok && !wasNull {
 		*dst = icon
 	}
-	return ok
-}
-
-// elementObject reads one array element that must be an object: encoding/json hands null to the
-// element type's UnmarshalJSON, which refuses it.
-func (s *jsonScanner) elementObject(member func(key []byte) bool) bool {
-	if s.next() != '{' {
-		return false
-	}
-	_, ok := s.eachMember(member)
 	return ok
 }
 
@@ -337,66 +279,4 @@ func (s *jsonScanner) reference(ref *Reference) bool {
 		return s.extraInto(&ref.Extra, k)
 	})
 	return ok
-}
-
-// eachRaw visits every raw JSON value a decoded blob holds, for detach.
-func eachExtraRaw(e Extra, visit func(*json.RawMessage)) {
-	for k, v := range e {
-		visit(&v)
-		e[k] = v
-	}
-}
-
-func (b *Bundle) eachRaw(visit func(*json.RawMessage)) {
-	for i := range b.Properties {
-		visit(&b.Properties[i].Value)
-	}
-	for i := range b.RelatedImages {
-		eachExtraRaw(b.RelatedImages[i].Extra, visit)
-	}
-	eachExtraRaw(b.Extra, visit)
-}
-
-func (p *Package) eachRaw(visit func(*json.RawMessage)) {
-	for i := range p.Properties {
-		visit(&p.Properties[i].Value)
-	}
-	eachExtraRaw(p.Extra, visit)
-}
-
-func (c *Channel) eachRaw(visit func(*json.RawMessage)) {
-	for i := range c.Entries {
-		eachExtraRaw(c.Entries[i].Extra, visit)
-	}
-	for i := range c.Properties {
-		visit(&c.Properties[i].Value)
-	}
-	eachExtraRaw(c.Extra, visit)
-}
-
-func (d *Deprecation) eachRaw(visit func(*json.RawMessage)) {
-	for i := range d.Entries {
-		eachExtraRaw(d.Entries[i].Reference.Extra, visit)
-		eachExtraRaw(d.Entries[i].Extra, visit)
-	}
-	eachExtraRaw(d.Extra, visit)
-}
-
-// detach copies the raw values that eachRaw visits out of the decoded text into one buffer, so
-// that the blob no longer shares the caller's memory.
-func detach(eachRaw func(visit func(*json.RawMessage))) {
-	size := 0
-	eachRaw(func(r *json.RawMessage) { size += len(*r) })
-	if size == 0 {
-		return
-	}
-	buf := make([]byte, 0, size)
-	eachRaw(func(r *json.RawMessage) {
-		if *r == nil {
-			return
-		}
-		start := len(buf)
-		buf = append(buf, *r...)
-		*r = buf[start:len(buf):len(buf)]
-	})
 }

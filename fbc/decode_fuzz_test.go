@@ -2,6 +2,7 @@ package fbc
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,4 +112,30 @@ func checkDecodeLikeReference(t *testing.T, data []byte, schema string) {
 			}
 		}
 	}
+}
+
+// FuzzValidJSON: the scanner accepts exactly the JSON texts encoding/json accepts (except for
+// nesting deeper than it follows), and validJSON answers as json.Valid.
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range decodeCases {
+		f.Add([]byte(c.blob))
+	}
+	for _, s := range []string{` 0 `, `-0.5e-7`, `1E+2`, `[1,[2,{"a":[]}],"\u00e9\ud83d"]`, `"\/\b\f\n\r\t"`,
+		`true`, `nul`, `[1,]`, `{"a" 1}`, `{"a":1 "b":2}`, `"\u12g4"`, "\"\x7f\xff\"", `[-]`, `.5`, `1.`, `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := jsonScanner{data: data}
+		scanned := s.skipValue() && s.atEnd()
+		valid := json.Valid(data)
+		if scanned && !valid {
+			t.Fatalf("the scanner accepts invalid JSON %q", data)
+		}
+		if !scanned && valid && bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) <= maxSkipDepth {
+			t.Fatalf("the scanner refuses valid JSON %q", data)
+		}
+		if validJSON(data) != valid {
+			t.Fatalf("validJSON %v, json.Valid %v: %q", !valid, valid, data)
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package fbc
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
@@ -349,72 +348,12 @@ func (s *jsonScanner) memberName() bool {
 	return s.consume(':')
 }
 
-// eachMember calls member for every key of the object that comes next, with s.i at the key's value
-// (past space); member must scan the value. A null object (wasNull) calls member never. It fails
-// on anything but an object or null, and when member fails.
-func (s *jsonScanner) eachMember(member func(key []byte) bool) (wasNull, ok bool) {
-	if s.null() {
-		return true, true
+// validJSON is json.Valid in one fast pass: what the scanner accepts is valid; what it refuses (or
+// nests too deep for it) is left to json.Valid, so only invalid text is scanned twice.
+func validJSON(data []byte) bool {
+	s := jsonScanner{data: data}
+	if s.skipValue() && s.atEnd() {
+		return true
 	}
-	if !s.consume('{') {
-		return false, false
-	}
-	if s.consume('}') {
-		return false, true
-	}
-	for {
-		s.space()
-		k, ok := s.key()
-		if !ok || !s.consume(':') {
-			return false, false
-		}
-		s.space()
-		if !member(k) {
-			return false, false
-		}
-		if s.consume(',') {
-			continue
-		}
-		return false, s.consume('}')
-	}
-}
-
-// eachElement calls elem for every element of the array that comes next, with s.i at the element
-// (past space); elem must scan the element. A null array (wasNull) calls elem never.
-func (s *jsonScanner) eachElement(elem func() bool) (wasNull, ok bool) {
-	if s.null() {
-		return true, true
-	}
-	if !s.consume('[') {
-		return false, false
-	}
-	if s.consume(']') {
-		return false, true
-	}
-	for {
-		s.space()
-		if !elem() {
-			return false, false
-		}
-		if s.consume(',') {
-			continue
-		}
-		return false, s.consume(']')
-	}
-}
-
-// foldsLike reports whether a key other than the exact field names could still be matched to one
-// of them by encoding/json, which matches struct fields case-insensitively (with Unicode folding).
-func foldsLike(key []byte, names ...string) bool {
-	for _, c := range key {
-		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	for _, n := range names {
-		if bytes.EqualFold(key, []byte(n)) {
-			return true
-		}
-	}
-	return false
+	return json.Valid(data)
 }
