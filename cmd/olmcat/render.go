@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/convert"
+	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/sqlite"
 )
@@ -26,6 +27,7 @@ A single index.db is converted and written one package at a time, so its size do
 
 func newRenderCmd() *cobra.Command {
 	var output, level string
+	var imgOpts indeximage.Options
 	cmd := &cobra.Command{
 		Use:   "render INPUT...",
 		Short: "Print FBC directories/files and index.db files as one File-Based Catalog stream",
@@ -40,6 +42,11 @@ func newRenderCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			args, cleanup, err := localInputs(cmd.Context(), args, imgOpts)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
 			for _, in := range args {
 				if in == "-" {
 					continue
@@ -53,6 +60,7 @@ func newRenderCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
 	cmd.Flags().StringVar(&level, "migrate-level", "none", "for index.db inputs: none or bundle-object-to-csv-metadata")
+	addImageFlags(cmd.Flags(), &imgOpts)
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/grpccompat/serve"
 )
 
@@ -40,6 +41,7 @@ func newServeCmd() *cobra.Command {
 		port, termLog, cacheDir, pprofAddr string
 		cacheOnly, debug                   bool
 		drain                              time.Duration
+		imgOpts                            indeximage.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "serve PATH",
@@ -58,8 +60,13 @@ func newServeCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			err := serve.Run(ctx, serve.Options{
-				Path: args[0], Addr: serve.ListenAddr(port), CacheDir: cacheDir, CacheOnly: cacheOnly,
+			paths, cleanup, err := localInputs(ctx, args, imgOpts)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			err = serve.Run(ctx, serve.Options{
+				Path: paths[0], Addr: serve.ListenAddr(port), CacheDir: cacheDir, CacheOnly: cacheOnly,
 				PprofAddr: pprofAddr, DrainTimeout: drain, Logger: log,
 			})
 			if err != nil && termination != nil {
@@ -76,6 +83,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&pprofAddr, "pprof-addr", "", "serve Go pprof profiles on this address (e.g. localhost:6060); off by default")
 	f.BoolVar(&debug, "debug", false, "log at debug level, including one record per call")
 	f.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may run before they are cut")
+	addImageFlags(f, &imgOpts)
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/convert"
+	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/sqlite"
@@ -48,6 +49,7 @@ Exit codes: 0 valid, 1 errors found (or warnings with --strict), 2 bad usage or 
 func newValidateCmd() *cobra.Command {
 	var output string
 	var strict bool
+	var imgOpts indeximage.Options
 	cmd := &cobra.Command{
 		Use:   "validate PATH",
 		Short: "Check a catalog against opm's rules and common upgrade-graph bugs; report every problem",
@@ -60,7 +62,12 @@ func newValidateCmd() *cobra.Command {
 			// Validation allocates and drops one blob after another; collecting less often saves
 			// about 15% CPU on large catalogs for a few tens of MB.
 			debug.SetGCPercent(400)
-			issues, err := validatePath(cmd.Context(), args[0], model.Options{Strict: strict})
+			paths, cleanup, err := localInputs(cmd.Context(), args, imgOpts)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			issues, err := validatePath(cmd.Context(), paths[0], model.Options{Strict: strict})
 			if err != nil {
 				return err
 			}
@@ -76,6 +83,7 @@ func newValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (graph problems opm accepts) as errors")
+	addImageFlags(cmd.Flags(), &imgOpts)
 	return cmd
 }
 
