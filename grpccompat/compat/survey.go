@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
@@ -65,16 +66,24 @@ func survey(ctx context.Context, t Target, timeout time.Duration) (*facts, error
 	for _, m := range a.Messages {
 		f.packages = append(f.packages, m.(*api.PackageName).GetName())
 	}
-	if a, err = call(&Call{ID: "survey", Method: ListBundles, Request: []byte("{}")}); err != nil {
+	listBundles := &Call{ID: "survey", Method: ListBundles, Request: []byte("{}")}
+	if s, ok := t.(streamer); ok {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		a, err = s.invokeStream(cctx, listBundles, func(m proto.Message) { f.addRow(m.(*api.Bundle)) })
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("%s: ListBundles: %w", t, err)
+		}
+	} else if a, err = call(listBundles); err == nil {
+		for _, m := range a.Messages {
+			f.addRow(m.(*api.Bundle))
+		}
+	} else {
 		return nil, err
 	}
 	if a.Code != codes.OK {
 		return nil, fmt.Errorf("%s: ListBundles failed: %s: %s", t, a.Code, a.Message)
 	}
-	for _, m := range a.Messages {
-		f.addRow(m.(*api.Bundle))
-	}
-	a = nil
 	for _, name := range f.packages {
 		req, _ := jsonObject("name", name)
 		p, err := call(&Call{ID: "survey", Method: GetPackage, Request: req})

@@ -107,8 +107,15 @@ func (a *Answer) MarshalJSON() ([]byte, error) {
 	}{a.Code.String(), a.Message, resp})
 }
 
-// invokeConn performs c on a gRPC connection.
-func invokeConn(ctx context.Context, conn grpc.ClientConnInterface, c *Call) (*Answer, error) {
+// streamer is implemented by targets that can hand over stream messages one by one instead of
+// collecting them (the survey reads whole ListBundles streams and keeps only a few fields).
+type streamer interface {
+	invokeStream(ctx context.Context, c *Call, each func(proto.Message)) (*Answer, error)
+}
+
+// invokeConn performs c on a gRPC connection. With each set, stream messages are passed to it and
+// not kept in the answer.
+func invokeConn(ctx context.Context, conn grpc.ClientConnInterface, c *Call, each func(proto.Message)) (*Answer, error) {
 	spec, ok := methods[c.Method]
 	if !ok {
 		return nil, errors.New("unknown method " + c.Method)
@@ -131,14 +138,14 @@ func invokeConn(ctx context.Context, conn grpc.ClientConnInterface, c *Call) (*A
 			ans.Messages = []proto.Message{resp}
 		}
 	} else {
-		err = receiveStream(ctx, conn, full, req, spec, ans)
+		err = receiveStream(ctx, conn, full, req, spec, ans, each)
 	}
 	st := status.Convert(err)
 	ans.Code, ans.Message = st.Code(), st.Message()
 	return ans, nil
 }
 
-func receiveStream(ctx context.Context, conn grpc.ClientConnInterface, full string, req proto.Message, spec methodSpec, ans *Answer) error {
+func receiveStream(ctx context.Context, conn grpc.ClientConnInterface, full string, req proto.Message, spec methodSpec, ans *Answer, each func(proto.Message)) error {
 	s, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, full)
 	if err != nil {
 		return err
@@ -158,7 +165,11 @@ func receiveStream(ctx context.Context, conn grpc.ClientConnInterface, full stri
 		if err != nil {
 			return err
 		}
-		ans.Messages = append(ans.Messages, m)
+		if each != nil {
+			each(m)
+		} else {
+			ans.Messages = append(ans.Messages, m)
+		}
 	}
 }
 

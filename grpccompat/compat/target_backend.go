@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/olmcat/olmcat/grpccompat"
 )
@@ -54,7 +55,11 @@ func (t *backendTarget) String() string { return t.name }
 func (t *backendTarget) Kind() Kind     { return t.kind }
 
 func (t *backendTarget) Invoke(ctx context.Context, c *Call) (*Answer, error) {
-	return invokeConn(ctx, t.conn, c)
+	return invokeConn(ctx, t.conn, c, nil)
+}
+
+func (t *backendTarget) invokeStream(ctx context.Context, c *Call, each func(proto.Message)) (*Answer, error) {
+	return invokeConn(ctx, t.conn, c, each)
 }
 
 func (t *backendTarget) Close() error {

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
 )
 
 // DialOptions configure a live target.
@@ -149,5 +150,9 @@ func (t *liveTarget) Kind() Kind     { return t.kind }
 func (t *liveTarget) Close() error   { return t.conn.Close() }
 
 func (t *liveTarget) Invoke(ctx context.Context, c *Call) (*Answer, error) {
-	return invokeConn(ctx, t.conn, c)
+	return invokeConn(ctx, t.conn, c, nil)
+}
+
+func (t *liveTarget) invokeStream(ctx context.Context, c *Call, each func(proto.Message)) (*Answer, error) {
+	return invokeConn(ctx, t.conn, c, each)
 }
