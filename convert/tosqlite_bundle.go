@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/sqlite"
@@ -54,18 +55,20 @@ func bundleToSQLite(pkg *model.Package, b *model.Bundle, r *SQLiteReport) (*sqli
 			r.change(f)
 		}
 	case len(props.CSVMetadatas) > 0:
-		var meta csvMetadataProperty
+		var meta csvmeta.Metadata
 		if err := json.Unmarshal(props.CSVMetadatas[0], &meta); err != nil {
 			return nil, fmt.Errorf("bundle %q: olm.csv.metadata: %w", b.Name, err)
-		}
-		synth, err := synthesizeCSV(meta, b.Name, b.Version.String(), &synthPackageInfo{icon: pkg.Icon, description: pkg.Description}, b.RelatedImages)
-		if err != nil {
-			return nil, fmt.Errorf("bundle %q: synthesize CSV: %w", b.Name, err)
 		}
 		csv = &storedObject{Kind: "ClusterServiceVersion"}
 		csv.Spec.CRDs, csv.Spec.APIServices = refsOf(meta.CRDDescriptions, meta.APIServiceDefinitions)
 		for _, ri := range b.RelatedImages {
-			csv.Spec.RelatedImages = append(csv.Spec.RelatedImages, csvSpecRelatedImage{Name: ri.Name, Image: ri.Image})
+			csv.Spec.RelatedImages = append(csv.Spec.RelatedImages, csvmeta.RelatedImage{Name: ri.Name, Image: ri.Image})
+		}
+		synth, err := csvmeta.SynthesizeCSV(meta,
+			csvmeta.Bundle{Name: b.Name, Version: b.Version.String(), RelatedImages: csv.Spec.RelatedImages},
+			csvmeta.Package{Description: pkg.Description, Icon: packageIcon(pkg.Icon)})
+		if err != nil {
+			return nil, fmt.Errorf("bundle %q: synthesize CSV: %w", b.Name, err)
 		}
 		m.addDescriptionPlurals(csv.Spec.CRDs.Owned, csv.Spec.APIServices.Owned)
 		m.objects = append(m.objects, synth)
@@ -139,6 +142,14 @@ func entryEdgesForColumns(pkg *model.Package, bundle string, channels []*model.C
 	}
 	e := chosen.Entries[bundle]
 	return e.Replaces, strings.Join(e.Skips, ",")
+}
+
+// packageIcon is the icon a synthesized CSV carries for a package icon (nil for none).
+func packageIcon(icon *fbc.Icon) *csvmeta.Icon {
+	if icon == nil {
+		return nil
+	}
+	return csvmeta.IconOf(icon.Data, icon.MediaType)
 }
 
 func storedObjectIcon(csv *storedObject) *fbc.Icon {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/grpccompat"
 )
@@ -139,7 +140,7 @@ func (b *builder) addOther(blob fbc.Blob) error {
 		}
 		pi := &pkgIndex{Name: p.Name, DefaultChannel: p.DefaultChannel, Description: p.Description}
 		if p.Icon != nil {
-			pi.Icon = iconFacts(p.Icon.Data, p.Icon.MediaType)
+			pi.Icon = csvmeta.IconOf(p.Icon.Data, p.Icon.MediaType)
 		}
 		b.packages[p.Name] = pi
 	case fbc.SchemaChannel:

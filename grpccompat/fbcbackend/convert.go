@@ -9,6 +9,7 @@ import (
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
 
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
@@ -30,13 +31,11 @@ type gvk struct{ Group, Version, Kind string }
 // synthesizes a CSV at answer time.
 type body struct {
 	Objects  []string
-	CSVIndex int             // index of the CSV among Objects, -1 when there is none
-	CSVMeta  json.RawMessage // set when a CSV must be synthesized
-	Version  string          // the bundle version, for the synthesized CSV
-	Related  []relatedImage  // for the synthesized CSV
+	CSVIndex int                    // index of the CSV among Objects, -1 when there is none
+	CSVMeta  json.RawMessage        // set when a CSV must be synthesized
+	Version  string                 // the bundle version, for the synthesized CSV
+	Related  []csvmeta.RelatedImage // for the synthesized CSV
 }
-
-type relatedImage struct{ Name, Image string }
 
 // bundleProperty is one property of a bundle blob, its value as a raw span of the blob.
 type bundleProperty struct {
@@ -46,7 +45,7 @@ type bundleProperty struct {
 
 // readBundleBlob picks out of an olm.bundle blob what the conversion reads, without copying
 // the property values.
-func readBundleBlob(data []byte) (name, pkg, image string, props []bundleProperty, related []relatedImage, err error) {
+func readBundleBlob(data []byte) (name, pkg, image string, props []bundleProperty, related []csvmeta.RelatedImage, err error) {
 	str := func(v []byte) (string, error) {
 		b, err := stringBytes(v)
 		return string(b), err
@@ -82,7 +81,7 @@ func readBundleBlob(data []byte) (name, pkg, image string, props []bundlePropert
 		case keyIs(k, "relatedImages"):
 			related = related[:0]
 			err = eachElement(v, func(e []byte) error {
-				var ri relatedImage
+				var ri csvmeta.RelatedImage
 				if err := eachField(e, func(k, v []byte) error {
 					var err error
 					switch {

@@ -3,13 +3,15 @@ package fbcbackend
 import (
 	"reflect"
 	"testing"
+
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 // Body records come back from disk: any bytes must decode to a body or an error, never a panic,
 // and every encoded body must decode to itself.
 func FuzzDecodeBody(f *testing.F) {
 	f.Add(encodeBody(body{CSVIndex: 0, Objects: []string{`{"kind":"ClusterServiceVersion"}`, `{}`}}))
-	f.Add(encodeBody(body{CSVIndex: -1, CSVMeta: []byte(`{"displayName":"x"}`), Version: "1.0.0", Related: []relatedImage{{"a", "b"}}}))
+	f.Add(encodeBody(body{CSVIndex: -1, CSVMeta: []byte(`{"displayName":"x"}`), Version: "1.0.0", Related: []csvmeta.RelatedImage{{Name: "a", Image: "b"}}}))
 	f.Add([]byte{bodyManifests, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := decodeBody(data)
@@ -43,6 +45,6 @@ func FuzzConvertBundle(f *testing.F) {
 		if err != nil || c.body.CSVMeta == nil {
 			return
 		}
-		_, _ = synthesizeCSV(c.name, c.body, packageFacts{})
+		_, _ = synthesizeCSV(c.name, c.body, csvmeta.Package{})
 	})
 }

@@ -2,6 +2,8 @@ package fbcbackend
 
 import (
 	"sort"
+
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 // index is everything the queries need except bundle bodies: packages, channels, upgrade edges
@@ -17,7 +19,7 @@ type pkgIndex struct {
 	Name           string
 	DefaultChannel string
 	Description    string
-	Icon           *csvIcon
+	Icon           *csvmeta.Icon
 	Deprecation    *string
 	Channels       []*channelIndex // sorted by name
 

@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
@@ -135,7 +136,7 @@ func (b *Backend) bundle(p *pkgIndex, c *channelIndex, e *entryIndex, trimmed bo
 	}
 	switch {
 	case body.CSVMeta != nil:
-		csv, err := synthesizeCSV(e.Name, body, packageFacts{Description: p.Description, Icon: p.Icon})
+		csv, err := synthesizeCSV(e.Name, body, csvmeta.Package{Description: p.Description, Icon: p.Icon})
 		if err != nil {
 			return nil, fmt.Errorf("bundle %q: synthesize CSV from olm.csv.metadata: %w", e.Name, err)
 		}

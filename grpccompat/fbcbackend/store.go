@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"os"
 	"sync"
+
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 // The body store is one append-only file holding bundle bodies (manifests or CSV metadata) and
@@ -165,7 +167,7 @@ func decodeBody(data []byte) (body, error) {
 			if !ok1 || !ok2 {
 				return b, errBadBody
 			}
-			b.Related = append(b.Related, relatedImage{name, image})
+			b.Related = append(b.Related, csvmeta.RelatedImage{Name: name, Image: image})
 		}
 	case bodyManifests:
 		idx, ok1 := num()
