@@ -35,6 +35,7 @@ var normalizations = []Normalization{
 	{"provider-dummy-entries", "D22", "S", true, "GetChannelEntriesThatProvide on SQL adds {S, replaces: \"\"} for a skipped bundle S that has a replaces: such entries are ignored", normProviderDummies},
 	{"latest-provider", "D24", "S", true, "GetLatestChannelEntriesThatProvide: SQL gives the newest providing bundle per channel, FBC the providing heads and their in-channel skips; the SQL answer is checked against the SQL side's catalog and replaced by what FBC's rule gives on it", normLatestProvider},
 	{"default-provider", "D25", "S", true, "GetDefaultBundleThatProvides: SQL picks the newest providing bundle of the first default channel, FBC the providing default-channel head of the first package: when the answers differ, the FBC answer must be what FBC's rule gives on the SQL side's catalog", normDefaultProvider},
+	{"csv-metadata", "D14", "P", false, "a bundle served from olm.csv.metadata has a synthesized CSV and object == [csvJson]: against real manifests, CSVs are compared by what olm.csv.metadata keeps of them, and object is not compared", normCSVMetadata},
 	{"bundle-for-channel", "D13", "S", true, "GetBundleForChannel on SQL fills only csvName and csvJson: the FBC answer's other fields are not compared", normBundleForChannel},
 	{"csvjson-trailing-newline", "D13", "N", true, "csvJson ends with a newline on SQL's GetBundleForChannel: trailing whitespace of csvJson is ignored", normCSVNewline},
 	{"plural", "D7", "N", true, "providedApis/requiredApis carry plural only on SQL: plural is ignored", normPlural},
