@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 // CSVFields are the parts of a ClusterServiceVersion that opm's loader copied into columns and tables,
@@ -33,26 +35,12 @@ type csvDocument struct {
 		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Spec struct {
-		Version       string         `json:"version"`
-		Replaces      string         `json:"replaces"`
-		Skips         []string       `json:"skips"`
-		RelatedImages []RelatedImage `json:"relatedImages"`
-		Install       struct {
-			Strategy string `json:"strategy"`
-			Spec     struct {
-				Deployments []struct {
-					Spec struct {
-						Template struct {
-							Spec struct {
-								Containers     []struct{ Image string } `json:"containers"`
-								InitContainers []struct{ Image string } `json:"initContainers"`
-							} `json:"spec"`
-						} `json:"template"`
-					} `json:"spec"`
-				} `json:"deployments"`
-			} `json:"spec"`
-		} `json:"install"`
-		CRDs struct {
+		Version       string          `json:"version"`
+		Replaces      string          `json:"replaces"`
+		Skips         []string        `json:"skips"`
+		RelatedImages []RelatedImage  `json:"relatedImages"`
+		Install       csvmeta.Install `json:"install"`
+		CRDs          struct {
 			Required []struct {
 				Name    string `json:"name"`
 				Version string `json:"version"`
@@ -76,22 +64,13 @@ func ParseCSVFields(csv []byte) (*CSVFields, error) {
 		return nil, fmt.Errorf("ClusterServiceVersion: %w", err)
 	}
 	f := &CSVFields{
-		Name:          doc.Metadata.Name,
-		Version:       doc.Spec.Version,
-		SkipRange:     doc.Metadata.Annotations["olm.skipRange"],
-		Replaces:      doc.Spec.Replaces,
-		Skips:         doc.Spec.Skips,
-		RelatedImages: doc.Spec.RelatedImages,
-	}
-	if doc.Spec.Install.Strategy == "deployment" {
-		for _, dep := range doc.Spec.Install.Spec.Deployments {
-			for _, c := range dep.Spec.Template.Spec.Containers {
-				f.OperatorImages = append(f.OperatorImages, c.Image)
-			}
-			for _, c := range dep.Spec.Template.Spec.InitContainers {
-				f.OperatorImages = append(f.OperatorImages, c.Image)
-			}
-		}
+		Name:           doc.Metadata.Name,
+		Version:        doc.Spec.Version,
+		SkipRange:      doc.Metadata.Annotations["olm.skipRange"],
+		Replaces:       doc.Spec.Replaces,
+		Skips:          doc.Spec.Skips,
+		RelatedImages:  doc.Spec.RelatedImages,
+		OperatorImages: doc.Spec.Install.OperatorImages(),
 	}
 	for _, crd := range doc.Spec.CRDs.Required {
 		plural, group, ok := strings.Cut(crd.Name, ".")

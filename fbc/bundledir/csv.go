@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 const kindCSV = "ClusterServiceVersion"
@@ -60,22 +61,8 @@ type csvDoc struct {
 			Name  string `json:"name"`
 			Image string `json:"image"`
 		} `json:"relatedImages"`
-		Install struct {
-			Strategy string `json:"strategy"`
-			Spec     struct {
-				Deployments []struct {
-					Spec struct {
-						Template struct {
-							Spec struct {
-								Containers     []struct{ Image string } `json:"containers"`
-								InitContainers []struct{ Image string } `json:"initContainers"`
-							} `json:"spec"`
-						} `json:"template"`
-					} `json:"spec"`
-				} `json:"deployments"`
-			} `json:"spec"`
-		} `json:"install"`
-		CRDs struct {
+		Install csvmeta.Install `json:"install"`
+		CRDs    struct {
 			Owned    []DefinitionKey `json:"owned"`
 			Required []DefinitionKey `json:"required"`
 		} `json:"customresourcedefinitions"`
@@ -125,21 +112,11 @@ func parseCSV(o Object) (*CSV, error) {
 	for _, ri := range d.Spec.RelatedImages {
 		c.RelatedImages = append(c.RelatedImages, fbc.RelatedImage{Name: ri.Name, Image: ri.Image})
 	}
-	if d.Spec.Install.Strategy == "deployment" {
-		seen := map[string]bool{}
-		add := func(img string) {
-			if img != "" && !seen[img] {
-				seen[img] = true
-				c.OperatorImages = append(c.OperatorImages, img)
-			}
-		}
-		for _, dep := range d.Spec.Install.Spec.Deployments {
-			for _, ct := range dep.Spec.Template.Spec.Containers {
-				add(ct.Image)
-			}
-			for _, ct := range dep.Spec.Template.Spec.InitContainers {
-				add(ct.Image)
-			}
+	seen := map[string]bool{}
+	for _, img := range d.Spec.Install.OperatorImages() {
+		if img != "" && !seen[img] {
+			seen[img] = true
+			c.OperatorImages = append(c.OperatorImages, img)
 		}
 	}
 	return c, nil

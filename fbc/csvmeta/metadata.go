@@ -1,5 +1,6 @@
-// Package csvmeta is the olm.csv.metadata property value and the ClusterServiceVersion opm
-// synthesizes from it (pkg/api/model_to_api.go ConvertModelBundleToAPIBundle). The types mirror
+// Package csvmeta is the olm.csv.metadata property value, the ClusterServiceVersion opm
+// synthesizes from it (pkg/api/model_to_api.go ConvertModelBundleToAPIBundle), and the CSV parts
+// the catalog readers share (the deployment install strategy's images). The types mirror
 // operator-framework/api's v1alpha1 types and opm's property.CSVMetadata (field order, names,
 // omitempty), so that encoding/json writes exactly the bytes opm writes.
 package csvmeta
