@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -112,7 +113,7 @@ func runMigrateToFBC(cmd *cobra.Command, in, out, reportPath string, opts conver
 	}
 	report, err := convert.MigrateSQLite(cmd.Context(), in, out, opts)
 	if report != nil {
-		if werr := writeMigrateReport(cmd, report, reportPath); werr != nil && err == nil {
+		if werr := writeReport(cmd, report, reportPath); werr != nil && err == nil {
 			err = werr
 		}
 		report.WriteSummary(cmd.ErrOrStderr(), 20)
@@ -128,7 +129,12 @@ func runMigrateToFBC(cmd *cobra.Command, in, out, reportPath string, opts conver
 	return err
 }
 
-func writeMigrateReport(cmd *cobra.Command, r *convert.Report, path string) error {
+// jsonReport is a conversion report that writes itself as JSON.
+type jsonReport interface{ WriteJSON(io.Writer) error }
+
+// writeReport writes a conversion report to --report's path: nowhere for "", standard output for
+// "-", else a file replaced atomically.
+func writeReport(cmd *cobra.Command, r jsonReport, path string) error {
 	switch path {
 	case "":
 		return nil

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/atomicout"
 	"github.com/olmcat/olmcat/sqlite"
 )
 
@@ -80,7 +79,7 @@ func runMigrateToSQLite(cmd *cobra.Command, in, out string, o migrateToSQLiteOpt
 			in, plural(len(invalid.Issues), "error"))}
 	}
 	if report != nil {
-		if werr := writeToSQLiteReport(cmd, report, o.ReportPath); werr != nil && err == nil {
+		if werr := writeReport(cmd, report, o.ReportPath); werr != nil && err == nil {
 			err = werr
 		}
 		fmt.Fprint(cmd.ErrOrStderr(), report.Summary())
@@ -90,30 +89,4 @@ func runMigrateToSQLite(cmd *cobra.Command, in, out string, o migrateToSQLiteOpt
 		return exitError{code: exitFindings, err: err}
 	}
 	return err
-}
-
-func writeToSQLiteReport(cmd *cobra.Command, r *convert.SQLiteReport, path string) error {
-	switch path {
-	case "":
-		return nil
-	case "-":
-		return r.WriteJSON(cmd.OutOrStdout())
-	}
-	t, err := atomicout.File(path, true)
-	if err != nil {
-		return err
-	}
-	defer t.Abort()
-	f, err := os.Create(t.Path())
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	if err := r.WriteJSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	return t.Commit()
 }
