@@ -69,16 +69,10 @@ func newAddCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in, err := readCatalog(cmd.Context(), args[0], imgOpts, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			notes, err := ops.Add(in.cat, bundles, ops.AddOptions{Mode: m, Channels: channels, DefaultChannel: defChannel})
-			if err != nil {
-				return opError(err)
-			}
-			printNotes(cmd.ErrOrStderr(), notes)
-			return writeCatalog(cmd, in, in.cat, out)
+			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
+				notes, err := ops.Add(in.cat, bundles, ops.AddOptions{Mode: m, Channels: channels, DefaultChannel: defChannel})
+				return notes, opError(err)
+			})
 		},
 	}
 	f := cmd.Flags()

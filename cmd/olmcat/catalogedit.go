@@ -296,6 +296,22 @@ func firstN(s []string, n int) []string {
 	return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
 }
 
+// editCatalog is the body of the commands that edit a catalog: it reads the catalog at ref, applies
+// edit, prints the notes edit returns and writes the result as the output flags say. edit's error
+// is returned as it is (an operation's refusal goes through opError).
+func editCatalog(cmd *cobra.Command, ref string, images indeximage.Options, out catalogOutput, edit func(in *catalogInput) ([]string, error)) error {
+	in, err := readCatalog(cmd.Context(), ref, images, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	notes, err := edit(in)
+	if err != nil {
+		return err
+	}
+	printNotes(cmd.ErrOrStderr(), notes)
+	return writeCatalog(cmd, in, in.cat, out)
+}
+
 func printNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintln(w, "olmcat: "+n)

@@ -53,29 +53,26 @@ func newDeprecateCmd() *cobra.Command {
 			if opts.Undo && opts.Message != "" {
 				return usageError{errors.New("--undo takes no --message")}
 			}
-			in, err := readCatalog(cmd.Context(), args[0], imgOpts, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			if out.to == "sqlite" || (out.inPlace && in.kind == inputSQLite) {
-				return usageError{errors.New("an index.db cannot hold deprecation messages: write the result as an FBC directory (-o DIR)")}
-			}
-			notes, err := ops.ConvertLegacyDeprecations(in.cat)
-			if err != nil {
-				return opError(err)
-			}
-			if opts.Package != "" {
-				more, err := ops.Deprecate(in.cat, opts)
-				if err != nil {
-					return opError(err)
+			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
+				if out.to == "sqlite" || (out.inPlace && in.kind == inputSQLite) {
+					return nil, usageError{errors.New("an index.db cannot hold deprecation messages: write the result as an FBC directory (-o DIR)")}
 				}
-				notes = append(notes, more...)
-			}
-			if len(notes) == 0 {
-				notes = []string{"no legacy channel deprecations found; nothing changed"}
-			}
-			printNotes(cmd.ErrOrStderr(), notes)
-			return writeCatalog(cmd, in, in.cat, out)
+				notes, err := ops.ConvertLegacyDeprecations(in.cat)
+				if err != nil {
+					return nil, opError(err)
+				}
+				if opts.Package != "" {
+					more, err := ops.Deprecate(in.cat, opts)
+					if err != nil {
+						return nil, opError(err)
+					}
+					notes = append(notes, more...)
+				}
+				if len(notes) == 0 {
+					notes = []string{"no legacy channel deprecations found; nothing changed"}
+				}
+				return notes, nil
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -57,24 +57,23 @@ func newGraphRebuildCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			in, err := readCatalog(cmd.Context(), args[0], imgOpts, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			channels := []string{ch}
-			if ch == "" {
-				channels = packageChannels(in, pkg)
-				if len(channels) == 0 {
-					return opError(errors.New("package " + pkg + " has no channels in " + args[0]))
+			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
+				channels := []string{ch}
+				if ch == "" {
+					channels = packageChannels(in, pkg)
+					if len(channels) == 0 {
+						return nil, opError(errors.New("package " + pkg + " has no channels in " + args[0]))
+					}
 				}
-			}
-			for _, c := range channels {
-				if err := ops.RebuildChannel(in.cat, pkg, c, m); err != nil {
-					return opError(err)
+				for _, c := range channels {
+					if err := ops.RebuildChannel(in.cat, pkg, c, m); err != nil {
+						return nil, opError(err)
+					}
+					// printed as each channel is done, so a later refusal still shows the earlier ones
+					printNotes(cmd.ErrOrStderr(), []string{"rebuilt channel " + c + " of package " + pkg + " (" + mode + ")"})
 				}
-				printNotes(cmd.ErrOrStderr(), []string{"rebuilt channel " + c + " of package " + pkg + " (" + mode + ")"})
-			}
-			return writeCatalog(cmd, in, in.cat, out)
+				return nil, nil
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -65,25 +65,22 @@ func newRmCmd() *cobra.Command {
 			case len(refs) == 0 && pkg == "":
 				return usageError{errors.New("nothing to remove: give BUNDLE names, or --package (with --channel for one channel)")}
 			}
-			in, err := readCatalog(cmd.Context(), args[0], imgOpts, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			var notes []string
-			switch {
-			case len(refs) > 0:
-				notes, err = ops.RemoveBundles(in.cat, refs, ops.RemoveOptions{Package: pkg, Mode: m, AllowEmpty: allowEmpty})
-			case ch != "":
-				notes, err = ops.RemoveChannel(in.cat, pkg, ch)
-			default:
-				err = ops.RemovePackage(in.cat, pkg)
-				notes = []string{"removed package " + pkg}
-			}
-			if err != nil {
-				return opError(err)
-			}
-			printNotes(cmd.ErrOrStderr(), notes)
-			return writeCatalog(cmd, in, in.cat, out)
+			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
+				var (
+					notes []string
+					err   error
+				)
+				switch {
+				case len(refs) > 0:
+					notes, err = ops.RemoveBundles(in.cat, refs, ops.RemoveOptions{Package: pkg, Mode: m, AllowEmpty: allowEmpty})
+				case ch != "":
+					notes, err = ops.RemoveChannel(in.cat, pkg, ch)
+				default:
+					err = ops.RemovePackage(in.cat, pkg)
+					notes = []string{"removed package " + pkg}
+				}
+				return notes, opError(err)
+			})
 		},
 	}
 	f := cmd.Flags()
