@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const compatCorpus = "../../../shared/conformance/sqlite"
+const compatCorpus = conformance + "/sqlite"
 
 func compatCase(t *testing.T, name string) (db, fbcDir string) {
 	t.Helper()

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,25 +9,6 @@ import (
 )
 
 const diffPairs = "../../../shared/diffpairs/fbc"
-
-// runCommand runs olmcat with args and returns stdout and the exit code run() would give.
-func runCommand(t *testing.T, args ...string) (string, int) {
-	t.Helper()
-	root := newRootCmd()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return out.String(), 0
-	}
-	var exit exitError
-	if errors.As(err, &exit) && exit.err == nil {
-		return out.String(), exit.code
-	}
-	return out.String() + err.Error(), exitCode(err)
-}
 
 func pair(t *testing.T, name string) (string, string) {
 	t.Helper()

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,30 +10,9 @@ import (
 	"testing"
 )
 
-const editConformance = "../../../shared/conformance"
-
-// olmcat runs the CLI in-process and returns its exit code and output.
-func olmcat(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return 0, out.String(), errb.String()
-	}
-	var exit exitError
-	if !errors.As(err, &exit) || exit.err != nil {
-		errb.WriteString(err.Error())
-	}
-	return exitCode(err), out.String(), errb.String()
-}
-
 func corpus(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join(editConformance, rel)
+	p := filepath.Join(conformance, rel)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("conformance input %s absent", p)
 	}
@@ -93,15 +71,6 @@ func TestRmAddThroughBothFormats(t *testing.T) {
 	sameTree(t, at("migrated"), want)
 }
 
-func mustRun(t *testing.T, args ...string) string {
-	t.Helper()
-	code, out, errs := olmcat(t, args...)
-	if code != 0 {
-		t.Fatalf("olmcat %s: exit %d\n%s", strings.Join(args, " "), code, errs)
-	}
-	return out
-}
-
 func copyTree(t *testing.T, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
@@ -140,7 +109,7 @@ func TestInPlaceAndRefusalsLeaveCatalogUntouched(t *testing.T) {
 		{[]string{"add", cat, filepath.Join(cat, "konflux"), "--in-place"}, exitUsage, "name no channel"},
 		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x"}, exitUsage, "-o DIR, or --in-place"},
 	} {
-		code, _, errs := olmcat(t, tc.args...)
+		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", tc.args, code, tc.code, errs, tc.want)
 		}
@@ -156,7 +125,7 @@ func TestInPlaceAndRefusalsLeaveCatalogUntouched(t *testing.T) {
 		}
 	}
 	args := []string{"deprecate", cat, "--package", "konflux-operator", "--channel", "stable-v0.1", "--message", "use stable-v0.2", "--in-place"}
-	if code, _, errs := olmcat(t, args...); code != exitUsage || !strings.Contains(errs, "README.md") {
+	if code, _, errs := runCLI(t, args...); code != exitUsage || !strings.Contains(errs, "README.md") {
 		t.Fatalf("in-place over a README: exit %d, %s", code, errs)
 	}
 	mustRun(t, append(args, "--force")...)
@@ -181,11 +150,11 @@ func TestBundleCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "metadata", "annotations.yaml"), []byte("annotations: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, _ := olmcat(t, "bundle", "validate", broken, "-o", "json")
+	code, stdout, _ := runCLI(t, "bundle", "validate", broken, "--format", "json")
 	if code != exitFindings || !strings.Contains(stdout, "not valid YAML") {
 		t.Errorf("validate of a broken annotations.yaml: exit %d\n%s", code, stdout)
 	}
-	if code, _, _ := olmcat(t, "bundle", "render", broken); code != exitUsage {
+	if code, _, _ := runCLI(t, "bundle", "render", broken); code != exitUsage {
 		t.Errorf("render of a broken bundle: exit %d", code)
 	}
 }

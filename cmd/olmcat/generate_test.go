@@ -13,7 +13,7 @@ func TestGenerateDockerfile(t *testing.T) {
 	if err := os.Mkdir(catalog, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if code := run([]string{"generate", "dockerfile", catalog, "-i", "quay.io/x/opm:v1", "-l", "team=olm"}); code != 0 {
+	if code, _, _ := runCLI(t, "generate", "dockerfile", catalog, "-i", "quay.io/x/opm:v1", "-l", "team=olm"); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 	b, err := os.ReadFile(filepath.Join(parent, "prod.Dockerfile"))
@@ -25,19 +25,19 @@ func TestGenerateDockerfile(t *testing.T) {
 			t.Errorf("Dockerfile lacks %q:\n%s", want, b)
 		}
 	}
-	if code := run([]string{"generate", "dockerfile", catalog}); code != exitUsage {
+	if code, _, _ := runCLI(t, "generate", "dockerfile", catalog); code != exitUsage {
 		t.Errorf("overwrite without --force: exit code %d, want %d", code, exitUsage)
 	}
-	if code := run([]string{"generate", "dockerfile", catalog, "--force"}); code != 0 {
+	if code, _, _ := runCLI(t, "generate", "dockerfile", catalog, "--force"); code != 0 {
 		t.Errorf("overwrite with --force: exit code %d", code)
 	}
 	if b, _ := os.ReadFile(filepath.Join(parent, "prod.Dockerfile")); !strings.Contains(string(b), "FROM quay.io/operator-framework/opm:latest\n") {
 		t.Errorf("--force did not rewrite with the default base image:\n%s", b)
 	}
-	if code := run([]string{"generate", "dockerfile", filepath.Join(parent, "prod.Dockerfile")}); code != exitUsage {
+	if code, _, _ := runCLI(t, "generate", "dockerfile", filepath.Join(parent, "prod.Dockerfile")); code != exitUsage {
 		t.Errorf("a file instead of a directory: exit code %d, want %d", code, exitUsage)
 	}
-	if code := run([]string{"generate", "dockerfile", catalog, "-l", "novalue", "--force"}); code != exitUsage {
+	if code, _, _ := runCLI(t, "generate", "dockerfile", catalog, "-l", "novalue", "--force"); code != exitUsage {
 		t.Errorf("bad label: exit code %d, want %d", code, exitUsage)
 	}
 }

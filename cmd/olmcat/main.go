@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -38,11 +39,13 @@ func newRootCmd() *cobra.Command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -52,6 +55,6 @@ func run(args []string) int {
 	if errors.As(err, &exit) && exit.err == nil {
 		return exit.code
 	}
-	fmt.Fprintf(os.Stderr, "olmcat: %v\n", err)
+	fmt.Fprintf(stderr, "olmcat: %v\n", err)
 	return exitCode(err)
 }

@@ -98,7 +98,7 @@ func TestMigrateIndexImage(t *testing.T) {
 
 	fbcDir := filepath.Join(out, "fbc")
 	newRef := strings.Replace(ref, ":v0.2.0", ":v0.2.0-fbc", 1)
-	if code := run([]string{"migrate", ref, fbcDir, "--to-image", newRef}); code != 0 {
+	if code, _, _ := runCLI(t, "migrate", ref, fbcDir, "--to-image", newRef); code != 0 {
 		t.Fatalf("migrate %s: exit code %d", ref, code)
 	}
 	sameFiles(t, filesOf(t, fbcDir), opm)
@@ -113,7 +113,7 @@ func TestMigrateIndexImage(t *testing.T) {
 	sameFiles(t, filesOf(t, cat.Path), opm)
 
 	layoutDir := filepath.Join(out, "layout")
-	if code := run([]string{"migrate", "docker://" + ref, filepath.Join(out, "fbc2"), "--oci-layout", layoutDir}); code != 0 {
+	if code, _, _ := runCLI(t, "migrate", "docker://"+ref, filepath.Join(out, "fbc2"), "--oci-layout", layoutDir); code != 0 {
 		t.Fatalf("migrate --oci-layout: exit code %d", code)
 	}
 	again, err := indeximage.Fetch(context.Background(), "oci-layout:"+layoutDir, indeximage.Options{TempDir: t.TempDir()})
@@ -125,13 +125,13 @@ func TestMigrateIndexImage(t *testing.T) {
 		t.Errorf("the same input gave image %s, then %s", cat.Digest, again.Digest)
 	}
 
-	if code := run([]string{"migrate", newRef, filepath.Join(out, "fbc3")}); code != exitUsage {
+	if code, _, _ := runCLI(t, "migrate", newRef, filepath.Join(out, "fbc3")); code != exitUsage {
 		t.Errorf("migrating an FBC image: exit code %d, want %d", code, exitUsage)
 	}
-	if code := run([]string{"migrate", filepath.Join(fooIndexCase, "input.db"), filepath.Join(out, "fbc4"), "--oci-layout", filepath.Join(out, "l2")}); code != exitUsage {
+	if code, _, _ := runCLI(t, "migrate", filepath.Join(fooIndexCase, "input.db"), filepath.Join(out, "fbc4"), "--oci-layout", filepath.Join(out, "l2")); code != exitUsage {
 		t.Errorf("--oci-layout with a local index.db: exit code %d, want %d", code, exitUsage)
 	}
-	if code := run([]string{"migrate", strings.Replace(ref, "foo-index", "nothing", 1), filepath.Join(out, "fbc5")}); code != exitUsage {
+	if code, _, _ := runCLI(t, "migrate", strings.Replace(ref, "foo-index", "nothing", 1), filepath.Join(out, "fbc5")); code != exitUsage {
 		t.Errorf("missing image: exit code %d, want %d", code, exitUsage)
 	}
 }

@@ -1,50 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 )
 
-const cmdConformance = "../../../shared/conformance"
-
-// migrateToSQLite runs the --to sqlite direction as the migrate command does (flags, exit codes),
-// independently of migrate.go.
+// migrateToSQLite runs `olmcat migrate --to sqlite args...`.
 func migrateToSQLite(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var o migrateToSQLiteOptions
-	cmd := &cobra.Command{
-		Use:           "migrate CATALOG OUT",
-		Args:          cobra.ExactArgs(2),
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMigrateToSQLite(cmd, args[0], args[1], o)
-		},
-	}
-	addMigrateToSQLiteFlags(cmd.Flags(), &o)
-	cmd.Flags().BoolVar(&o.Force, "force", false, "")
-	cmd.Flags().StringVar(&o.ReportPath, "report", "", "")
-	var out, errb bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err == nil {
-		return 0, out.String(), errb.String()
-	}
-	return exitCode(err), out.String(), errb.String() + err.Error()
+	return runCLI(t, append([]string{"migrate", "--to", "sqlite"}, args...)...)
 }
 
 func TestMigrateToSQLiteCommand(t *testing.T) {
-	catalog := filepath.Join(cmdConformance, "fbc", "deprecations-konflux", "catalog")
+	catalog := filepath.Join(conformance, "fbc", "deprecations-konflux", "catalog")
 	if _, err := os.Stat(catalog); err != nil {
-		t.Skipf("conformance corpus not found at %s", cmdConformance)
+		t.Skipf("conformance corpus not found at %s", conformance)
 	}
 	dir := t.TempDir()
 	out, report := filepath.Join(dir, "index.db"), filepath.Join(dir, "report.json")
@@ -95,15 +68,15 @@ func TestMigrateToSQLiteCommand(t *testing.T) {
 		t.Errorf("--strict failure left %s behind", strictOut)
 	}
 
-	if code, _, _ := migrateToSQLite(t, filepath.Join(cmdConformance, "sqlite", "real-foo-index-v0.2.0", "input.db"), filepath.Join(dir, "x.db")); code != exitUsage {
+	if code, _, _ := migrateToSQLite(t, filepath.Join(conformance, "sqlite", "real-foo-index-v0.2.0", "input.db"), filepath.Join(dir, "x.db")); code != exitUsage {
 		t.Errorf("an index.db as CATALOG: exit code %d, want %d", code, exitUsage)
 	}
 }
 
 func TestMigrateToSQLiteRefusesInvalidCatalog(t *testing.T) {
-	catalog := filepath.Join(cmdConformance, "invalid", "two-channel-heads", "catalog")
+	catalog := filepath.Join(conformance, "invalid", "two-channel-heads", "catalog")
 	if _, err := os.Stat(catalog); err != nil {
-		t.Skipf("conformance corpus not found at %s", cmdConformance)
+		t.Skipf("conformance corpus not found at %s", conformance)
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "index.db")

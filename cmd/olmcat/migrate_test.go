@@ -1,35 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-const migrateCorpus = "../../../shared/conformance/sqlite"
-
-// runCLI runs olmcat in-process: exit code, stdout, stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return 0, out.String(), errb.String()
-	}
-	var exit exitError
-	if !errors.As(err, &exit) || exit.err != nil {
-		errb.WriteString(err.Error())
-	}
-	return exitCode(err), out.String(), errb.String()
-}
+const migrateCorpus = conformance + "/sqlite"
 
 func migrateCase(t *testing.T, name string) string {
 	t.Helper()

@@ -9,8 +9,6 @@ import (
 	"testing"
 )
 
-const conformance = "../../../shared/conformance"
-
 func conformanceCase(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(conformance, name)
