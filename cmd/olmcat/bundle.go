@@ -23,7 +23,7 @@ func init() { register(newBundleCmd) }
 
 const bundleRenderLong = `Render bundle directories as olm.bundle blobs, exactly as opm v1.72's 'opm render DIR' does.
 
-  olmcat bundle render DIR... [--image IMG]... [--format json|yaml]
+  olmcat bundle render DIR... [--image IMG]... [-o json|yaml]
 
 A bundle directory holds manifests/ (one ClusterServiceVersion, its CRDs and other objects) and
 metadata/ (annotations.yaml naming the package and channels; optional dependencies.yaml and
@@ -53,7 +53,7 @@ const bundleValidateLong = `Check a bundle directory:
     differs is an error. FILE may be a JSON or YAML map of labels, 'docker inspect' output, an OCI
     image config, or the bundle's Dockerfile (LABEL instructions).
 
-Findings are printed one per line ("FILE: SEVERITY: MESSAGE"), or as JSON with --format json:
+Findings are printed one per line ("FILE: SEVERITY: MESSAGE"), or as JSON with -o json:
   {"dir", "findings": [{"severity": "error"|"warning", "file"?, "message"}]}
 
 Exit codes: 0 valid (warnings allowed), 1 errors found, 2 bad usage or unreadable labels.`
@@ -112,7 +112,7 @@ func newBundleRenderCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringArrayVar(&images, "image", nil, "bundle image of each DIR, in order (repeat)")
-	cmd.Flags().StringVar(&format, "format", "json", "output format: json or yaml")
+	cmd.Flags().StringVarP(&format, "output", "o", "json", "output format: json or yaml")
 	return cmd
 }
 
@@ -126,7 +126,7 @@ func newBundleValidateCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
-				return usageError{fmt.Errorf("--format must be text or json, not %q", format)}
+				return usageError{fmt.Errorf("-o must be text or json, not %q", format)}
 			}
 			if labelsFile != "" && image != "" {
 				return usageError{errors.New("--labels and --image exclude each other")}
@@ -163,7 +163,7 @@ func newBundleValidateCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&labelsFile, "labels", "", "image labels to compare with annotations.yaml (map, inspect output, image config or Dockerfile)")
 	f.StringVar(&image, "image", "", "read the labels of this bundle image from its registry")
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVarP(&format, "output", "o", "text", "output format: text or json")
 	addImageFlags(f, &imgOpts)
 	return cmd
 }

@@ -150,7 +150,7 @@ func TestBundleCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "metadata", "annotations.yaml"), []byte("annotations: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, _ := runCLI(t, "bundle", "validate", broken, "--format", "json")
+	code, stdout, _ := runCLI(t, "bundle", "validate", broken, "-o", "json")
 	if code != exitFindings || !strings.Contains(stdout, "not valid YAML") {
 		t.Errorf("validate of a broken annotations.yaml: exit %d\n%s", code, stdout)
 	}
