@@ -31,7 +31,9 @@ func entry(bundle, replaces string) *api.ChannelEntry {
 	return &api.ChannelEntry{PackageName: "p", ChannelName: "c", BundleName: bundle, Replaces: replaces}
 }
 
-func streamOf(ms ...proto.Message) *Answer { return &Answer{Code: codes.OK, Messages: ms, stream: true} }
+func streamOf(ms ...proto.Message) *Answer {
+	return &Answer{Code: codes.OK, Messages: ms, stream: true}
+}
 
 func failed(msg string) *Answer { return &Answer{Code: codes.Unknown, Message: msg} }
 
