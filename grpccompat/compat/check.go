@@ -27,8 +27,8 @@ type Options struct {
 	Concurrency int
 	// MaxDetails bounds the differences and errors reported in full (default 100).
 	MaxDetails int
-	// MaxFailures is how many calls in a row a side may fail to answer (timeout, unreachable)
-	// before the run stops (default 10).
+	// MaxFailures is how many calls of one method in a row a side may fail to answer (timeout,
+	// unreachable) before the run stops (default 10).
 	MaxFailures int
 	// Progress, when set, is called now and then with the number of calls done and planned.
 	Progress func(done, total int)

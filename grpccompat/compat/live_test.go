@@ -151,7 +151,7 @@ func TestSideTimingOutStopsTheRun(t *testing.T) {
 	if err == nil || r == nil {
 		t.Fatalf("Check = %v, %v; want a partial report and an error", r, err)
 	}
-	if !strings.Contains(err.Error(), "left side (hanging) failed 3 calls in a row") || r.Incomplete != err.Error() {
+	if !strings.Contains(err.Error(), "left side (hanging) failed 3 GetBundle calls in a row") || r.Incomplete != err.Error() {
 		t.Errorf("error %q, report incomplete %q", err, r.Incomplete)
 	}
 	if r.Verdict() != "incomplete" || r.Total.Errors != 3 || r.Total.Equal == 0 || r.Total.Calls >= len(r.Plan) {

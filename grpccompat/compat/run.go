@@ -24,8 +24,13 @@ type runner struct {
 	details  []detail // differences and errors, by plan index
 	applied  map[string]int
 	done     int
-	failures [2]atomic.Int32 // unreachable answers in a row, per side
+	failures map[failureKey]int // unreachable answers in a row, per side and method (under mu)
 	stopWhy  atomic.Pointer[string]
+}
+
+type failureKey struct {
+	side   int
+	method string
 }
 
 type detail struct {
@@ -39,6 +44,7 @@ func (r *runner) run(ctx context.Context) error {
 	defer cancel()
 	plan := r.report.Plan
 	r.applied = map[string]int{}
+	r.failures = map[failureKey]int{}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(r.opts.Concurrency, max(1, len(plan))) {
@@ -92,13 +98,13 @@ func (r *runner) do(ctx context.Context, stop context.CancelFunc, i int, c *Call
 			callErr = &CallError{ID: c.ID, Method: c.Method, Request: c.Request, Side: names[s], Error: err.Error()}
 		case a.Unreachable():
 			callErr = &CallError{ID: c.ID, Method: c.Method, Request: c.Request, Side: names[s], Error: statusText(a)}
-			if n := r.failures[s].Add(1); int(n) >= r.opts.MaxFailures {
-				why := fmt.Sprintf("the %s side (%s) failed %d calls in a row, last: %s %s: %s", names[s], t, n, c.ID, shortMethod(c.Method), statusText(a))
+			if n := r.failed(s, c.Method, true); n >= r.opts.MaxFailures {
+				why := fmt.Sprintf("the %s side (%s) failed %d %s calls in a row, last: %s: %s", names[s], t, n, shortMethod(c.Method), c.ID, statusText(a))
 				r.stopWhy.CompareAndSwap(nil, &why)
 				stop()
 			}
 		default:
-			r.failures[s].Store(0)
+			r.failed(s, c.Method, false)
 		}
 		if callErr != nil {
 			break
@@ -116,6 +122,19 @@ func (r *runner) do(ctx context.Context, stop context.CancelFunc, i int, c *Call
 			Left: answerText(sides[0].ans), Right: answerText(sides[1].ans)}}
 	}
 	r.record(i, c, out.verdict, out.applied, d)
+}
+
+// failed counts the unreachable answers of a side's method in a row and returns the count.
+func (r *runner) failed(side int, method string, failed bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := failureKey{side, method}
+	if !failed {
+		delete(r.failures, k)
+		return 0
+	}
+	r.failures[k]++
+	return r.failures[k]
 }
 
 // maxAnswerText bounds the answer text kept for a reported difference.
