@@ -29,7 +29,7 @@ func (b Blob) PackageName() string {
 // newBlob checks one JSON value and picks out its schema, package and name. valid says the text is
 // known to be valid JSON already (it came from the YAML converter).
 func newBlob(data []byte, loc Location, validate bool) (Blob, *LoadError) {
-	if validate && !json.Valid(data) {
+	if validate && !validJSON(data) {
 		return Blob{}, syntaxError(data, loc)
 	}
 	if !utf8.Valid(data) {
