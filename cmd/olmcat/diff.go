@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/diff/report"
@@ -35,6 +36,7 @@ Exit codes: 0 no finding at the --fail-on level (or no --fail-on), 1 findings at
 func newDiffCmd() *cobra.Command {
 	var gitRev, output, failOn string
 	var stat bool
+	var imgOpts indeximage.Options
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --git REV PATH",
 		Short: "Compare two catalogs: catalog changes and what they do to upgrades",
@@ -56,7 +58,7 @@ func newDiffCmd() *cobra.Command {
 			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown {
 				return usageError{fmt.Errorf("-o must be table, json or markdown, not %q", output)}
 			}
-			oldSide, newSide, err := openDiffSides(cmd, gitRev, args)
+			oldSide, newSide, err := openDiffSides(cmd, gitRev, args, input.Options{Images: imgOpts})
 			if err != nil {
 				return err
 			}
@@ -79,6 +81,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json or markdown")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
+	addImageFlags(cmd.Flags(), &imgOpts)
 	return cmd
 }
 
@@ -98,13 +101,13 @@ func parseFailOn(s string) (diff.Severity, error) {
 
 // openDiffSides loads both sides at once; an input that cannot be read at all is a usage error
 // (exit 2).
-func openDiffSides(cmd *cobra.Command, gitRev string, args []string) (*diff.Side, *diff.Side, error) {
+func openDiffSides(cmd *cobra.Command, gitRev string, args []string, opts input.Options) (*diff.Side, *diff.Side, error) {
 	var oldSide, newSide *diff.Side
 	var err error
 	if gitRev != "" {
-		oldSide, newSide, err = input.OpenGitPair(cmd.Context(), gitRev, args[0], input.Options{})
+		oldSide, newSide, err = input.OpenGitPair(cmd.Context(), gitRev, args[0], opts)
 	} else {
-		oldSide, newSide, err = input.OpenPair(cmd.Context(), args[0], args[1], input.Options{})
+		oldSide, newSide, err = input.OpenPair(cmd.Context(), args[0], args[1], opts)
 	}
 	if err != nil {
 		return nil, nil, usageError{err}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/diff/picture"
@@ -31,6 +32,7 @@ Exit codes: 0 drawn, 2 bad usage, unknown package or channel, or an unreadable i
 
 func newGraphCmd() *cobra.Command {
 	var pkg, channel, output, oldRef string
+	var imgOpts indeximage.Options
 	cmd := &cobra.Command{
 		Use:   "graph CATALOG --package P [--channel C] [-o mermaid|dot] [--diff OLD]",
 		Short: "Draw a package's upgrade graph (Mermaid or DOT), optionally compared with another revision",
@@ -43,7 +45,7 @@ func newGraphCmd() *cobra.Command {
 			if output != picture.FormatMermaid && output != picture.FormatDOT {
 				return usageError{fmt.Errorf("-o must be mermaid or dot, not %q", output)}
 			}
-			g, err := drawGraph(cmd.Context(), args[0], oldRef, pkg, channel)
+			g, err := drawGraph(cmd.Context(), args[0], oldRef, pkg, channel, input.Options{Images: imgOpts})
 			if err != nil {
 				return usageError{err}
 			}
@@ -54,19 +56,20 @@ func newGraphCmd() *cobra.Command {
 	cmd.Flags().StringVar(&channel, "channel", "", "draw only this channel")
 	cmd.Flags().StringVarP(&output, "output", "o", picture.FormatMermaid, "output format: mermaid or dot")
 	cmd.Flags().StringVar(&oldRef, "diff", "", "compare with this older revision of the catalog")
+	addImageFlags(cmd.Flags(), &imgOpts)
 	return cmd
 }
 
 // drawGraph draws the catalog, or with oldRef its union with the older revision.
-func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string) (*picture.Graph, error) {
+func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts input.Options) (*picture.Graph, error) {
 	if oldRef == "" {
-		side, err := input.Open(ctx, catalog, input.Options{})
+		side, err := input.Open(ctx, catalog, opts)
 		if err != nil {
 			return nil, err
 		}
 		return picture.Build(sideModel(side), pkg, channel)
 	}
-	oldSide, newSide, err := input.OpenPair(ctx, oldRef, catalog, input.Options{})
+	oldSide, newSide, err := input.OpenPair(ctx, oldRef, catalog, opts)
 	if err != nil {
 		return nil, err
 	}
