@@ -170,3 +170,20 @@ func ConvertLegacyDeprecations(c *fbc.Catalog) (notes []string, err error) {
 	*c = *work
 	return notes, nil
 }
+
+// LegacyChannelDeprecation reads the older channel-property form of a deprecation (an
+// olm.deprecated.channel property, with a message and fallback channels) from a channel's
+// properties: the message it stands for, and whether there is one.
+func LegacyChannelDeprecation(channel string, props []fbc.Property) (message string, ok bool, err error) {
+	for _, p := range props {
+		if p.Type != TypeLegacyChannelDeprecation {
+			continue
+		}
+		v, err := parseLegacy(p.Value)
+		if err != nil {
+			return "", false, fmt.Errorf("%s property: %w", TypeLegacyChannelDeprecation, err)
+		}
+		return legacyMessage(channel, v), true, nil
+	}
+	return "", false, nil
+}

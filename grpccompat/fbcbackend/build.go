@@ -15,6 +15,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/grpccompat"
 )
 
@@ -43,8 +44,11 @@ type builder struct {
 	packages     map[string]*pkgIndex
 	channels     []fbc.Channel
 	deprecations []fbc.Deprecation
-	metas        []*metaGroup
-	metaByKey    map[[2]string]*metaGroup
+	// legacyDeprecations come from olm.deprecated.channel channel properties (the older form); an
+	// olm.deprecations entry for the same channel wins.
+	legacyDeprecations []fbc.Deprecation
+	metas              []*metaGroup
+	metaByKey          map[[2]string]*metaGroup
 }
 
 func (b *builder) problem(loc fbc.Location, format string, args ...any) {
@@ -147,6 +151,12 @@ func (b *builder) addOther(blob fbc.Blob) error {
 		var ch fbc.Channel
 		if err := json.Unmarshal(blob.Data, &ch); err == nil {
 			b.channels = append(b.channels, fbc.Channel{Name: ch.Name, Package: ch.Package, Entries: ch.Entries})
+			if msg, ok, err := ops.LegacyChannelDeprecation(ch.Name, ch.Properties); err != nil {
+				b.problem(blob.Loc, "channel %q of package %q: %v", ch.Name, ch.Package, err)
+			} else if ok {
+				b.legacyDeprecations = append(b.legacyDeprecations, fbc.Deprecation{Package: ch.Package,
+					Entries: []fbc.DeprecationEntry{{Reference: fbc.Reference{Schema: fbc.SchemaChannel, Name: ch.Name}, Message: msg}}})
+			}
 		}
 	case fbc.SchemaDeprecations:
 		var d fbc.Deprecation
@@ -216,7 +226,7 @@ func (b *builder) assemble() *index {
 	}
 	sort.Slice(ix.Packages, func(i, j int) bool { return ix.Packages[i].Name < ix.Packages[j].Name })
 	pkgs := ix.link()
-	for _, d := range b.deprecations {
+	for _, d := range append(b.legacyDeprecations, b.deprecations...) {
 		p := pkgs[d.Package]
 		if p == nil {
 			continue
