@@ -39,7 +39,7 @@ var normalizations = []Normalization{
 	{"bundle-for-channel", "D13", "S", true, "GetBundleForChannel on SQL fills only csvName and csvJson: the FBC answer's other fields are not compared", normBundleForChannel},
 	{"csvjson-trailing-newline", "D13", "N", true, "csvJson ends with a newline on SQL's GetBundleForChannel: trailing whitespace of csvJson is ignored", normCSVNewline},
 	{"plural", "D7", "N", true, "providedApis/requiredApis carry plural only on SQL: plural is ignored", normPlural},
-	{"required-properties", "D8", "P", true, "FBC bundles also list olm.gvk.required and olm.package.required properties (SQL lists them as dependencies): they are ignored", normRequiredProperties},
+	{"required-properties", "D8", "P", true, "FBC bundles also list olm.gvk.required, olm.package.required (olm.label.required, and olm.constraint when rendered from bundle images) properties, which SQL lists as dependencies only: *.required properties, and olm.constraint properties the SQL side does not have, are ignored", normRequiredProperties},
 	{"dependency-types", "D10", "P", true, "FBC dependencies hold only olm.gvk and olm.package (made up from *.required properties); migration loses olm.label and olm.constraint dependencies: only olm.gvk and olm.package dependencies are compared", normDependencyTypes},
 	{"deprecations", "D6,D15", "P", true, "package, channel and bundle deprecation exist only on FBC: they are ignored", normDeprecations},
 	{"number-precision", "D9", "P", true, "FBC decodes property values through float64, so integers beyond 2^53 lose precision: numbers in property values are compared as float64", normNumberPrecision},

@@ -59,12 +59,19 @@ func normPlural(p *pair) bool {
 }
 
 func normRequiredProperties(p *pair) bool {
+	sql, fbc := p.sqlFBC()
+	if sql == nil {
+		return false
+	}
+	// olm.constraint is a dependency on SQL; on an FBC rendered from bundle images it is also a
+	// property. It is dropped from the FBC side unless the SQL side has such properties too.
+	sqlConstraints := slices.ContainsFunc(bundlesOf(sql.ans), func(b *api.Bundle) bool { return hasProperty(b, "olm.constraint") })
 	return p.both(func(s *side) bool {
 		changed := false
 		for _, b := range bundlesOf(s.ans) {
 			n := len(b.Properties)
 			b.Properties = slices.DeleteFunc(b.Properties, func(pr *api.Property) bool {
-				return pr.GetType() == "olm.gvk.required" || pr.GetType() == "olm.package.required"
+				return strings.HasSuffix(pr.GetType(), ".required") || (s == fbc && !sqlConstraints && pr.GetType() == "olm.constraint")
 			})
 			changed = changed || len(b.Properties) != n
 		}
