@@ -54,6 +54,7 @@ type compatFlags struct {
 	tls, insecure                         bool
 	caFile, platform                      string
 	force                                 bool
+	leftKind, rightKind                   string
 }
 
 func newCompatCmd() *cobra.Command {
@@ -85,6 +86,8 @@ func newCompatCmd() *cobra.Command {
 	fl.BoolVar(&f.tls, "tls", false, "connect to grpc:// servers with TLS")
 	fl.BoolVar(&f.insecure, "insecure", false, "TLS without verifying server certificates; for image registries, allow plain HTTP and unverified TLS")
 	fl.StringVar(&f.caFile, "ca-file", "", "PEM CA certificates to verify TLS servers with (implies --tls)")
+	fl.StringVar(&f.leftKind, "left-kind", "auto", "kind of server LEFT is when it cannot be told from its answers: sqlite, fbc or auto")
+	fl.StringVar(&f.rightKind, "right-kind", "auto", "kind of server RIGHT is: sqlite, fbc or auto")
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
 	return cmd
 }
@@ -126,10 +129,19 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 		fmt.Fprintf(stderr, "olmcat compat: opening %s and %s\n", leftSpec, rightSpec)
 		opts.Progress = func(done, total int) { fmt.Fprintf(stderr, "\rolmcat compat: %d/%d calls", done, total) }
 	}
+	leftKind, err := compat.ParseKind(f.leftKind)
+	if err != nil {
+		return usageError{fmt.Errorf("--left-kind: %w", err)}
+	}
+	rightKind, err := compat.ParseKind(f.rightKind)
+	if err != nil {
+		return usageError{fmt.Errorf("--right-kind: %w", err)}
+	}
 	left, right, err := openSides(ctx, leftSpec, rightSpec, open)
 	if err != nil {
 		return usageError{err}
 	}
+	left, right = compat.WithKind(left, leftKind), compat.WithKind(right, rightKind)
 	defer left.Close()
 	defer right.Close()
 	report, checkErr := compat.Check(ctx, left, right, opts)

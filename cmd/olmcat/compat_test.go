@@ -43,6 +43,11 @@ func TestCompatExitCodesAndFormats(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "gRPC parity: different") || !strings.Contains(out, "<details>") {
 		t.Errorf("markdown: exit %d\n%s", code, out)
 	}
+	// Both sides declared FBC: no SQLite-vs-FBC normalization, so they differ.
+	out, code = runCommand(t, "compat", db, migrated, "--left-kind", "fbc", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || r.Verdict != "different" {
+		t.Errorf("--left-kind fbc: exit %d, %+v, %v", code, r, err)
+	}
 	out, code = runCommand(t, "compat", db, migrated, "--sample", "10", "--seed", "3", "-o", "json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || r.Total.Calls != 10 {
 		t.Errorf("--sample 10: exit %d, %+v, %v", code, r, err)
@@ -97,6 +102,7 @@ func TestCompatUsageAndInputErrors(t *testing.T) {
 		{[]string{"compat", db, filepath.Join(t.TempDir(), "missing")}, "right side: cannot read"},
 		{[]string{"compat", closedAddr, migrated}, "left side: cannot reach"},
 		{[]string{"compat", db, migrated, "--timeout", "0s"}, "--timeout"},
+		{[]string{"compat", db, migrated, "--left-kind", "mysql"}, "unknown catalog kind"},
 	} {
 		out, code := runCommand(t, tc.args...)
 		if code != 2 || !strings.Contains(out, tc.want) {

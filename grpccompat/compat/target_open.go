@@ -105,3 +105,32 @@ func (t *cleanupTarget) Close() error {
 	t.cleanup()
 	return err
 }
+
+// WithKind overrides the kind of catalog t serves, for servers whose kind cannot be told from
+// their answers (KindUnknown leaves t as it is).
+func WithKind(t Target, k Kind) Target {
+	if k == KindUnknown {
+		return t
+	}
+	return &kindTarget{Target: t, kind: k}
+}
+
+type kindTarget struct {
+	Target
+	kind Kind
+}
+
+func (t *kindTarget) Kind() Kind { return t.kind }
+
+// ParseKind accepts "sqlite", "fbc" and "auto" (KindUnknown: told from the target).
+func ParseKind(s string) (Kind, error) {
+	switch s {
+	case "sqlite":
+		return KindSQLite, nil
+	case "fbc":
+		return KindFBC, nil
+	case "auto", "":
+		return KindUnknown, nil
+	}
+	return KindUnknown, fmt.Errorf("unknown catalog kind %q (use sqlite, fbc or auto)", s)
+}
