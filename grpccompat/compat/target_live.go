@@ -128,7 +128,14 @@ func probeError(addr string, a *Answer, timeout time.Duration) error {
 	case codes.DeadlineExceeded:
 		return fmt.Errorf("%s did not answer within %s", addr, timeout)
 	case codes.Unavailable:
-		return fmt.Errorf("cannot reach %s: %s", addr, a.Message)
+		hint := ""
+		switch {
+		case strings.Contains(a.Message, "x509") || strings.Contains(a.Message, "tls:"):
+			hint = " (TLS: give the server's CA with --ca-file, or --insecure to skip verification)"
+		case strings.Contains(a.Message, "server preface") || strings.Contains(a.Message, "EOF"):
+			hint = " (does it expect TLS? try --tls or grpcs://)"
+		}
+		return fmt.Errorf("cannot reach %s: %s%s", addr, a.Message, hint)
 	}
 	return fmt.Errorf("%s answered a GetPackage probe with %s: %s", addr, a.Code, a.Message)
 }
