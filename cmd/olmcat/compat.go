@@ -81,7 +81,7 @@ func newCompatCmd() *cobra.Command {
 	fl.IntVar(&f.sample, "sample", 0, "run only N calls of the plan (plus ListPackages and ListBundles), picked with --seed")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of --sample: the same seed picks the same calls")
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "deadline of every call (and of reaching a live server)")
-	fl.IntVar(&f.concurrency, "concurrency", 0, "calls in flight (default 2 per CPU)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "calls in flight (default 4 per CPU)")
 	fl.IntVar(&f.maxDetails, "max-details", 100, "differences and errors reported in full")
 	fl.BoolVar(&f.tls, "tls", false, "connect to grpc:// servers with TLS")
 	fl.BoolVar(&f.insecure, "insecure", false, "TLS without verifying server certificates; for image registries, allow plain HTTP and unverified TLS")

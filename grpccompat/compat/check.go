@@ -23,7 +23,8 @@ type Options struct {
 	Strict    bool
 	// Timeout bounds every call (default 1 minute).
 	Timeout time.Duration
-	// Concurrency is the number of calls in flight (default 2 x GOMAXPROCS).
+	// Concurrency is the number of calls in flight (default 4 x GOMAXPROCS: each call waits on
+	// one side at a time).
 	Concurrency int
 	// MaxDetails bounds the differences and errors reported in full (default 100).
 	MaxDetails int
@@ -39,7 +40,7 @@ func (o *Options) defaults() {
 		o.Timeout = time.Minute
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 2 * runtime.GOMAXPROCS(0)
+		o.Concurrency = 4 * runtime.GOMAXPROCS(0)
 	}
 	if o.MaxDetails <= 0 {
 		o.MaxDetails = 100
