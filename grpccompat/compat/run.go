@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // runner sends every call of the plan to both sides on a pool of workers and folds the outcomes
@@ -140,12 +142,31 @@ func (r *runner) failed(side int, method string, failed bool) int {
 // maxAnswerText bounds the answer text kept for a reported difference.
 const maxAnswerText = 4000
 
+// answerText renders an answer for a report, cut at maxAnswerText: a long stream is rendered only
+// as far as it is shown.
 func answerText(a *Answer) string {
-	b, err := a.MarshalJSON()
+	shown := a
+	if a.stream {
+		size := 0
+		for i, m := range a.Messages {
+			size += proto.Size(m)
+			if size > maxAnswerText {
+				cut := *a
+				cut.Messages = a.Messages[:i+1]
+				shown = &cut
+				break
+			}
+		}
+	}
+	b, err := shown.MarshalJSON()
 	if err != nil {
 		return "(cannot render: " + err.Error() + ")"
 	}
-	return truncateText(string(b), maxAnswerText)
+	text := truncateText(string(b), maxAnswerText)
+	if shown != a {
+		text += fmt.Sprintf(" (%d messages in all)", len(a.Messages))
+	}
+	return text
 }
 
 func (r *runner) record(i int, c *Call, verdict string, applied []string, d *detail) {
