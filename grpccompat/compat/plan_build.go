@@ -3,11 +3,13 @@ package compat
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // Names the plan asks for to probe each method's not-found answer.
@@ -19,6 +21,20 @@ const (
 	missingVersion = "v1"
 	missingKind    = "NoSuchKind"
 )
+
+// BuildPlan surveys the targets (ListPackages, ListBundles, GetPackage of each package; every
+// call bounded by timeout) and returns the plan Check would run on them; see buildPlan.
+func BuildPlan(ctx context.Context, timeout time.Duration, targets ...Target) (Plan, error) {
+	var sides []*facts
+	for _, t := range targets {
+		f, err := survey(ctx, t, timeout)
+		if err != nil {
+			return nil, err
+		}
+		sides = append(sides, f)
+	}
+	return buildPlan(sides...), nil
+}
 
 // buildPlan makes the exhaustive plan of the conformance corpus (README §"Query plan") from what
 // the sides list, united:

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -91,7 +92,10 @@ func TestPlanEqualsCorpusPlanFromLocalServers(t *testing.T) {
 
 func TestPlanWriteReadRoundTrip(t *testing.T) {
 	dir := filepath.Join(corpus(t), "sqlite", "real-foo-index-v0.2.0")
-	p := buildPlan(surveyOf(t, recording(t, filepath.Join(dir, "grpc"), KindSQLite)))
+	p, err := BuildPlan(t.Context(), time.Minute, recording(t, filepath.Join(dir, "grpc"), KindSQLite))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		t.Fatal(err)
