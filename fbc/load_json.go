@@ -2,6 +2,7 @@ package fbc
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -80,6 +81,16 @@ func (s *jsonSplitter) skipSpace() error {
 	}
 }
 
+var newline = []byte{'\n'}
+
+// nextIndex is the index of the first c in w at or after from, or len(w).
+func nextIndex(w []byte, from int, c byte) int {
+	if j := bytes.IndexByte(w[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(w)
+}
+
 // isJSONDelimiter reports whether c ends a bare literal (number, true, false, null, or garbage).
 func isJSONDelimiter(c byte) bool {
 	switch c {
@@ -108,6 +119,7 @@ func (s *jsonSplitter) scanValue() ([]byte, error) {
 		}
 		end := -1 // index in w just past the value, once found
 		i := 0
+		quote := -1 // index in w of the next '"' at or after i inside a string (len(w): none), once looked up
 		if first {
 			first = false
 			switch w[0] {
@@ -133,19 +145,32 @@ func (s *jsonSplitter) scanValue() ([]byte, error) {
 					break scan
 				}
 			case inString:
-				switch {
-				case escaped:
+				if escaped {
 					escaped = false
-				case c == '\\':
+					continue
+				}
+				// Jump to the string's next quote or backslash: most of a bundle's bytes are long
+				// strings (base64 manifests, descriptions).
+				if quote < i {
+					quote = nextIndex(w, i, '"')
+				}
+				stop := quote
+				if bs := bytes.IndexByte(w[i:quote], '\\'); bs >= 0 {
+					stop = i + bs
+				}
+				s.line += bytes.Count(w[i:stop], newline)
+				i = stop
+				if i == len(w) {
+					break scan
+				}
+				if w[i] == '\\' {
 					escaped = true
-				case c == '"':
-					inString = false
-					if depth == 0 {
-						end = i + 1
-						break scan
-					}
-				case c == '\n':
-					s.line++
+					continue
+				}
+				inString = false
+				if depth == 0 {
+					end = i + 1
+					break scan
 				}
 			default:
 				switch c {
