@@ -17,20 +17,29 @@ type queryRowIndex struct {
 	props   map[string][]int64
 	deps    map[string][]int64
 	entries map[[3]string][]int64 // (package, channel, bundle) -> channel_entry rowids
+	links   queryEntryLinks
 }
 
 func (q *Querier) rowIndex(ctx context.Context) (*queryRowIndex, error) {
 	ix := &q.index
 	ix.once.Do(func() {
+		// Built once for every caller: a cancelled first call must not leave it unbuilt.
+		ctx := context.WithoutCancel(ctx)
 		if ix.props, ix.err = q.namesToRowids(ctx, "properties"); ix.err != nil {
 			return
 		}
 		if ix.deps, ix.err = q.namesToRowids(ctx, "dependencies"); ix.err != nil {
 			return
 		}
+		if ix.links.gvkProps, ix.err = q.gvkPropertyRows(ctx); ix.err != nil {
+			return
+		}
 		ix.entries = map[[3]string][]int64{}
+		ix.links.byBundle = map[string][]int64{}
+		ix.links.replacedBy = map[int64][]int64{}
 		var rows *sql.Rows
-		rows, ix.err = q.db.QueryContext(ctx, `SELECT rowid, package_name, channel_name, operatorbundle_name FROM channel_entry ORDER BY rowid`)
+		rows, ix.err = q.db.QueryContext(ctx, `SELECT rowid, package_name, channel_name, operatorbundle_name, CAST(replaces AS INTEGER)
+			FROM channel_entry ORDER BY rowid`)
 		if ix.err != nil {
 			return
 		}
@@ -38,8 +47,15 @@ func (q *Querier) rowIndex(ctx context.Context) (*queryRowIndex, error) {
 		for rows.Next() {
 			var id int64
 			var pkg, ch, name sql.NullString
-			if ix.err = rows.Scan(&id, &pkg, &ch, &name); ix.err != nil {
+			var replaces sql.NullInt64
+			if ix.err = rows.Scan(&id, &pkg, &ch, &name, &replaces); ix.err != nil {
 				return
+			}
+			if name.Valid {
+				ix.links.byBundle[name.String] = append(ix.links.byBundle[name.String], id)
+			}
+			if replaces.Valid {
+				ix.links.replacedBy[replaces.Int64] = append(ix.links.replacedBy[replaces.Int64], id)
 			}
 			if pkg.Valid && ch.Valid && name.Valid {
 				k := [3]string{pkg.String, ch.String, name.String}

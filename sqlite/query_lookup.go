@@ -52,14 +52,21 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 // GetBundleThatReplaces returns the first bundle of the channel whose entry replaces an entry named
 // csvName; the synthetic entries the loader writes for skips count as replacing.
 func (q *Querier) GetBundleThatReplaces(ctx context.Context, csvName, pkgName, channelName string) (*api.Bundle, error) {
+	ix, err := q.rowIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Without an index SQLite scans new in rowid order: the first match is the least rowid.
+	replacers := ix.links.replacersOf(ix.entries[[3]string{pkgName, channelName, csvName}])
 	var r queryBundleRow
-	err := q.queryRow(ctx, `
+	err = q.queryRow(ctx, `
 		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
-		FROM channel_entry AS old
-		JOIN channel_entry AS new ON new.replaces = old.entry_id
+		FROM channel_entry AS new
+		JOIN channel_entry AS old ON new.replaces = old.entry_id
 		JOIN operatorbundle AS b ON b.name = new.operatorbundle_name
-		WHERE old.operatorbundle_name = ? AND old.package_name = ? AND old.channel_name = ?
-		LIMIT 1`, csvName, pkgName, channelName).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+		WHERE new.rowid IN (SELECT value FROM json_each(?))
+		AND old.operatorbundle_name = ? AND old.package_name = ? AND old.channel_name = ?
+		ORDER BY new.rowid LIMIT 1`, rowidList(replacers), csvName, pkgName, channelName).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
 	}
@@ -72,20 +79,32 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, csvName, pkgName, c
 // GetChannelEntriesThatReplace lists the distinct entries whose replaces points at an entry named
 // csvName; every answer's replaces is the queried name, also for skip edges.
 func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, csvName string) ([]*api.ChannelEntry, error) {
+	ix, err := q.rowIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// DISTINCT in first-seen order of a rowid-order scan of new, done here.
 	rows, err := q.query(ctx, `
-		SELECT DISTINCT new.package_name, new.channel_name, new.operatorbundle_name
+		SELECT new.package_name, new.channel_name, new.operatorbundle_name
 		FROM channel_entry AS new JOIN channel_entry AS old ON new.replaces = old.entry_id
-		WHERE old.operatorbundle_name = ?`, csvName)
+		WHERE new.rowid IN (SELECT value FROM json_each(?)) AND old.operatorbundle_name = ?
+		ORDER BY new.rowid`, rowidList(ix.links.replacersOf(ix.links.byBundle[csvName])), csvName)
 	if err != nil {
 		return nil, q.wrap(err)
 	}
 	defer rows.Close()
 	var out []*api.ChannelEntry
+	seen := map[[3]sql.NullString]bool{}
 	for rows.Next() {
 		var pkg, ch, bundle sql.NullString
 		if err := rows.Scan(&pkg, &ch, &bundle); err != nil {
 			return nil, q.wrap(err)
 		}
+		k := [3]sql.NullString{pkg, ch, bundle}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
 		out = append(out, &api.ChannelEntry{PackageName: pkg.String, ChannelName: ch.String, BundleName: bundle.String, Replaces: csvName})
 	}
 	if err := rows.Err(); err != nil {
@@ -105,33 +124,48 @@ func queryProvidedValue(group, version, kind string) string {
 	return string(b)
 }
 
+// The rows the provider queries join, narrowed to candidate rowids; the caller adds the order
+// in which SQLite's full scan met them.
+const queryProviderJoin = `
+	FROM properties AS p
+	JOIN channel_entry AS e ON p.operatorbundle_name = e.operatorbundle_name
+	LEFT JOIN channel_entry AS old ON old.entry_id = e.replaces
+	WHERE p.rowid IN (SELECT value FROM json_each(?)) AND e.rowid IN (SELECT value FROM json_each(?))
+	AND p.type = ? AND p.value = ?`
+
 // GetChannelEntriesThatProvide lists every channel entry (synthetic skip rows included) of
 // bundles that provide the API, with the name of the entry each one replaces.
 func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
+	// DISTINCT, done here, in first-seen order of SQLite's plan for the unindexed file: properties
+	// in rowid order, each joined through an automatic covering index on entries, whose order is
+	// its key: the bundle name, then the other columns used in table order, then rowid.
 	return q.providerEntries(ctx, `
-		SELECT DISTINCT e.package_name, e.channel_name, e.operatorbundle_name, old.operatorbundle_name
-		FROM channel_entry AS e
-		JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
-		LEFT JOIN channel_entry AS old ON old.entry_id = e.replaces
-		WHERE p.type = ? AND p.value = ?`, group, version, kind)
+		SELECT e.package_name, e.channel_name, e.operatorbundle_name, old.operatorbundle_name`+queryProviderJoin+`
+		ORDER BY p.rowid, e.channel_name, e.package_name, e.replaces, e.rowid`, true, group, version, kind)
 }
 
 // GetLatestChannelEntriesThatProvide keeps, per channel, the providing entry of least depth: the
 // newest providing bundle of the chain, which need not be the head.
 func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
-	// SQLite takes the bare columns of an aggregate query with a single min() from the row that
-	// holds the minimum.
+	// SQLite takes the bare columns of an aggregate query with a single min() from the first row
+	// that holds the minimum, so the rows are fed in the order the unindexed plan met them (see
+	// GetChannelEntriesThatProvide; depth is one more column of the automatic index here).
 	return q.providerEntries(ctx, `
-		SELECT e.package_name, e.channel_name, e.operatorbundle_name, old.operatorbundle_name, min(e.depth)
-		FROM channel_entry AS e
-		JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
-		LEFT JOIN channel_entry AS old ON old.entry_id = e.replaces
-		WHERE p.type = ? AND p.value = ?
-		GROUP BY e.package_name, e.channel_name`, group, version, kind)
+		SELECT package_name, channel_name, bundle, replaces, min(depth) FROM (
+			SELECT e.package_name AS package_name, e.channel_name AS channel_name,
+				e.operatorbundle_name AS bundle, old.operatorbundle_name AS replaces, e.depth AS depth`+queryProviderJoin+`
+			ORDER BY p.rowid, e.channel_name, e.package_name, e.replaces, e.depth, e.rowid)
+		GROUP BY package_name, channel_name`, false, group, version, kind)
 }
 
-func (q *Querier) providerEntries(ctx context.Context, query, group, version, kind string) ([]*api.ChannelEntry, error) {
-	rows, err := q.query(ctx, query, queryGVKType, queryProvidedValue(group, version, kind))
+func (q *Querier) providerEntries(ctx context.Context, query string, distinct bool, group, version, kind string) ([]*api.ChannelEntry, error) {
+	ix, err := q.rowIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	value := queryProvidedValue(group, version, kind)
+	props, entries := ix.links.providers(value)
+	rows, err := q.query(ctx, query, rowidList(props), rowidList(entries), queryGVKType, value)
 	if err != nil {
 		return nil, q.wrap(err)
 	}
@@ -141,6 +175,7 @@ func (q *Querier) providerEntries(ctx context.Context, query, group, version, ki
 		return nil, q.wrap(err)
 	}
 	var out []*api.ChannelEntry
+	seen := map[[4]sql.NullString]bool{}
 	for rows.Next() {
 		var pkg, ch, bundle, replaces sql.NullString
 		var depth sql.NullInt64
@@ -150,6 +185,13 @@ func (q *Querier) providerEntries(ctx context.Context, query, group, version, ki
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, q.wrap(err)
+		}
+		if distinct {
+			k := [4]sql.NullString{pkg, ch, bundle, replaces}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
 		}
 		out = append(out, &api.ChannelEntry{PackageName: pkg.String, ChannelName: ch.String, BundleName: bundle.String, Replaces: replaces.String})
 	}
@@ -166,17 +208,29 @@ func (q *Querier) providerEntries(ctx context.Context, query, group, version, ki
 // channel, the one of least depth per channel, and answers from the first such group only. A
 // NULL manifest blob in that row fails the call even if another package provides the API.
 func (q *Querier) GetDefaultBundleThatProvides(ctx context.Context, group, version, kind string) (*api.Bundle, error) {
+	ix, err := q.rowIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	value := queryProvidedValue(group, version, kind)
+	props, entries := ix.links.providers(value)
 	var r queryBundleRow
 	var pkg, ch sql.NullString
 	var depth sql.NullInt64
-	err := q.queryRow(ctx, `
-		SELECT e.operatorbundle_name, e.package_name, e.channel_name, b.bundle, b.bundlepath, b.version, b.skiprange, min(e.depth)
-		FROM channel_entry AS e
-		JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
-		JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
-		JOIN package AS pk ON pk.name = e.package_name
-		WHERE p.type = ? AND p.value = ? AND pk.default_channel = e.channel_name
-		GROUP BY e.package_name, e.channel_name`, queryGVKType, queryProvidedValue(group, version, kind)).
+	// Rows fed to the aggregate in the order the unindexed plan met them: entries in rowid order,
+	// each joined through an automatic index on properties (type, value, bundle name, rowid).
+	err = q.queryRow(ctx, `
+		SELECT name, package_name, channel_name, bundle, bundlepath, version, skiprange, min(depth) FROM (
+			SELECT e.operatorbundle_name AS name, e.package_name AS package_name, e.channel_name AS channel_name,
+				b.bundle AS bundle, b.bundlepath AS bundlepath, b.version AS version, b.skiprange AS skiprange, e.depth AS depth
+			FROM channel_entry AS e
+			JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
+			JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
+			JOIN package AS pk ON pk.name = e.package_name
+			WHERE e.rowid IN (SELECT value FROM json_each(?)) AND p.rowid IN (SELECT value FROM json_each(?))
+			AND p.type = ? AND p.value = ? AND pk.default_channel = e.channel_name
+			ORDER BY e.rowid, p.rowid)
+		GROUP BY package_name, channel_name`, rowidList(entries), rowidList(props), queryGVKType, value).
 		Scan(&r.name, &pkg, &ch, &r.blob, &r.bundlePath, &r.version, &r.skipRange, &depth)
 	if err == sql.ErrNoRows || (err == nil && !r.blob.Valid) {
 		return nil, fmt.Errorf("no entry found that provides %s %s %s", group, version, kind)
