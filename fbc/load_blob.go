@@ -222,15 +222,7 @@ func skipJSONValue(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return len(b)
+		return skipJSONString(b, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
@@ -253,5 +245,25 @@ func skipJSONValue(b []byte, i int) int {
 			j++
 		}
 		return j
+	}
+}
+
+// skipJSONString returns the index just past the string starting at b[i] (a quote), or len(b). It
+// jumps from quote to quote: a quote ends the string unless an odd run of backslashes precedes it.
+func skipJSONString(b []byte, i int) int {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		q += j
+		run := 0
+		for k := q - 1; k > i && b[k] == '\\'; k-- {
+			run++
+		}
+		if run%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
 }

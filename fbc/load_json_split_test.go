@@ -151,3 +151,69 @@ func FuzzJSONSplitter(f *testing.F) {
 		checkSplitMatchesReference(t, data)
 	})
 }
+
+// referenceSkip is skipJSONValue as it was written first, byte by byte.
+func referenceSkip(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = referenceSkip(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	default:
+		j := i + 1
+		for j < len(b) && !isJSONDelimiter(b[j]) {
+			j++
+		}
+		return j
+	}
+}
+
+func checkSkipMatchesReference(t *testing.T, data []byte) {
+	t.Helper()
+	for i := range data {
+		if got, want := skipJSONValue(data, i), referenceSkip(data, i); got != want {
+			t.Fatalf("skipJSONValue(%q, %d) = %d, want %d", data, i, got, want)
+		}
+	}
+}
+
+func TestSkipJSONValueMatchesReference(t *testing.T) {
+	for _, seed := range append(splitSeeds, `"a\\\"b\\\\"x"`, `["\\\\\\"]`, `"\"`) {
+		checkSkipMatchesReference(t, []byte(seed))
+	}
+}
+
+// FuzzSkipJSONValue checks skipJSONValue against the byte-by-byte reference at every offset.
+func FuzzSkipJSONValue(f *testing.F) {
+	for _, seed := range splitSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSkipMatchesReference(t, data)
+	})
+}
