@@ -54,15 +54,11 @@ func (q *Querier) fullBundle(ctx context.Context, r queryBundleRow, pkgName, cha
 // object, byte for byte, and picks the first ClusterServiceVersion as csvJson. An object without
 // a kind, or a blob without a CSV, fails the call as it does in opm.
 func querySplitBundleBlob(blob string) (objects []string, csvJSON string, err error) {
-	dec := json.NewDecoder(strings.NewReader(blob))
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+	objects, ok := querySplitObjectsFast(blob)
+	if !ok {
+		if objects, err = querySplitValues(blob); err != nil {
 			return nil, "", err
 		}
-		// The object as a slice of the blob: no copy of what can be megabytes of manifests.
-		end := int(dec.InputOffset())
-		objects = append(objects, blob[end-len(raw):end])
 	}
 	for _, o := range objects {
 		kind, err := queryObjectKind(o)
