@@ -129,9 +129,7 @@ func (q *Querier) apisOf(ctx context.Context, bundleName string) (provided, requ
 	}
 	for _, list := range [][]*api.GroupVersionKind{provided, required} {
 		for _, g := range list {
-			if g.Plural, err = q.pluralOf(ctx, g); err != nil {
-				return nil, nil, err
-			}
+			g.Plural = ix.links.plurals[[3]string{g.Group, g.Version, g.Kind}]
 		}
 	}
 	return provided, required, nil
@@ -166,19 +164,6 @@ func (q *Querier) gvkRows(ctx context.Context, query string, distinct bool, args
 		out = append(out, &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind})
 	}
 	return out, q.wrap(rows.Err())
-}
-
-func (q *Querier) pluralOf(ctx context.Context, g *api.GroupVersionKind) (string, error) {
-	var plural sql.NullString
-	err := q.queryRow(ctx, `SELECT plural FROM api WHERE group_name = ? AND version = ? AND kind = ?`,
-		g.Group, g.Version, g.Kind).Scan(&plural)
-	if err == sql.ErrNoRows {
-		return "", nil
-	}
-	if err != nil {
-		return "", q.wrap(err)
-	}
-	return plural.String, nil
 }
 
 // typedRows reads distinct (type, value) rows of properties or dependencies for one bundle, in

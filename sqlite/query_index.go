@@ -34,6 +34,9 @@ func (q *Querier) rowIndex(ctx context.Context) (*queryRowIndex, error) {
 		if ix.links.gvkProps, ix.err = q.gvkPropertyRows(ctx); ix.err != nil {
 			return
 		}
+		if ix.links.plurals, ix.err = q.apiPlurals(ctx); ix.err != nil {
+			return
+		}
 		ix.entries = map[[3]string][]int64{}
 		ix.links.byBundle = map[string][]int64{}
 		ix.links.replacedBy = map[int64][]int64{}

@@ -15,6 +15,7 @@ type queryEntryLinks struct {
 	byBundle   map[string][]int64 // operatorbundle_name -> channel_entry rowids
 	replacedBy map[int64][]int64  // CAST(replaces AS INTEGER) -> rowids of the entries replacing it
 	gvkProps   map[string][]queryPropertyRef
+	plurals    map[[3]string]string // api (group_name, version, kind) -> plural
 }
 
 // queryPropertyRef is an olm.gvk properties row, keyed in gvkProps by CAST(value AS TEXT).
@@ -68,4 +69,27 @@ func (l *queryEntryLinks) providers(value string) (props, entries []int64) {
 	}
 	slices.Sort(entries)
 	return props, slices.Compact(entries)
+}
+
+// apiPlurals reads the api table, whose primary key makes each text (group, version, kind) unique.
+// Keys that are not all text can never equal the text a lookup asks for, so they are left out.
+func (q *Querier) apiPlurals(ctx context.Context) (map[[3]string]string, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT group_name, version, kind, plural FROM api
+		WHERE typeof(group_name) = 'text' AND typeof(version) = 'text' AND typeof(kind) = 'text'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[[3]string]string{}
+	for rows.Next() {
+		var k [3]string
+		var plural sql.NullString
+		if err := rows.Scan(&k[0], &k[1], &k[2], &plural); err != nil {
+			return nil, err
+		}
+		if _, dup := out[k]; !dup {
+			out[k] = plural.String
+		}
+	}
+	return out, rows.Err()
 }
