@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -20,13 +21,14 @@ import (
 // quirks included. It opens the file read-only and immutable and never writes to it.
 // It implements grpccompat.Backend.
 type Querier struct {
-	db       *sql.DB // lookups: short statements, prepared once
-	listDB   *sql.DB // ListBundles streams, which hold a connection for as long as the client reads
-	path     string  // the file served: the input, or a private upgraded copy of an old one
-	input    string  // the file named by the caller, for messages
-	tempCopy bool    // path is a copy that Close removes
-	index    queryRowIndex
-	stmts    sync.Map // SQL text -> *sql.Stmt on db
+	db       *sql.DB                       // lookups: short statements, prepared once
+	listDB   *sql.DB                       // ListBundles streams, which hold a connection for as long as the client reads
+	path     string                        // the file served: the input, or a private upgraded copy of an old one
+	input    string                        // the file named by the caller, for messages
+	tempCopy bool                          // path is a copy that Close removes
+	index    atomic.Pointer[queryRowIndex] // built by the first lookup that needs it
+	indexMu  sync.Mutex                    // serializes building index
+	stmts    sync.Map                      // SQL text -> *sql.Stmt on db
 }
 
 // NewQuerier opens the index.db at path for serving. It fails with a clear message when the file

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"strings"
-	"sync"
 )
 
 // queryRowIndex maps bundle names (and channel entry keys) to the rowids of their rows. The
@@ -12,68 +11,75 @@ import (
 // this every GetBundle would scan whole tables. The answers are still read with SQL; only which
 // rows to read is looked up here. Built on first use.
 type queryRowIndex struct {
-	once    sync.Once
-	err     error
 	props   map[string][]int64
 	deps    map[string][]int64
 	entries map[[3]string][]int64 // (package, channel, bundle) -> channel_entry rowids
 	links   queryEntryLinks
 }
 
+// rowIndex returns the row index, building it on the first call; a failed build is retried by
+// the next call.
 func (q *Querier) rowIndex(ctx context.Context) (*queryRowIndex, error) {
-	ix := &q.index
-	ix.once.Do(func() {
-		// Built once for every caller: a cancelled first call must not leave it unbuilt.
-		ctx := context.WithoutCancel(ctx)
-		if ix.props, ix.err = q.namesToRowids(ctx, "properties"); ix.err != nil {
-			return
-		}
-		if ix.deps, ix.err = q.namesToRowids(ctx, "dependencies"); ix.err != nil {
-			return
-		}
-		if ix.links.gvkProps, ix.err = q.gvkPropertyRows(ctx); ix.err != nil {
-			return
-		}
-		if ix.links.plurals, ix.err = q.apiPlurals(ctx); ix.err != nil {
-			return
-		}
-		ix.entries = map[[3]string][]int64{}
-		ix.links.byBundle = map[string][]int64{}
-		ix.links.replacedBy = map[int64][]int64{}
-		var rows *sql.Rows
-		rows, ix.err = q.db.QueryContext(ctx, `SELECT rowid, package_name, channel_name, operatorbundle_name, CAST(replaces AS INTEGER)
-			FROM channel_entry ORDER BY rowid`)
-		if ix.err != nil {
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var pkg, ch, name sql.NullString
-			var replaces sql.NullInt64
-			if ix.err = rows.Scan(&id, &pkg, &ch, &name, &replaces); ix.err != nil {
-				return
-			}
-			if name.Valid {
-				ix.links.byBundle[name.String] = append(ix.links.byBundle[name.String], id)
-			}
-			if replaces.Valid {
-				ix.links.replacedBy[replaces.Int64] = append(ix.links.replacedBy[replaces.Int64], id)
-			}
-			if pkg.Valid && ch.Valid && name.Valid {
-				k := [3]string{pkg.String, ch.String, name.String}
-				ix.entries[k] = append(ix.entries[k], id)
-			}
-		}
-		ix.err = rows.Err()
-	})
-	if ix.err != nil {
-		// A failed build (e.g. a cancelled first call) is retried by the next call.
-		err := ix.err
-		q.index = queryRowIndex{}
+	if ix := q.index.Load(); ix != nil {
+		return ix, nil
+	}
+	q.indexMu.Lock()
+	defer q.indexMu.Unlock()
+	if ix := q.index.Load(); ix != nil {
+		return ix, nil
+	}
+	// Built for every waiting caller: a cancelled first call must not fail the others.
+	ix, err := q.buildRowIndex(context.WithoutCancel(ctx))
+	if err != nil {
 		return nil, q.wrap(err)
 	}
+	q.index.Store(ix)
 	return ix, nil
+}
+
+func (q *Querier) buildRowIndex(ctx context.Context) (*queryRowIndex, error) {
+	ix := &queryRowIndex{}
+	var err error
+	if ix.props, err = q.namesToRowids(ctx, "properties"); err != nil {
+		return nil, err
+	}
+	if ix.deps, err = q.namesToRowids(ctx, "dependencies"); err != nil {
+		return nil, err
+	}
+	if ix.links.gvkProps, err = q.gvkPropertyRows(ctx); err != nil {
+		return nil, err
+	}
+	if ix.links.plurals, err = q.apiPlurals(ctx); err != nil {
+		return nil, err
+	}
+	ix.entries = map[[3]string][]int64{}
+	ix.links.byBundle = map[string][]int64{}
+	ix.links.replacedBy = map[int64][]int64{}
+	rows, err := q.db.QueryContext(ctx, `SELECT rowid, package_name, channel_name, operatorbundle_name, CAST(replaces AS INTEGER)
+		FROM channel_entry ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var pkg, ch, name sql.NullString
+		var replaces sql.NullInt64
+		if err := rows.Scan(&id, &pkg, &ch, &name, &replaces); err != nil {
+			return nil, err
+		}
+		if name.Valid {
+			ix.links.byBundle[name.String] = append(ix.links.byBundle[name.String], id)
+		}
+		if replaces.Valid {
+			ix.links.replacedBy[replaces.Int64] = append(ix.links.replacedBy[replaces.Int64], id)
+		}
+		if pkg.Valid && ch.Valid && name.Valid {
+			k := [3]string{pkg.String, ch.String, name.String}
+			ix.entries[k] = append(ix.entries[k], id)
+		}
+	}
+	return ix, rows.Err()
 }
 
 func (q *Querier) namesToRowids(ctx context.Context, table string) (map[string][]int64, error) {
