@@ -50,8 +50,9 @@ type UnsupportedVersionError struct {
 
 func (e *UnsupportedVersionError) Error() string {
 	if e.Version > MaxSchemaVersion {
-		return fmt.Sprintf("%s: schema version %d is newer than this olmcat understands (max %d); it was not written by opm v1.72 or older",
-			e.Path, e.Version, MaxSchemaVersion)
+		return fmt.Sprintf("%s: schema version %d is newer than this olmcat understands (max %d); it was not written by opm v1.72 or older: "+
+			"check the file's origin, or fix schema_migrations in a copy if the tables are those of version %d",
+			e.Path, e.Version, MaxSchemaVersion, MaxSchemaVersion)
 	}
 	return fmt.Sprintf("%s: schema version %d in table schema_migrations is not a version opm ever wrote (0 to %d)",
 		e.Path, e.Version, MaxSchemaVersion)

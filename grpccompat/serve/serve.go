@@ -32,7 +32,7 @@ const (
 func DetectKind(path string) (Kind, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("catalog %s: %w", path, err)
+		return "", fmt.Errorf("cannot read catalog %s: %w (give an FBC directory or file, an index.db, or an index image reference)", path, err)
 	}
 	if st.IsDir() {
 		return KindFBC, nil
