@@ -117,6 +117,10 @@ func runMigrateToFBC(cmd *cobra.Command, in, out, reportPath string, opts conver
 			err = werr
 		}
 		report.WriteSummary(cmd.ErrOrStderr(), 20)
+		if err == nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: migrated %s (schema version %d): %d packages, %d bundles into %s\n",
+				in, report.SchemaVersion, report.Packages, report.Bundles, out)
+		}
 	}
 	var strict *convert.StrictError
 	if errors.As(err, &strict) {

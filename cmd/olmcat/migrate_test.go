@@ -47,8 +47,8 @@ func TestMigrateCommandMatchesOpm(t *testing.T) {
 			args = append(args, "--migrate-level", "bundle-object-to-csv-metadata")
 		}
 		code, _, stderr := runCLI(t, args...)
-		if code != 0 || stderr != "" {
-			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+		if code != 0 || !strings.HasPrefix(stderr, "olmcat: migrated ") || strings.Count(stderr, "\n") != 1 {
+			t.Fatalf("%v: exit %d, stderr %q; want only the one-line summary (no departures)", args, code, stderr)
 		}
 		if got, want := concatenated(t, out, v.ext), concatenated(t, filepath.Join(caseDir, v.dir), v.ext); got != want {
 			t.Errorf("%s: output differs from opm's", v.dir)
