@@ -109,9 +109,7 @@ func (d *Deprecation) decodeFast(data []byte) bool {
 // properties reads a []Property the way encoding/json fills a struct: a null element is a zero
 // Property, unknown keys are dropped, and a null type leaves it empty.
 func (s *jsonScanner) properties(dst *[]Property) bool {
-	var props []Property
-	wasNull, ok := s.eachElement(func() bool {
-		var p Property
+	return list(s, dst, func(p *Property) bool {
 		var seen fieldSet
 		_, ok := s.eachMember(func(k []byte) bool {
 			switch string(k) {
@@ -124,16 +122,8 @@ func (s *jsonScanner) properties(dst *[]Property) bool {
 			}
 			return !foldsLike(k, "type", "value") && s.skipValue()
 		})
-		props = append(props, p)
 		return ok
 	})
-	if ok && !wasNull {
-		if props == nil {
-			props = []Property{}
-		}
-		*dst = props
-	}
-	return ok
 }
 
 // icon reads a package icon (a struct decoded by encoding/json, like Property).
@@ -168,9 +158,7 @@ func (s *jsonScanner) icon(dst **Icon) bool {
 }
 
 func (s *jsonScanner) relatedImages(dst *[]RelatedImage) bool {
-	var images []RelatedImage
-	wasNull, ok := s.eachElement(func() bool {
-		var ri RelatedImage
+	return list(s, dst, func(ri *RelatedImage) bool {
 		var seen fieldSet
 		ok := s.elementObject(func(k []byte) bool {
 			switch string(k) {
@@ -181,22 +169,12 @@ func (s *jsonScanner) relatedImages(dst *[]RelatedImage) bool {
 			}
 			return s.extraInto(&ri.Extra, k)
 		})
-		images = append(images, ri)
 		return ok
 	})
-	if ok && !wasNull {
-		if images == nil {
-			images = []RelatedImage{}
-		}
-		*dst = images
-	}
-	return ok
 }
 
 func (s *jsonScanner) channelEntries(dst *[]ChannelEntry) bool {
-	var entries []ChannelEntry
-	wasNull, ok := s.eachElement(func() bool {
-		var e ChannelEntry
+	return list(s, dst, func(e *ChannelEntry) bool {
 		var seen fieldSet
 		ok := s.elementObject(func(k []byte) bool {
 			switch string(k) {
@@ -211,39 +189,21 @@ func (s *jsonScanner) channelEntries(dst *[]ChannelEntry) bool {
 			}
 			return s.extraInto(&e.Extra, k)
 		})
-		entries = append(entries, e)
 		return ok
 	})
-	if ok && !wasNull {
-		if entries == nil {
-			entries = []ChannelEntry{}
-		}
-		*dst = entries
-	}
-	return ok
 }
 
 // strings reads a []string; a null element is an empty string.
 func (s *jsonScanner) strings(dst *[]string) bool {
-	var list []string
-	wasNull, ok := s.eachElement(func() bool {
-		v, _, ok := s.stringValue()
-		list = append(list, v)
+	return list(s, dst, func(v *string) bool {
+		str, _, ok := s.stringValue()
+		*v = str
 		return ok
 	})
-	if ok && !wasNull {
-		if list == nil {
-			list = []string{}
-		}
-		*dst = list
-	}
-	return ok
 }
 
 func (s *jsonScanner) deprecationEntries(dst *[]DeprecationEntry) bool {
-	var entries []DeprecationEntry
-	wasNull, ok := s.eachElement(func() bool {
-		var e DeprecationEntry
+	return list(s, dst, func(e *DeprecationEntry) bool {
 		var seen fieldSet
 		ok := s.elementObject(func(k []byte) bool {
 			switch string(k) {
@@ -254,16 +214,8 @@ func (s *jsonScanner) deprecationEntries(dst *[]DeprecationEntry) bool {
 			}
 			return s.extraInto(&e.Extra, k)
 		})
-		entries = append(entries, e)
 		return ok
 	})
-	if ok && !wasNull {
-		if entries == nil {
-			entries = []DeprecationEntry{}
-		}
-		*dst = entries
-	}
-	return ok
 }
 
 // reference reads a deprecation entry's reference; null leaves it zero.
@@ -278,5 +230,24 @@ func (s *jsonScanner) reference(ref *Reference) bool {
 		}
 		return s.extraInto(&ref.Extra, k)
 	})
+	return ok
+}
+
+// list reads a JSON array into *dst the way encoding/json fills a slice: null leaves *dst as it
+// is, [] gives an empty (non-nil) slice, and each element is read by elem.
+func list[T any](s *jsonScanner, dst *[]T, elem func(*T) bool) bool {
+	var out []T
+	wasNull, ok := s.eachElement(func() bool {
+		var v T
+		ok := elem(&v)
+		out = append(out, v)
+		return ok
+	})
+	if ok && !wasNull {
+		if out == nil {
+			out = []T{}
+		}
+		*dst = out
+	}
 	return ok
 }
