@@ -54,11 +54,7 @@ func LoadCatalog(ctx context.Context, path string, opts Options) (*fbc.Catalog, 
 	}
 	all := &fbc.Catalog{}
 	report, err := WalkCatalog(ctx, path, opts, func(_ string, c *fbc.Catalog) error {
-		all.Packages = append(all.Packages, c.Packages...)
-		all.Channels = append(all.Channels, c.Channels...)
-		all.Bundles = append(all.Bundles, c.Bundles...)
-		all.Deprecations = append(all.Deprecations, c.Deprecations...)
-		all.Others = append(all.Others, c.Others...)
+		all.Append(c)
 		return nil
 	})
 	if err != nil {

@@ -142,3 +142,12 @@ type Meta struct {
 // Extra holds the fields of an object that this version of olmcat does not know, so that writing
 // a loaded catalog gives them back. Keys are written after the known fields, in sorted order.
 type Extra map[string]json.RawMessage
+
+// Append adds every blob of other to c, keeping their order.
+func (c *Catalog) Append(other *Catalog) {
+	c.Packages = append(c.Packages, other.Packages...)
+	c.Channels = append(c.Channels, other.Channels...)
+	c.Bundles = append(c.Bundles, other.Bundles...)
+	c.Deprecations = append(c.Deprecations, other.Deprecations...)
+	c.Others = append(c.Others, other.Others...)
+}

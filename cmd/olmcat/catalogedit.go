@@ -107,11 +107,7 @@ func readIndexDB(ctx context.Context, path string, stderr io.Writer) (*fbc.Catal
 	defer db.Close()
 	cat := &fbc.Catalog{}
 	report, err := convert.FromSQLite(ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
-		cat.Packages = append(cat.Packages, c.Packages...)
-		cat.Channels = append(cat.Channels, c.Channels...)
-		cat.Bundles = append(cat.Bundles, c.Bundles...)
-		cat.Deprecations = append(cat.Deprecations, c.Deprecations...)
-		cat.Others = append(cat.Others, c.Others...)
+		cat.Append(c)
 		return nil
 	})
 	if err != nil {

@@ -87,11 +87,7 @@ func render(cmd *cobra.Command, inputs []string, format fbc.Format, opts convert
 		if err != nil {
 			return renderError(err)
 		}
-		all.Packages = append(all.Packages, c.Packages...)
-		all.Channels = append(all.Channels, c.Channels...)
-		all.Bundles = append(all.Bundles, c.Bundles...)
-		all.Deprecations = append(all.Deprecations, c.Deprecations...)
-		all.Others = append(all.Others, c.Others...)
+		all.Append(c)
 	}
 	if err := fbc.Write(w, all, format); err != nil {
 		return err
