@@ -83,11 +83,7 @@ func writePackageFile(dir string, c *fbc.Catalog, format fbc.Format) error {
 		return fmt.Errorf("create output file: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	write := func() error { return fbc.Write(w, c, format) }
-	if format == fbc.JSON {
-		write = func() error { return writeCatalogJSON(w, c) }
-	}
-	if err := write(); err != nil {
+	if err := fbc.Write(w, c, format); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", name, err)
 	}

@@ -1,9 +1,7 @@
 package convert
 
 import (
-	"bufio"
 	"context"
-	"io"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/sqlite"
@@ -61,20 +59,4 @@ func LoadCatalog(ctx context.Context, path string, opts Options) (*fbc.Catalog, 
 		return nil, nil, err
 	}
 	return all, report, nil
-}
-
-// WriteCatalog writes c as fbc.Write does; JSON output of a converted package takes a faster path
-// that gives the same bytes.
-func WriteCatalog(w io.Writer, c *fbc.Catalog, format fbc.Format) error {
-	if format != fbc.JSON || !fastWritable(c) {
-		return fbc.Write(w, c, format)
-	}
-	bw, ok := w.(*bufio.Writer)
-	if !ok {
-		bw = bufio.NewWriterSize(w, 1<<20)
-	}
-	if err := writeCatalogJSON(bw, c); err != nil {
-		return err
-	}
-	return bw.Flush()
 }

@@ -1,6 +1,7 @@
 package fbc
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -35,10 +36,28 @@ func (f Format) Ext() string { return "." + string(f) }
 // the olm.package blob, its channels by name, its bundles by name, other schemas by schema, then
 // its deprecations. Blobs that belong to no package come first.
 func Write(w io.Writer, c *Catalog, f Format) error {
+	var bw *bufio.Writer
 	for _, part := range SplitByPackage(c) {
-		if err := writePackage(w, part.Catalog, f); err != nil {
-			return err
+		if f != JSON || !fastWritable(part.Catalog) {
+			if bw != nil {
+				if err := bw.Flush(); err != nil {
+					return err
+				}
+			}
+			if err := writePackage(w, part.Catalog, f); err != nil {
+				return err
+			}
+			continue
 		}
+		if bw == nil {
+			bw = bufio.NewWriterSize(w, 1<<20)
+		}
+		if err := writeCatalogJSON(bw, part.Catalog); err != nil {
+			return fmt.Errorf("package %q: %w", part.Package, err)
+		}
+	}
+	if bw != nil {
+		return bw.Flush()
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func render(cmd *cobra.Command, inputs []string, format fbc.Format, opts convert
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
 	if len(inputs) == 1 {
 		report, err := convert.WalkCatalog(cmd.Context(), inputs[0], opts, func(_ string, c *fbc.Catalog) error {
-			return convert.WriteCatalog(w, c, format)
+			return fbc.Write(w, c, format)
 		})
 		if report != nil {
 			report.WriteSummary(cmd.ErrOrStderr(), 20)

@@ -1,4 +1,4 @@
-package convert
+package fbc
 
 import (
 	"bufio"
@@ -6,19 +6,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
-
-	"github.com/olmcat/olmcat/fbc"
-	"github.com/olmcat/olmcat/fbc/property"
 )
 
-// writeCatalogJSON writes a converted package exactly as fbc.Write(w, c, fbc.JSON) does (opm's
-// four-space indented, HTML-unescaped stream), but without re-scanning every value: the bundle
-// objects, most of the bytes, are written straight from their base64 text. It handles the blobs
-// FromSQLite builds; any other catalog goes through fbc.Write.
-func writeCatalogJSON(w *bufio.Writer, c *fbc.Catalog) error {
-	if !fastWritable(c) {
-		return fbc.Write(w, c, fbc.JSON)
-	}
+// typeBundleObject is property.TypeBundleObject (package property imports this one).
+const typeBundleObject = "olm.bundle.object"
+
+// writeCatalogJSON writes one package's blobs exactly as the encoder path of Write (writePackage)
+// does: opm's four-space indented, HTML-unescaped stream, but without re-scanning every value: the
+// bundle objects, most of the bytes, are written straight from their base64 text. Write takes it
+// for every package fastWritable accepts (every converted package, most loaded ones).
+func writeCatalogJSON(w *bufio.Writer, c *Catalog) error {
 	jw := &jsonBlobWriter{w: w}
 	for i := range c.Packages {
 		jw.pkg(&c.Packages[i])
@@ -35,8 +32,8 @@ func writeCatalogJSON(w *bufio.Writer, c *fbc.Catalog) error {
 	return jw.err
 }
 
-// fastWritable reports that the catalog has only what writeCatalogJSON writes, in fbc.Write's order.
-func fastWritable(c *fbc.Catalog) bool {
+// fastWritable reports that the catalog has only what writeCatalogJSON writes, in Write's order.
+func fastWritable(c *Catalog) bool {
 	if len(c.Packages) != 1 || len(c.Others) > 0 || len(c.Deprecations) > 1 {
 		return false
 	}
@@ -103,7 +100,7 @@ func (j *jsonBlobWriter) field(depth int, key, value string, last bool) {
 	j.raw("\n")
 }
 
-func (j *jsonBlobWriter) pkg(p *fbc.Package) {
+func (j *jsonBlobWriter) pkg(p *Package) {
 	j.raw("{\n")
 	j.field(1, "schema", quoteJSON(p.Schema), false)
 	j.field(1, "name", quoteJSON(p.Name), false)
@@ -118,7 +115,7 @@ func (j *jsonBlobWriter) pkg(p *fbc.Package) {
 	j.raw("}\n")
 }
 
-func (j *jsonBlobWriter) channel(c *fbc.Channel) {
+func (j *jsonBlobWriter) channel(c *Channel) {
 	j.raw("{\n")
 	j.field(1, "schema", quoteJSON(c.Schema), false)
 	j.field(1, "name", quoteJSON(c.Name), false)
@@ -166,7 +163,7 @@ func (j *jsonBlobWriter) comma(more bool) {
 	j.raw("\n")
 }
 
-func (j *jsonBlobWriter) bundle(b *fbc.Bundle) {
+func (j *jsonBlobWriter) bundle(b *Bundle) {
 	j.raw("{\n")
 	j.field(1, "schema", quoteJSON(b.Schema), false)
 	j.field(1, "name", quoteJSON(b.Name), false)
@@ -207,12 +204,16 @@ func (j *jsonBlobWriter) bundle(b *fbc.Bundle) {
 	j.raw("}\n")
 }
 
-// value writes a property value indented at depth 3. A bundle object built by bundleObjectProperty
-// is {"data":"<base64>"}, written as is; anything else goes through json.Indent.
-func (j *jsonBlobWriter) value(p fbc.Property) {
+// value writes a property value indented at depth 3. A bundle object in its compact form
+// {"data":"<base64>"} is written as is; anything else goes through json.Indent.
+func (j *jsonBlobWriter) value(p Property) {
 	const head, tail = `{"data":"`, `"}`
 	v := p.Value
-	if p.Type == property.TypeBundleObject && bytes.HasPrefix(v, []byte(head)) && bytes.HasSuffix(v, []byte(tail)) &&
+	if len(v) == 0 {
+		j.raw("null") // as encoding/json writes a nil json.RawMessage
+		return
+	}
+	if p.Type == typeBundleObject && bytes.HasPrefix(v, []byte(head)) && bytes.HasSuffix(v, []byte(tail)) &&
 		!bytes.ContainsAny(v[len(head):len(v)-len(tail)], "\"\\") {
 		j.raw("{\n" + strings.Repeat("    ", 4) + `"data": "`)
 		if j.err == nil {
@@ -233,7 +234,7 @@ func (j *jsonBlobWriter) value(p fbc.Property) {
 	}
 }
 
-func (j *jsonBlobWriter) deprecation(d *fbc.Deprecation) {
+func (j *jsonBlobWriter) deprecation(d *Deprecation) {
 	j.raw("{\n")
 	j.field(1, "schema", quoteJSON(d.Schema), false)
 	j.field(1, "package", quoteJSON(d.Package), false)
