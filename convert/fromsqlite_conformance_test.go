@@ -13,6 +13,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 const sqliteConformanceDir = "../../shared/conformance/sqlite"
@@ -40,7 +41,7 @@ var outputVariants = []struct {
 }{
 	{"migrate", MigrateOptions{Format: fbc.JSON}},
 	{"migrate-yaml", MigrateOptions{Format: fbc.YAML}},
-	{"migrate-csvmeta", MigrateOptions{Format: fbc.JSON, Options: Options{MigrateLevel: LevelCSVMetadata}}},
+	{"migrate-csvmeta", MigrateOptions{Format: fbc.JSON, Options: tofbc.Options{MigrateLevel: tofbc.LevelCSVMetadata}}},
 }
 
 // TestMigrateMatchesOpm runs olmcat migrate on every corpus index and compares each output file with
@@ -69,7 +70,7 @@ func TestMigrateMatchesOpm(t *testing.T) {
 	}
 }
 
-func compareTrees(t *testing.T, wantDir, gotDir string, report *Report, format fbc.Format) {
+func compareTrees(t *testing.T, wantDir, gotDir string, report *tofbc.Report, format fbc.Format) {
 	t.Helper()
 	want, got := treeFiles(t, wantDir), treeFiles(t, gotDir)
 	if strings.Join(want, "\n") != strings.Join(got, "\n") {
@@ -99,7 +100,7 @@ func compareTrees(t *testing.T, wantDir, gotDir string, report *Report, format f
 	}
 }
 
-func explainedBy(r *Report, pkg string) string {
+func explainedBy(r *tofbc.Report, pkg string) string {
 	var codes []string
 	for _, d := range r.Departures {
 		if d.Package == pkg {

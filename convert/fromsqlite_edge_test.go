@@ -12,6 +12,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 func execSQL(t *testing.T, path string, statements ...string) {
@@ -36,27 +37,27 @@ const v12CSV = `{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterSer
 var edgeCases = []struct {
 	name    string
 	edit    []string
-	want    []DepartureCode
+	want    []tofbc.DepartureCode
 	invalid bool // the catalog cannot be made valid (and the departure says so)
 	check   func(t *testing.T, c *fbc.Catalog)
 }{
 	{name: "null default channel", edit: []string{`UPDATE package SET default_channel = NULL`},
-		want: []DepartureCode{DefaultChannelChosen},
+		want: []tofbc.DepartureCode{tofbc.DefaultChannelChosen},
 		check: func(t *testing.T, c *fbc.Catalog) {
 			if c.Packages[0].DefaultChannel != "stable" {
 				t.Errorf("default channel %q", c.Packages[0].DefaultChannel)
 			}
 		}},
 	{name: "unknown default channel", edit: []string{`UPDATE package SET default_channel = 'fast'`},
-		want: []DepartureCode{DefaultChannelChosen}},
+		want: []tofbc.DepartureCode{tofbc.DefaultChannelChosen}},
 	{name: "empty version", edit: []string{`UPDATE operatorbundle SET version = '' WHERE name = 'demo.v1.0.0'`},
-		want: []DepartureCode{VersionRecovered}},
+		want: []tofbc.DepartureCode{tofbc.VersionRecovered}},
 	{name: "null version and no CSV version", edit: []string{
 		`UPDATE operatorbundle SET version = NULL, csv = NULL, bundle = '{"kind":"ConfigMap"}' WHERE name = 'demo.v1.0.0'`},
-		want: []DepartureCode{BundleDropped, CSVMissing}},
+		want: []tofbc.DepartureCode{tofbc.BundleDropped, tofbc.CSVMissing}},
 	{name: "olm.package with release next to one without", edit: []string{
 		`INSERT INTO properties VALUES ('olm.package', '{"packageName":"demo","release":"2","version":"1.1.0"}', 'demo.v1.1.0', '1.1.0', NULL)`},
-		want: []DepartureCode{PackagePropertyFixed},
+		want: []tofbc.DepartureCode{tofbc.PackagePropertyFixed},
 		check: func(t *testing.T, c *fbc.Catalog) {
 			// The release cannot be kept: FBC requires such a bundle to be named demo-v1.1.0-2.
 			if !hasProperty(c, "demo.v1.1.0", "olm.package", `{"packageName":"demo","version":"1.1.0"}`) {
@@ -68,7 +69,7 @@ var edgeCases = []struct {
 		`INSERT INTO dependencies VALUES ('olm.constraint', '{"cel":{"rule":"true"},"failureMessage":"x \u003c y"}', 'demo.v1.0.0', '1.0.0', NULL)`,
 		`INSERT INTO dependencies VALUES ('example.com/custom', '[1, 2]', 'demo.v1.0.0', '1.0.0', NULL)`,
 		`INSERT INTO dependencies VALUES ('olm.package', '{"packageName":"etcd","version":"\u003e0.9.0"}', 'demo.v1.0.0', '1.0.0', NULL)`},
-		want: []DepartureCode{DependencyKept, DependencyKept, DependencyKept},
+		want: []tofbc.DepartureCode{tofbc.DependencyKept, tofbc.DependencyKept, tofbc.DependencyKept},
 		check: func(t *testing.T, c *fbc.Catalog) {
 			for _, want := range [][2]string{{"olm.label", `{"label":"gpu"}`}, {"olm.constraint", `{"cel":{"rule":"true"},"failureMessage":"x \u003c y"}`},
 				{"example.com/custom", `[1,2]`}, {"olm.package.required", `{"packageName":"etcd","versionRange":">0.9.0"}`}} {
@@ -78,7 +79,7 @@ var edgeCases = []struct {
 			}
 		}},
 	{name: "deprecated bundle", edit: []string{`INSERT INTO properties VALUES ('olm.deprecated', '{}', 'demo.v1.0.0', '1.0.0', NULL)`},
-		want: []DepartureCode{DeprecatedBundleKept},
+		want: []tofbc.DepartureCode{tofbc.DeprecatedBundleKept},
 		check: func(t *testing.T, c *fbc.Catalog) {
 			if len(c.Deprecations) != 1 || c.Deprecations[0].Entries[0].Reference.Name != "demo.v1.0.0" || hasProperty(c, "demo.v1.0.0", "olm.deprecated", "{}") {
 				t.Errorf("deprecations %+v", c.Deprecations)
@@ -87,7 +88,7 @@ var edgeCases = []struct {
 	{name: "bundle in two packages", edit: []string{
 		`INSERT INTO package VALUES ('other', 'alpha')`, `INSERT INTO channel VALUES ('alpha', 'other', 'demo.v1.0.0')`,
 		`INSERT INTO channel_entry VALUES (9, 'alpha', 'other', 'demo.v1.0.0', NULL, 0)`},
-		want: []DepartureCode{PackagePropertyFixed},
+		want: []tofbc.DepartureCode{tofbc.PackagePropertyFixed},
 		check: func(t *testing.T, c *fbc.Catalog) {
 			for _, b := range c.Bundles {
 				if b.Name == "demo.v1.0.0" && !hasPropertyIn(b, "olm.package", `{"packageName":"`+b.Package+`","version":"1.0.0"}`) {
@@ -96,36 +97,36 @@ var edgeCases = []struct {
 			}
 		}},
 	{name: "no package row", edit: []string{`DELETE FROM package`},
-		want: []DepartureCode{DefaultChannelChosen, PackageRowMissing}},
+		want: []tofbc.DepartureCode{tofbc.DefaultChannelChosen, tofbc.PackageRowMissing}},
 	{name: "no channel row", edit: []string{`DELETE FROM channel`},
-		want: []DepartureCode{ChannelAdded}},
+		want: []tofbc.DepartureCode{tofbc.ChannelAdded}},
 	{name: "channel without entries", edit: []string{`INSERT INTO channel VALUES ('beta', 'demo', 'demo.v1.0.0')`},
-		want: []DepartureCode{EmptyChannelDropped}},
+		want: []tofbc.DepartureCode{tofbc.EmptyChannelDropped}},
 	{name: "package without channels", edit: []string{`INSERT INTO package VALUES ('ghost', 'stable')`},
-		want: []DepartureCode{PackageDropped}},
+		want: []tofbc.DepartureCode{tofbc.PackageDropped}},
 	{name: "invalid property value", edit: []string{
 		`INSERT INTO properties VALUES ('example.com/note', '{bad', 'demo.v1.0.0', '1.0.0', NULL)`,
 		`INSERT INTO properties VALUES ('olm.gvk', '"x"', 'demo.v1.0.0', '1.0.0', NULL)`},
-		want: []DepartureCode{InvalidPropertyDropped, InvalidPropertyDropped}},
+		want: []tofbc.DepartureCode{tofbc.InvalidPropertyDropped, tofbc.InvalidPropertyDropped}},
 	{name: "bundle without image or manifests", edit: []string{`UPDATE operatorbundle SET bundle = NULL WHERE name = 'demo.v1.0.0'`},
-		want: []DepartureCode{BundleDropped}},
+		want: []tofbc.DepartureCode{tofbc.BundleDropped}},
 	{name: "unreadable manifests", edit: []string{`UPDATE operatorbundle SET bundle = '{"kind": ' WHERE name = 'demo.v1.0.0'`},
-		want: []DepartureCode{BundleDropped, BundleObjectsUnreadable}},
+		want: []tofbc.DepartureCode{tofbc.BundleDropped, tofbc.BundleObjectsUnreadable}},
 	{name: "default head without csv", edit: []string{`UPDATE operatorbundle SET csv = NULL WHERE name = 'demo.v1.1.0'`},
-		want: []DepartureCode{IconUnavailable}},
+		want: []tofbc.DepartureCode{tofbc.IconUnavailable}},
 	{name: "no schema_migrations", edit: []string{`DROP TABLE schema_migrations`},
-		want: []DepartureCode{SchemaVersionInferred}},
+		want: []tofbc.DepartureCode{tofbc.SchemaVersionInferred}},
 	{name: "second head", edit: []string{
 		`INSERT INTO operatorbundle (name, csv, bundle, bundlepath, version, skiprange, replaces, skips) VALUES ('demo.v1.2.0', CAST('` + v12CSV + `' AS BLOB), CAST('` + v12CSV + `' AS BLOB), '', '1.2.0', '', '', '')`,
 		`INSERT INTO channel_entry VALUES (5, 'stable', 'demo', 'demo.v1.2.0', NULL, 0)`},
-		want: []DepartureCode{CSVEdgeAdded, StrandedSkipAdded},
+		want: []tofbc.DepartureCode{tofbc.CSVEdgeAdded, tofbc.StrandedSkipAdded},
 		check: func(t *testing.T, c *fbc.Catalog) {
 			if e := findEntry(c, "stable", "demo.v1.2.0"); e == nil || !slices.Equal(e.Skips, []string{"demo.v1.1.0"}) {
 				t.Errorf("entry %+v", e)
 			}
 		}},
 	{name: "replaces cycle", edit: []string{`UPDATE channel_entry SET replaces = 1 WHERE entry_id = 4`},
-		want: []DepartureCode{GraphUnrepaired}, invalid: true},
+		want: []tofbc.DepartureCode{tofbc.GraphUnrepaired}, invalid: true},
 }
 
 func hasProperty(c *fbc.Catalog, bundle, typ, value string) bool {
@@ -149,7 +150,7 @@ func TestMigrateRepairsWhatOpmCannot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var codes []DepartureCode
+			var codes []tofbc.DepartureCode
 			for _, d := range report.Departures {
 				codes = append(codes, d.Code)
 				if d.Opm == "" || d.Olmcat == "" {
@@ -179,7 +180,7 @@ func TestMigrateStrict(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	report, err := MigrateSQLite(context.Background(), path, out, MigrateOptions{Strict: true})
 	var strict *StrictError
-	if !errors.As(err, &strict) || report == nil || !strings.Contains(err.Error(), string(DefaultChannelChosen)) {
+	if !errors.As(err, &strict) || report == nil || !strings.Contains(err.Error(), string(tofbc.DefaultChannelChosen)) {
 		t.Fatalf("got %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -8,14 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/olmcat/olmcat/convert/atomicout"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // MigrateOptions are the options of `olmcat migrate`.
 type MigrateOptions struct {
-	Options
+	tofbc.Options
 	Format fbc.Format // fbc.JSON (default) or fbc.YAML
 	// Strict turns every departure into an error: nothing is written.
 	Strict bool
@@ -24,7 +25,7 @@ type MigrateOptions struct {
 }
 
 // StrictError is returned by MigrateSQLite in strict mode when the conversion departed from opm.
-type StrictError struct{ Report *Report }
+type StrictError struct{ Report *tofbc.Report }
 
 func (e *StrictError) Error() string {
 	var b strings.Builder
@@ -43,7 +44,7 @@ func (e *StrictError) Error() string {
 // <package>/catalog.<json|yaml> per package as opm migrate writes it. The output appears atomically:
 // on any error (or, in strict mode, any departure) nothing is left at outDir. The input is opened
 // read-only and is not changed.
-func MigrateSQLite(ctx context.Context, input, outDir string, opts MigrateOptions) (*Report, error) {
+func MigrateSQLite(ctx context.Context, input, outDir string, opts MigrateOptions) (*tofbc.Report, error) {
 	if opts.Format == "" {
 		opts.Format = fbc.JSON
 	}
@@ -58,7 +59,7 @@ func MigrateSQLite(ctx context.Context, input, outDir string, opts MigrateOption
 	}
 	defer target.Abort()
 	root := target.Path()
-	report, err := FromSQLite(ctx, db, opts.Options, func(pkg string, c *fbc.Catalog) error {
+	report, err := tofbc.Convert(ctx, db, opts.Options, func(pkg string, c *fbc.Catalog) error {
 		return writePackageFile(filepath.Join(root, pkg), c, opts.Format)
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // Opening any catalog input: an index.db (recognized by the SQLite header, whatever its name) is
@@ -22,7 +23,7 @@ func IsIndexDB(path string) (bool, error) {
 // WalkCatalog calls fn once per package of the catalog at path, in package-name order, holding one
 // package at a time where the input allows (see fbc.WalkPackages for FBC inputs). For an index.db the
 // report lists the departures from opm migrate; for an FBC input it is nil.
-func WalkCatalog(ctx context.Context, path string, opts Options, fn EmitFunc) (*Report, error) {
+func WalkCatalog(ctx context.Context, path string, opts tofbc.Options, fn tofbc.EmitFunc) (*tofbc.Report, error) {
 	isDB, err := IsIndexDB(path)
 	if err != nil {
 		return nil, err
@@ -35,13 +36,13 @@ func WalkCatalog(ctx context.Context, path string, opts Options, fn EmitFunc) (*
 		return nil, err
 	}
 	defer db.Close()
-	return FromSQLite(ctx, db, opts, fn)
+	return tofbc.Convert(ctx, db, opts, fn)
 }
 
 // LoadCatalog reads the whole catalog at path into memory: an index.db converted (with the report of
 // departures from opm migrate), or a File-Based Catalog loaded (report nil). For an FBC input, an
 // error may come with what could be loaded (see fbc.Load).
-func LoadCatalog(ctx context.Context, path string, opts Options) (*fbc.Catalog, *Report, error) {
+func LoadCatalog(ctx context.Context, path string, opts tofbc.Options) (*fbc.Catalog, *tofbc.Report, error) {
 	isDB, err := IsIndexDB(path)
 	if err != nil {
 		return nil, nil, err

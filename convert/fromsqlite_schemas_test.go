@@ -13,6 +13,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // TestEverySchemaVersion builds the same package at every schema version opm wrote (0 to 13) and
@@ -63,13 +64,13 @@ func TestEverySchemaVersion(t *testing.T) {
 func expectedLegacyDepartures(version int) []string {
 	var want []string
 	if version < 2 {
-		want = append(want, string(ImageMissing), string(ImageMissing))
+		want = append(want, string(tofbc.ImageMissing), string(tofbc.ImageMissing))
 	}
 	if version <= 8 {
-		want = append(want, string(DependencyValuesKept)) // two distinct required APIs
+		want = append(want, string(tofbc.DependencyValuesKept)) // two distinct required APIs
 	}
 	if version < 5 {
-		want = append(want, string(SkipRangeRecovered), string(VersionRecovered), string(VersionRecovered))
+		want = append(want, string(tofbc.SkipRangeRecovered), string(tofbc.VersionRecovered), string(tofbc.VersionRecovered))
 	}
 	sort.Strings(want)
 	return want

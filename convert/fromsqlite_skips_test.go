@@ -14,6 +14,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // servedRow is one ListBundles row as opm registry serve answered it.
@@ -128,7 +129,7 @@ func TestMigrateSkips40(t *testing.T) {
 	}
 	reported := map[string][]string{}
 	for _, d := range report.Departures {
-		if d.Code != CSVEdgeAdded {
+		if d.Code != tofbc.CSVEdgeAdded {
 			t.Errorf("unexpected departure %s", d)
 			continue
 		}

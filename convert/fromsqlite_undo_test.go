@@ -7,12 +7,13 @@ import (
 	"slices"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // undoDepartures takes olmcat's output for one package and reverses the departures reported for it,
 // giving back what opm would have written. It fails for a departure that cannot be reversed, which
 // for a case where opm succeeded means olmcat departed where it should not have.
-func undoDepartures(out []byte, format fbc.Format, r *Report, pkg string) ([]byte, error) {
+func undoDepartures(out []byte, format fbc.Format, r *tofbc.Report, pkg string) ([]byte, error) {
 	cat, err := fbc.LoadReader(bytes.NewReader(out), "catalog"+format.Ext())
 	if err != nil {
 		return nil, fmt.Errorf("read back olmcat's output: %w", err)
@@ -22,7 +23,7 @@ func undoDepartures(out []byte, format fbc.Format, r *Report, pkg string) ([]byt
 			continue
 		}
 		switch d.Code {
-		case DependencyKept:
+		case tofbc.DependencyKept:
 			b := findBundle(cat, d.Bundle)
 			if b == nil || d.AddedProperty == nil {
 				return nil, fmt.Errorf("cannot undo %s", d)
@@ -30,7 +31,7 @@ func undoDepartures(out []byte, format fbc.Format, r *Report, pkg string) ([]byt
 			b.Properties = slices.DeleteFunc(b.Properties, func(p fbc.Property) bool {
 				return p.Type == d.AddedProperty.Type && compactJSONForTest(p.Value) == string(d.AddedProperty.Value)
 			})
-		case DeprecatedBundleKept:
+		case tofbc.DeprecatedBundleKept:
 			cat.Bundles = slices.DeleteFunc(cat.Bundles, func(b fbc.Bundle) bool { return b.Name == d.Bundle })
 			for i := range cat.Channels {
 				cat.Channels[i].Entries = slices.DeleteFunc(cat.Channels[i].Entries, func(e fbc.ChannelEntry) bool { return e.Name == d.Bundle })
@@ -41,7 +42,7 @@ func undoDepartures(out []byte, format fbc.Format, r *Report, pkg string) ([]byt
 				})
 			}
 			cat.Deprecations = slices.DeleteFunc(cat.Deprecations, func(dep fbc.Deprecation) bool { return len(dep.Entries) == 0 })
-		case CSVEdgeAdded, ReplacesRepeatedInSkips, SkipRangeEdgeAdded, StrandedSkipAdded:
+		case tofbc.CSVEdgeAdded, tofbc.ReplacesRepeatedInSkips, tofbc.SkipRangeEdgeAdded, tofbc.StrandedSkipAdded:
 			e := findEntry(cat, d.Channel, d.Bundle)
 			if e == nil {
 				return nil, fmt.Errorf("cannot undo %s", d)

@@ -10,10 +10,11 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // readBack converts an index.db to FBC with olmcat's index.db → FBC direction.
-func readBack(t testing.TB, path string) (*fbc.Catalog, *Report) {
+func readBack(t testing.TB, path string) (*fbc.Catalog, *tofbc.Report) {
 	t.Helper()
 	db, err := sqlite.Open(path)
 	if err != nil {
@@ -21,7 +22,7 @@ func readBack(t testing.TB, path string) (*fbc.Catalog, *Report) {
 	}
 	defer db.Close()
 	out := &fbc.Catalog{}
-	r, err := FromSQLite(context.Background(), db, Options{}, func(_ string, c *fbc.Catalog) error {
+	r, err := tofbc.Convert(context.Background(), db, tofbc.Options{}, func(_ string, c *fbc.Catalog) error {
 		out.Packages = append(out.Packages, c.Packages...)
 		out.Channels = append(out.Channels, c.Channels...)
 		out.Bundles = append(out.Bundles, c.Bundles...)

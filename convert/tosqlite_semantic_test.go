@@ -12,6 +12,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // catalogView is a catalog reduced to its meaning: order, formatting and JSON encoding details
@@ -109,7 +110,7 @@ func manifestsView(t testing.TB, props []fbc.Property) string {
 // expectAfterRoundTrip edits the view of a catalog into what index.db → FBC must give back after
 // FBC → index.db, using only the findings of the report (and what olmcat's index.db → FBC documents
 // as its own departures from opm).
-func expectAfterRoundTrip(v catalogView, r *SQLiteReport, back *Report) {
+func expectAfterRoundTrip(v catalogView, r *SQLiteReport, back *tofbc.Report) {
 	drop := func(prefix string) {
 		for k := range v {
 			if k == prefix || strings.HasPrefix(k, prefix+" ") {

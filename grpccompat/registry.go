@@ -3,7 +3,6 @@ package grpccompat
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
@@ -21,13 +20,13 @@ import (
 type Registry struct {
 	api.UnimplementedRegistryServer
 	api.UnimplementedExperimentalRegistryServer
-	backend atomic.Pointer[Backend]
-	// rawSendable is set when the grpc server uses the codec that sends PreEncoded messages.
+	backend atomic.Pointer[api.Backend]
+	// rawSendable is set when the grpc server uses the codec that sends api.PreEncoded messages.
 	rawSendable bool
 }
 
 // NewRegistry returns a Registry answering from b (nil: not ready yet; see SetBackend).
-func NewRegistry(b Backend) *Registry {
+func NewRegistry(b api.Backend) *Registry {
 	r := &Registry{}
 	if b != nil {
 		r.SetBackend(b)
@@ -36,9 +35,9 @@ func NewRegistry(b Backend) *Registry {
 }
 
 // SetBackend installs the backend that answers from now on.
-func (r *Registry) SetBackend(b Backend) { r.backend.Store(&b) }
+func (r *Registry) SetBackend(b api.Backend) { r.backend.Store(&b) }
 
-func (r *Registry) get() (Backend, error) {
+func (r *Registry) get() (api.Backend, error) {
 	b := r.backend.Load()
 	if b == nil {
 		return nil, status.Error(codes.Unavailable, "catalog is still loading")
@@ -138,8 +137,8 @@ func (r *Registry) ListBundles(_ *api.ListBundlesRequest, stream grpc.ServerStre
 	if err != nil {
 		return err
 	}
-	if raw, ok := b.(RawBundleLister); ok && r.rawSendable {
-		return raw.ListBundlesRaw(stream.Context(), func(m PreEncoded) error { return stream.SendMsg(m) })
+	if raw, ok := b.(api.RawBundleLister); ok && r.rawSendable {
+		return raw.ListBundlesRaw(stream.Context(), func(m api.PreEncoded) error { return stream.SendMsg(m) })
 	}
 	return b.ListBundles(stream.Context(), stream.Send)
 }
@@ -162,11 +161,9 @@ func sendEntries(stream grpc.ServerStreamingServer[api.ChannelEntry], compute fu
 // from api.ExperimentalRegistry.
 const ExperimentalAckHeader = "x-acknowledge-experimental"
 
-var customSchemaNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`)
-
 // ExperimentalListPackageCustomSchemas follows opm serve: without the acknowledgement header the
 // stream is empty and nothing is checked; then schema is required and both names must match
-// customSchemaNamePattern (InvalidArgument); lookup failures are Internal, cancellation Canceled.
+// api.CustomSchemaName (InvalidArgument); lookup failures are Internal, cancellation Canceled.
 func (r *Registry) ExperimentalListPackageCustomSchemas(req *api.ExperimentalListPackageCustomSchemasRequest, stream grpc.ServerStreamingServer[structpb.Struct]) error {
 	md, _ := metadata.FromIncomingContext(stream.Context())
 	if ack := md.Get(ExperimentalAckHeader); len(ack) == 0 || ack[0] != "true" {
@@ -182,7 +179,7 @@ func (r *Registry) ExperimentalListPackageCustomSchemas(req *api.ExperimentalLis
 	if err != nil {
 		return err
 	}
-	lister, ok := b.(CustomSchemaLister)
+	lister, ok := b.(api.CustomSchemaLister)
 	if !ok {
 		return status.Error(codes.Unimplemented, "this catalog backend does not serve custom schemas")
 	}
@@ -198,15 +195,11 @@ func (r *Registry) ExperimentalListPackageCustomSchemas(req *api.ExperimentalLis
 }
 
 func validateCustomSchemaQuery(schema, pkg string) error {
-	if !customSchemaNamePattern.MatchString(schema) {
-		return fmt.Errorf("invalid schema %q: must match %s", schema, customSchemaNamePattern)
+	if !api.CustomSchemaName.MatchString(schema) {
+		return fmt.Errorf("invalid schema %q: must match %s", schema, api.CustomSchemaName)
 	}
-	if pkg != "" && !customSchemaNamePattern.MatchString(pkg) {
-		return fmt.Errorf("invalid package %q: must match %s", pkg, customSchemaNamePattern)
+	if pkg != "" && !api.CustomSchemaName.MatchString(pkg) {
+		return fmt.Errorf("invalid package %q: must match %s", pkg, api.CustomSchemaName)
 	}
 	return nil
 }
-
-// ValidCustomSchemaName reports whether a non-core schema name can be served by
-// ExperimentalRegistry; opm serve refuses to start on a catalog with any other.
-func ValidCustomSchemaName(s string) bool { return customSchemaNamePattern.MatchString(s) }

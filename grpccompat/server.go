@@ -94,7 +94,7 @@ func NewServer(o ServerOptions) *Server {
 }
 
 // SetBackend installs the catalog and reports SERVING.
-func (s *Server) SetBackend(b Backend) {
+func (s *Server) SetBackend(b api.Backend) {
 	s.registry.SetBackend(b)
 	for _, name := range s.services {
 		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)

@@ -85,7 +85,7 @@ func (fakeBackend) ListPackageCustomSchemas(_ context.Context, schema, pkg strin
 	return send(s)
 }
 
-func start(t *testing.T, b grpccompat.Backend) (*grpccompat.Server, *grpc.ClientConn, context.CancelFunc, chan error) {
+func start(t *testing.T, b api.Backend) (*grpccompat.Server, *grpc.ClientConn, context.CancelFunc, chan error) {
 	t.Helper()
 	srv := grpccompat.NewServer(grpccompat.ServerOptions{Experimental: true})
 	if b != nil {

@@ -19,7 +19,7 @@ import (
 // Querier answers the api.Registry queries straight from an index.db with SQL, reproducing what
 // `opm registry serve` (operator-registry v1.72, manifests omitted from ListBundles) answers,
 // quirks included. It opens the file read-only and immutable and never writes to it.
-// It implements grpccompat.Backend.
+// It implements api.Backend.
 type Querier struct {
 	db       *sql.DB                       // lookups: short statements, prepared once
 	listDB   *sql.DB                       // ListBundles streams, which hold a connection for as long as the client reads

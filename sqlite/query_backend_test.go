@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/grpccompat/api"
 	"github.com/olmcat/olmcat/grpccompat/backendtest"
 )
 
@@ -17,7 +17,7 @@ func TestQuerierBackendSuite(t *testing.T) {
 			if _, err := os.Stat(db); err != nil {
 				t.Skipf("conformance corpus not found at %s", db)
 			}
-			backendtest.Run(t, func(t *testing.T) grpccompat.Backend {
+			backendtest.Run(t, func(t *testing.T) api.Backend {
 				q, err := NewQuerier(db)
 				if err != nil {
 					t.Fatalf("NewQuerier: %v", err)

@@ -10,7 +10,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
-	"github.com/olmcat/olmcat/convert/atomicout"
+	"github.com/olmcat/olmcat/internal/atomicout"
 )
 
 // Writer creates a schema-13 index.db: the whole database is written in one transaction into a

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newAddCmd) }

@@ -18,12 +18,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/fbc/unpack"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // Kinds of catalog input.
@@ -106,7 +107,7 @@ func readIndexDB(ctx context.Context, path string, stderr io.Writer) (*fbc.Catal
 	}
 	defer db.Close()
 	cat := &fbc.Catalog{}
-	report, err := convert.FromSQLite(ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
+	report, err := tofbc.Convert(ctx, db, tofbc.Options{}, func(_ string, c *fbc.Catalog) error {
 		cat.Append(c)
 		return nil
 	})

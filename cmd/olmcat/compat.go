@@ -15,9 +15,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert/atomicout"
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/grpccompat/compat"
+	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newCompatCmd) }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert/atomicout"
-	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newGenerateCmd) }

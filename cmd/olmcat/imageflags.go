@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 // addImageFlags adds the flags of every command that accepts an index image reference

@@ -10,9 +10,9 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newInspectCmd) }

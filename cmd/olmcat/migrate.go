@@ -9,10 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/atomicout"
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 func init() { register(newMigrateCmd) }
@@ -64,7 +65,7 @@ func newMigrateCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			lvl, err := convert.ParseMigrateLevel(level)
+			lvl, err := tofbc.ParseMigrateLevel(level)
 			if err != nil {
 				return usageError{err}
 			}
@@ -72,7 +73,7 @@ func newMigrateCmd() *cobra.Command {
 				return usageError{errors.New("--permissive only applies with --to sqlite")}
 			}
 			opts := convert.MigrateOptions{
-				Options: convert.Options{MigrateLevel: lvl}, Format: format, Strict: toSQLite.Strict, Force: force,
+				Options: tofbc.Options{MigrateLevel: lvl}, Format: format, Strict: toSQLite.Strict, Force: force,
 			}
 			if _, err := os.Stat(args[0]); err != nil && indeximage.IsImageRef(args[0]) {
 				return runMigrateImage(cmd, args[0], args[1], reportPath, opts, images)

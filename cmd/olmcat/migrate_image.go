@@ -11,7 +11,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 const migrateImageHelp = `INPUT may also be an index image: a registry reference (quay.io/ns/index:v4.12; credentials from

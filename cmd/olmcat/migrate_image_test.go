@@ -21,7 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 const fooIndexCase = "../../../shared/conformance/sqlite/real-foo-index-v0.2.0"

@@ -9,9 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 func init() { register(newRenderCmd) }
@@ -38,7 +39,7 @@ func newRenderCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			lvl, err := convert.ParseMigrateLevel(level)
+			lvl, err := tofbc.ParseMigrateLevel(level)
 			if err != nil {
 				return usageError{err}
 			}
@@ -55,7 +56,7 @@ func newRenderCmd() *cobra.Command {
 					return usageError{fmt.Errorf("cannot read %s: %w", in, err)}
 				}
 			}
-			return render(cmd, args, format, convert.Options{MigrateLevel: lvl})
+			return render(cmd, args, format, tofbc.Options{MigrateLevel: lvl})
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
@@ -64,7 +65,7 @@ func newRenderCmd() *cobra.Command {
 	return cmd
 }
 
-func render(cmd *cobra.Command, inputs []string, format fbc.Format, opts convert.Options) error {
+func render(cmd *cobra.Command, inputs []string, format fbc.Format, opts tofbc.Options) error {
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
 	if len(inputs) == 1 {
 		report, err := convert.WalkCatalog(cmd.Context(), inputs[0], opts, func(_ string, c *fbc.Catalog) error {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newRmCmd) }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/grpccompat/serve"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newServeCmd) }

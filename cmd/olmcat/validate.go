@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 func init() { register(newValidateCmd) }
@@ -121,7 +121,7 @@ func validateIndex(ctx context.Context, path string, opts model.Options) (model.
 	defer db.Close()
 	v := model.NewValidator(opts)
 	at := fbc.Location{File: path}
-	report, err := convert.FromSQLite(ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
+	report, err := tofbc.Convert(ctx, db, tofbc.Options{}, func(_ string, c *fbc.Catalog) error {
 		for i := range c.Packages {
 			c.Packages[i].Loc = at
 		}

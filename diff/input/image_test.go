@@ -14,9 +14,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 const realFooDB = "../../../shared/conformance/sqlite/real-foo-index-v0.2.0/input.db"

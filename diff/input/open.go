@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // Formats of a side, as reported in diff.SideSummary.Format.
@@ -113,7 +113,7 @@ func (o *opener) openSQLite(path, source string) *diff.Side {
 	}
 	defer db.Close()
 	at := fbc.Location{File: path}
-	report, err := convert.FromSQLite(o.ctx, db, convert.Options{}, func(_ string, c *fbc.Catalog) error {
+	report, err := tofbc.Convert(o.ctx, db, tofbc.Options{}, func(_ string, c *fbc.Catalog) error {
 		for i := range c.Bundles {
 			o.share.bundle(&c.Bundles[i])
 		}

@@ -1,18 +1,13 @@
 package ops
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
 )
-
-// TypeLegacyChannelDeprecation is the channel property the channel-deprecation design proposed
-// before olm.deprecations existed: {"name", "message", "fallback": [channels]}, often written as
-// a JSON string holding that object.
-const TypeLegacyChannelDeprecation = "olm.deprecated.channel"
 
 // DeprecateOptions say what to deprecate: the package, or one of its channels or bundles.
 type DeprecateOptions struct {
@@ -94,40 +89,6 @@ func deprecationRef(c *fbc.Catalog, opts DeprecateOptions) (fbc.Reference, strin
 }
 
 // legacyChannelDeprecation is the value of an olm.deprecated.channel property.
-type legacyChannelDeprecation struct {
-	Name     string   `json:"name"`
-	Message  string   `json:"message"`
-	Fallback []string `json:"fallback"`
-}
-
-func parseLegacy(raw json.RawMessage) (legacyChannelDeprecation, error) {
-	var v legacyChannelDeprecation
-	var quoted string
-	if json.Unmarshal(raw, &quoted) == nil {
-		raw = json.RawMessage(quoted) // the design's examples write the object as a JSON string
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return v, fmt.Errorf("expected {\"message\", \"fallback\": [channels]}: %v", err)
-	}
-	return v, nil
-}
-
-// legacyMessage is the olm.deprecations message a legacy channel deprecation becomes: its message
-// (or a default one) followed by its fallback channels.
-func legacyMessage(channel string, v legacyChannelDeprecation) string {
-	msg := strings.TrimSpace(v.Message)
-	if msg == "" {
-		msg = fmt.Sprintf("channel %s is deprecated", channel)
-	}
-	if len(v.Fallback) > 0 {
-		if !strings.HasSuffix(msg, ".") {
-			msg += "."
-		}
-		msg += " Switch to one of these channels instead: " + strings.Join(v.Fallback, ", ") + "."
-	}
-	return msg
-}
-
 // ConvertLegacyDeprecations turns every olm.deprecated.channel channel property into an
 // olm.deprecations entry for that channel (fallback channels are named in the message) and
 // removes the property. A channel that already has an olm.deprecations entry keeps it.
@@ -137,17 +98,17 @@ func ConvertLegacyDeprecations(c *fbc.Catalog) (notes []string, err error) {
 	for ci := range work.Channels {
 		ch := &work.Channels[ci]
 		for _, p := range ch.Properties {
-			if p.Type != TypeLegacyChannelDeprecation {
+			if p.Type != property.TypeLegacyChannelDeprecation {
 				continue
 			}
-			v, err := parseLegacy(p.Value)
+			v, err := property.ParseLegacyChannelDeprecation(p.Value)
 			if err != nil {
-				return nil, fmt.Errorf("channel %q of package %q (%s): %s property: %w", ch.Name, ch.Package, ch.Loc, TypeLegacyChannelDeprecation, err)
+				return nil, fmt.Errorf("channel %q of package %q (%s): %s property: %w", ch.Name, ch.Package, ch.Loc, property.TypeLegacyChannelDeprecation, err)
 			}
 			ref := fbc.Reference{Schema: fbc.SchemaChannel, Name: ch.Name}
 			di := slices.IndexFunc(work.Deprecations, func(d fbc.Deprecation) bool { return d.Package == ch.Package })
 			if di >= 0 && slices.ContainsFunc(work.Deprecations[di].Entries, sameRef(ref)) {
-				notes = append(notes, fmt.Sprintf("channel %q of package %q: dropped the legacy %s property; its olm.deprecations entry is kept", ch.Name, ch.Package, TypeLegacyChannelDeprecation))
+				notes = append(notes, fmt.Sprintf("channel %q of package %q: dropped the legacy %s property; its olm.deprecations entry is kept", ch.Name, ch.Package, property.TypeLegacyChannelDeprecation))
 				continue
 			}
 			if di < 0 {
@@ -155,11 +116,11 @@ func ConvertLegacyDeprecations(c *fbc.Catalog) (notes []string, err error) {
 				di = len(work.Deprecations) - 1
 			}
 			work.Deprecations[di].Entries = append(work.Deprecations[di].Entries,
-				fbc.DeprecationEntry{Reference: ref, Message: legacyMessage(ch.Name, v)})
-			notes = append(notes, fmt.Sprintf("channel %q of package %q: converted the legacy %s property to an olm.deprecations entry", ch.Name, ch.Package, TypeLegacyChannelDeprecation))
+				fbc.DeprecationEntry{Reference: ref, Message: property.LegacyChannelDeprecationMessage(ch.Name, v)})
+			notes = append(notes, fmt.Sprintf("channel %q of package %q: converted the legacy %s property to an olm.deprecations entry", ch.Name, ch.Package, property.TypeLegacyChannelDeprecation))
 		}
 		before := len(ch.Properties)
-		ch.Properties = slices.DeleteFunc(ch.Properties, func(p fbc.Property) bool { return p.Type == TypeLegacyChannelDeprecation })
+		ch.Properties = slices.DeleteFunc(ch.Properties, func(p fbc.Property) bool { return p.Type == property.TypeLegacyChannelDeprecation })
 		if len(ch.Properties) < before && !slices.Contains(touched, ch.Package) {
 			touched = append(touched, ch.Package)
 		}
@@ -169,21 +130,4 @@ func ConvertLegacyDeprecations(c *fbc.Catalog) (notes []string, err error) {
 	}
 	*c = *work
 	return notes, nil
-}
-
-// LegacyChannelDeprecation reads the older channel-property form of a deprecation (an
-// olm.deprecated.channel property, with a message and fallback channels) from a channel's
-// properties: the message it stands for, and whether there is one.
-func LegacyChannelDeprecation(channel string, props []fbc.Property) (message string, ok bool, err error) {
-	for _, p := range props {
-		if p.Type != TypeLegacyChannelDeprecation {
-			continue
-		}
-		v, err := parseLegacy(p.Value)
-		if err != nil {
-			return "", false, fmt.Errorf("%s property: %w", TypeLegacyChannelDeprecation, err)
-		}
-		return legacyMessage(channel, v), true, nil
-	}
-	return "", false, nil
 }

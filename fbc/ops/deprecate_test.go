@@ -6,6 +6,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/property"
 )
 
 func TestDeprecate(t *testing.T) {
@@ -67,10 +68,10 @@ func TestConvertLegacyDeprecations(t *testing.T) {
 	c.Channels = append(c.Channels,
 		fbc.Channel{Schema: fbc.SchemaChannel, Name: "kiali-0.44.x", Package: "kiali",
 			Entries:    []fbc.ChannelEntry{{Name: "kiali.v1.43.0"}},
-			Properties: []fbc.Property{{Type: TypeLegacyChannelDeprecation, Value: []byte(`"{\"fallback\":[\"kiali-0.46.x\"]}"`)}}},
+			Properties: []fbc.Property{{Type: property.TypeLegacyChannelDeprecation, Value: []byte(`"{\"fallback\":[\"kiali-0.46.x\"]}"`)}}},
 		fbc.Channel{Schema: fbc.SchemaChannel, Name: "old", Package: "kiali",
 			Entries: []fbc.ChannelEntry{{Name: "kiali.v1.43.0"}},
-			Properties: []fbc.Property{{Type: TypeLegacyChannelDeprecation,
+			Properties: []fbc.Property{{Type: property.TypeLegacyChannelDeprecation,
 				Value: []byte(`{"name":"old","message":"custom optional warning to log","fallback":["kiali-0.44.x","kiali-0.46.x"]}`)}}},
 	)
 	notes, err := ConvertLegacyDeprecations(c)
@@ -99,7 +100,7 @@ func TestConvertLegacyDeprecations(t *testing.T) {
 	assertValid(t, c)
 
 	bad := syntheticPackage("demo", "stable", "1.0.0")
-	bad.Channels[0].Properties = []fbc.Property{{Type: TypeLegacyChannelDeprecation, Value: []byte(`[1]`)}}
+	bad.Channels[0].Properties = []fbc.Property{{Type: property.TypeLegacyChannelDeprecation, Value: []byte(`[1]`)}}
 	if _, err := ConvertLegacyDeprecations(bad); err == nil || !strings.Contains(err.Error(), `channel "stable"`) {
 		t.Errorf("bad legacy value: %v", err)
 	}
@@ -115,7 +116,7 @@ func FuzzConvertLegacy(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, value string) {
 		c := syntheticPackage("demo", "stable", "1.0.0")
-		c.Channels[0].Properties = []fbc.Property{{Type: TypeLegacyChannelDeprecation, Value: []byte(value)}}
+		c.Channels[0].Properties = []fbc.Property{{Type: property.TypeLegacyChannelDeprecation, Value: []byte(value)}}
 		before := writeJSONOrEmpty(c)
 		_, err := ConvertLegacyDeprecations(c)
 		if err != nil {

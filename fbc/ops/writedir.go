@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/olmcat/olmcat/convert/atomicout"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/atomicout"
 )
 
 // WriteDir writes the catalog as opm lays one out: <dir>/<package>/catalog.<json|yaml> per

@@ -16,10 +16,10 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/olmcat/olmcat/convert/atomicout"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/internal/atomicout"
 )
 
 // ObjectsDir is the directory, beside each <package>.json, that holds the bundle objects.

@@ -1,11 +1,11 @@
-// Package backendtest is a conformance suite that every grpccompat.Backend must pass, whatever its
+// Package backendtest is a conformance suite that every api.Backend must pass, whatever its
 // data source: the invariants that hold for any valid catalog in both of opm's servers (lookups
 // agree with listings, heads are served, edges and providers are found from both ends, misses are
 // code Unknown, streams stop when the client goes away, concurrent use is safe). Backend-specific
 // answers are checked elsewhere by replaying recorded opm answers.
 //
 //	func TestBackend(t *testing.T) {
-//		backendtest.Run(t, func(t *testing.T) grpccompat.Backend { return openMyBackend(t) })
+//		backendtest.Run(t, func(t *testing.T) api.Backend { return openMyBackend(t) })
 //	}
 package backendtest
 
@@ -17,13 +17,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/olmcat/olmcat/grpccompat"
 	"github.com/olmcat/olmcat/grpccompat/api"
 	"github.com/olmcat/olmcat/grpccompat/replay"
 )
 
 // NewBackend opens a backend over a valid, non-empty catalog; Run closes it.
-type NewBackend func(t *testing.T) grpccompat.Backend
+type NewBackend func(t *testing.T) api.Backend
 
 // Run runs every check against one backend made by newBackend (the checks only read), and
 // closes it at the end.
@@ -57,14 +56,14 @@ func Run(t *testing.T, newBackend NewBackend) {
 
 // snapshot is what the backend lists, read once.
 type snapshot struct {
-	b        grpccompat.Backend
+	b        api.Backend
 	ctx      context.Context
 	packages map[string]*api.Package
 	rows     []*api.Bundle
 	byKey    map[[3]string]*api.Bundle // (package, channel, bundle) -> ListBundles row
 }
 
-func takeSnapshot(t *testing.T, b grpccompat.Backend) *snapshot {
+func takeSnapshot(t *testing.T, b api.Backend) *snapshot {
 	t.Helper()
 	s := &snapshot{b: b, ctx: context.Background(), packages: map[string]*api.Package{}, byKey: map[[3]string]*api.Bundle{}}
 	names, err := b.ListPackages(s.ctx)

@@ -19,7 +19,7 @@ import (
 )
 
 // serveLive serves b on 127.0.0.1:0 until the end of the test and returns its grpc:// address.
-func serveLive(t *testing.T, b grpccompat.Backend, experimental bool) string {
+func serveLive(t *testing.T, b api.Backend, experimental bool) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -127,7 +127,7 @@ func TestDialErrors(t *testing.T) {
 }
 
 // hangingBackend never answers GetBundle: each such call runs into the deadline.
-type hangingBackend struct{ grpccompat.Backend }
+type hangingBackend struct{ api.Backend }
 
 func (h hangingBackend) GetBundle(ctx context.Context, _, _, _ string) (*api.Bundle, error) {
 	<-ctx.Done()

@@ -12,14 +12,15 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
-// backendTarget serves a grpccompat.Backend in-process, through a real gRPC server and client over
+// backendTarget serves a api.Backend in-process, through a real gRPC server and client over
 // an in-memory connection, so answers go through the same encoding as on the wire.
 type backendTarget struct {
 	name    string
 	kind    Kind
-	backend grpccompat.Backend
+	backend api.Backend
 	conn    *grpc.ClientConn
 	stop    context.CancelFunc
 	done    chan error
@@ -28,7 +29,7 @@ type backendTarget struct {
 // ServeBackend makes a Target of b, served in-process as `olmcat serve` would serve it (with
 // api.ExperimentalRegistry for FBC, without it for SQLite, as opm does). The target owns b: Close
 // closes it.
-func ServeBackend(name string, kind Kind, b grpccompat.Backend) (Target, error) {
+func ServeBackend(name string, kind Kind, b api.Backend) (Target, error) {
 	srv := grpccompat.NewServer(grpccompat.ServerOptions{Experimental: kind != KindSQLite})
 	srv.SetBackend(b)
 	lis := bufconn.Listen(4 << 20)

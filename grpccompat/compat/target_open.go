@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/olmcat/olmcat/convert/indeximage"
 	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/sqlite"
 )
 

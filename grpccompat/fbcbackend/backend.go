@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
 // Options configure Open.
@@ -30,7 +30,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Backend serves one catalog. It implements grpccompat.Backend and grpccompat.CustomSchemaLister.
+// Backend serves one catalog. It implements api.Backend and api.CustomSchemaLister.
 type Backend struct {
 	ix      *index
 	pkgs    map[string]*pkgIndex
@@ -40,9 +40,9 @@ type Backend struct {
 }
 
 var (
-	_ grpccompat.Backend            = (*Backend)(nil)
-	_ grpccompat.CustomSchemaLister = (*Backend)(nil)
-	_ grpccompat.RawBundleLister    = (*Backend)(nil)
+	_ api.Backend            = (*Backend)(nil)
+	_ api.CustomSchemaLister = (*Backend)(nil)
+	_ api.RawBundleLister    = (*Backend)(nil)
 )
 
 // Open makes the catalog at root (a directory or a single file) ready to serve. With a cache

@@ -8,7 +8,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fixtures/generate"
-	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/grpccompat/api"
 	"github.com/olmcat/olmcat/grpccompat/backendtest"
 )
 
@@ -47,7 +47,7 @@ func TestBackendSuite(t *testing.T) {
 	}
 	for name, root := range catalogs {
 		t.Run(name, func(t *testing.T) {
-			backendtest.Run(t, func(t *testing.T) grpccompat.Backend {
+			backendtest.Run(t, func(t *testing.T) api.Backend {
 				b, err := Open(context.Background(), root, Options{})
 				if err != nil {
 					t.Fatalf("Open: %v", err)

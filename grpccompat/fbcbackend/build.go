@@ -15,8 +15,8 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/model"
-	"github.com/olmcat/olmcat/fbc/ops"
-	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
 // InvalidCatalogError means the catalog cannot be served: it does not load, fails validation, or
@@ -151,7 +151,7 @@ func (b *builder) addOther(blob fbc.Blob) error {
 		var ch fbc.Channel
 		if err := json.Unmarshal(blob.Data, &ch); err == nil {
 			b.channels = append(b.channels, fbc.Channel{Name: ch.Name, Package: ch.Package, Entries: ch.Entries})
-			if msg, ok, err := ops.LegacyChannelDeprecation(ch.Name, ch.Properties); err != nil {
+			if msg, ok, err := property.LegacyChannelDeprecation(ch.Name, ch.Properties); err != nil {
 				b.problem(blob.Loc, "channel %q of package %q: %v", ch.Name, ch.Package, err)
 			} else if ok {
 				b.legacyDeprecations = append(b.legacyDeprecations, fbc.Deprecation{Package: ch.Package,
@@ -164,7 +164,7 @@ func (b *builder) addOther(blob fbc.Blob) error {
 			b.deprecations = append(b.deprecations, d)
 		}
 	default:
-		if !grpccompat.ValidCustomSchemaName(blob.Schema) {
+		if !api.ValidCustomSchemaName(blob.Schema) {
 			b.problem(blob.Loc, "invalid custom schema meta: invalid schema %q: must match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$ "+
 				"(opm serve refuses such catalogs; rename the schema or list the file in .indexignore)", blob.Schema)
 			return nil

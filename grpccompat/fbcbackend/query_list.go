@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/olmcat/olmcat/grpccompat"
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
@@ -66,7 +65,7 @@ func (b *Backend) ListPackageCustomSchemas(ctx context.Context, schema, packageN
 // ListBundlesRaw is ListBundles in wire form: a bundle with an image is its stored encoding with
 // the channel's fields appended (protobuf allows fields in any order), so the stream costs one
 // small allocation per bundle instead of a decode and an encode.
-func (b *Backend) ListBundlesRaw(ctx context.Context, send func(grpccompat.PreEncoded) error) error {
+func (b *Backend) ListBundlesRaw(ctx context.Context, send func(api.PreEncoded) error) error {
 	for _, k := range b.list {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -1,4 +1,4 @@
-// Package replay checks a grpccompat.Backend against answers recorded from the real opm servers
+// Package replay checks a api.Backend against answers recorded from the real opm servers
 // (the conformance corpus format: plan.json plus one answer per call id). Each call goes through a
 // real gRPC server and client, so the wire encoding is exercised too.
 package replay

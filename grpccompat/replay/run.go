@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
 type structpbStruct = structpb.Struct
@@ -34,7 +35,7 @@ type Options struct {
 }
 
 // Serve starts an in-memory gRPC server over b and returns a client connection to it.
-func Serve(t testing.TB, b grpccompat.Backend, experimental bool) *grpc.ClientConn {
+func Serve(t testing.TB, b api.Backend, experimental bool) *grpc.ClientConn {
 	t.Helper()
 	srv := grpccompat.NewServer(grpccompat.ServerOptions{Experimental: experimental})
 	srv.SetBackend(b)
@@ -59,7 +60,7 @@ func Serve(t testing.TB, b grpccompat.Backend, experimental bool) *grpc.ClientCo
 
 // Run replays every call of the recording at dir against b and reports each answer that differs
 // from opm's: code, message, and the response compared as JSON (streams as multisets).
-func Run(t *testing.T, b grpccompat.Backend, dir string, o Options) {
+func Run(t *testing.T, b api.Backend, dir string, o Options) {
 	t.Helper()
 	rec, err := Load(dir)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/grpccompat/api"
 	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
 	"github.com/olmcat/olmcat/sqlite"
 )
@@ -55,7 +56,7 @@ type BackendOptions struct {
 
 // OpenBackend opens the right backend for path: the SQL backend (opm registry serve's answers)
 // for an index.db, the FBC backend (opm serve's answers) otherwise.
-func OpenBackend(ctx context.Context, path string, o BackendOptions) (grpccompat.Backend, Kind, error) {
+func OpenBackend(ctx context.Context, path string, o BackendOptions) (api.Backend, Kind, error) {
 	kind, err := DetectKind(path)
 	if err != nil {
 		return nil, "", err

@@ -1,8 +1,9 @@
-// Package convert turns catalogs from one form into another. The fromsqlite files turn a legacy
-// SQLite index (read by package sqlite) into a File-Based Catalog the way opm v1.72's `opm migrate`
-// did, byte for byte where opm succeeded; where opm failed, panicked or silently lost data, they
-// still produce a valid catalog and record each difference as a Departure.
-package convert
+// Package tofbc reads a legacy SQLite index (opened by package sqlite) as the File-Based Catalog
+// opm v1.72's `opm migrate` made of it, byte for byte where opm succeeded; where opm failed,
+// panicked or silently lost data, it still produces a valid catalog and records each difference as
+// a Departure. It is the index.db half of the catalog codecs: every command that reads an index.db
+// as a catalog goes through it.
+package tofbc
 
 import (
 	"context"
@@ -47,10 +48,10 @@ type Options struct {
 // EmitFunc receives the catalog of one package. The catalog is not used after emit returns.
 type EmitFunc func(pkg string, c *fbc.Catalog) error
 
-// FromSQLite converts every package of the index and hands each package's catalog to emit, one at a
+// Convert converts every package of the index and hands each package's catalog to emit, one at a
 // time, in package-name order. Packages are read and converted by a few workers; memory holds the
 // rows and blobs of at most two packages per worker, whatever the size of the index.
-func FromSQLite(ctx context.Context, db *sqlite.DB, opts Options, emit EmitFunc) (*Report, error) {
+func Convert(ctx context.Context, db *sqlite.DB, opts Options, emit EmitFunc) (*Report, error) {
 	if opts.MigrateLevel == "" {
 		opts.MigrateLevel = LevelNone
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/convert/indeximage"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 const s5kBench = "../../../shared/bench/s5k/index.db.gz"

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	"github.com/olmcat/olmcat/convert/atomicout"
+	"github.com/olmcat/olmcat/internal/atomicout"
 )
 
 // DefaultArchiveTag names the image in a docker archive written without REPO:TAG.

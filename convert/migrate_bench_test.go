@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const s5kBench = "../../shared/bench/s5k/index.db.gz"
+const s5kBench = "../shared/bench/s5k/index.db.gz"
 
 // BenchmarkMigrateS5K converts the 5,000-bundle benchmark index (see shared/bench/README.md) to a
 // JSON catalog directory. opm v1.72 migrate takes 32 s and 2.77 GB on it.
