@@ -2,7 +2,6 @@ package convert
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -36,12 +35,13 @@ func conformanceCases(t *testing.T) []string {
 
 // outputVariants are the opm migrate outputs recorded per case, with the options that made them.
 var outputVariants = []struct {
-	dir  string
-	opts MigrateOptions
+	dir   string
+	opts  MigrateOptions
+	level tofbc.MigrateLevel
 }{
-	{"migrate", MigrateOptions{Format: fbc.JSON}},
-	{"migrate-yaml", MigrateOptions{Format: fbc.YAML}},
-	{"migrate-csvmeta", MigrateOptions{Format: fbc.JSON, Options: tofbc.Options{MigrateLevel: tofbc.LevelCSVMetadata}}},
+	{"migrate", MigrateOptions{Format: fbc.JSON}, tofbc.LevelNone},
+	{"migrate-yaml", MigrateOptions{Format: fbc.YAML}, tofbc.LevelNone},
+	{"migrate-csvmeta", MigrateOptions{Format: fbc.JSON}, tofbc.LevelCSVMetadata},
 }
 
 // TestMigrateMatchesOpm runs olmcat migrate on every corpus index and compares each output file with
@@ -60,7 +60,7 @@ func TestMigrateMatchesOpm(t *testing.T) {
 			}
 			t.Run(name+"/"+v.dir, func(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "out")
-				report, err := MigrateSQLite(context.Background(), filepath.Join(caseDir, "input.db"), out, v.opts)
+				report, err := migrateIndex(filepath.Join(caseDir, "input.db"), out, v.opts, v.level)
 				if err != nil {
 					t.Fatalf("migrate: %v", err)
 				}
@@ -155,7 +155,7 @@ func firstDifference(want, got []byte) string {
 // reports at least one departure (a case-specific test, e.g. TestMigrateSkips40, checks which).
 func migratesWhereOpmFailed(t *testing.T, caseDir string) {
 	out := filepath.Join(t.TempDir(), "out")
-	report, err := MigrateSQLite(context.Background(), filepath.Join(caseDir, "input.db"), out, MigrateOptions{})
+	report, err := migrateIndex(filepath.Join(caseDir, "input.db"), out, MigrateOptions{})
 	if err != nil {
 		t.Fatalf("opm failed here, olmcat must not: %v", err)
 	}

@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"os"
@@ -146,7 +145,7 @@ func TestMigrateRepairsWhatOpmCannot(t *testing.T) {
 			path := buildLegacyIndex(t, 13)
 			execSQL(t, path, c.edit...)
 			out := filepath.Join(t.TempDir(), "out")
-			report, err := MigrateSQLite(context.Background(), path, out, MigrateOptions{})
+			report, err := migrateIndex(path, out, MigrateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +177,7 @@ func TestMigrateStrict(t *testing.T) {
 	path := buildLegacyIndex(t, 13)
 	execSQL(t, path, `UPDATE package SET default_channel = NULL`)
 	out := filepath.Join(t.TempDir(), "out")
-	report, err := MigrateSQLite(context.Background(), path, out, MigrateOptions{Strict: true})
+	report, err := migrateIndex(path, out, MigrateOptions{Strict: true})
 	var strict *StrictError
 	if !errors.As(err, &strict) || report == nil || !strings.Contains(err.Error(), string(tofbc.DefaultChannelChosen)) {
 		t.Fatalf("got %v", err)
@@ -192,7 +191,7 @@ func TestMigrateStrict(t *testing.T) {
 	}
 	// Without departures, strict mode writes.
 	clean := buildLegacyIndex(t, 13)
-	if _, err := MigrateSQLite(context.Background(), clean, out, MigrateOptions{Strict: true}); err != nil {
+	if _, err := migrateIndex(clean, out, MigrateOptions{Strict: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -215,7 +214,7 @@ func TestMigrateLeavesInputUnchanged(t *testing.T) {
 	}
 	defer os.Chmod(dir, 0o755)
 	before, _ := os.Stat(path)
-	if _, err := MigrateSQLite(context.Background(), path, filepath.Join(t.TempDir(), "out"), MigrateOptions{}); err != nil {
+	if _, err := migrateIndex(path, filepath.Join(t.TempDir(), "out"), MigrateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.Stat(path)
@@ -231,7 +230,7 @@ func TestMigrateEmptyIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.db")
 	execSQL(t, path, legacyDDL(13)...)
 	out := filepath.Join(t.TempDir(), "out")
-	report, err := MigrateSQLite(context.Background(), path, out, MigrateOptions{})
+	report, err := migrateIndex(path, out, MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

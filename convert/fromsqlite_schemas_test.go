@@ -2,7 +2,6 @@ package convert
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +28,7 @@ func TestEverySchemaVersion(t *testing.T) {
 			path := buildLegacyIndex(t, version)
 			before, _ := os.ReadFile(path)
 			out := filepath.Join(t.TempDir(), "out")
-			report, err := MigrateSQLite(context.Background(), path, out, MigrateOptions{})
+			report, err := migrateIndex(path, out, MigrateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -86,7 +85,7 @@ func TestMigrateSkips40(t *testing.T) {
 	conformanceCases(t)
 	caseDir := filepath.Join(sqliteConformanceDir, "synthetic-skips40")
 	out := filepath.Join(t.TempDir(), "out")
-	report, err := MigrateSQLite(context.Background(), filepath.Join(caseDir, "input.db"), out, MigrateOptions{})
+	report, err := migrateIndex(filepath.Join(caseDir, "input.db"), out, MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

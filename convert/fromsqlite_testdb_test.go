@@ -1,11 +1,15 @@
 package convert
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // Building index databases of any schema version opm wrote, for tests. The tables and columns are
@@ -180,4 +184,18 @@ func insertAPIs(t *testing.T, exec func(string, ...any), version int, table, bun
 			}
 		}
 	}
+}
+
+// migrateIndex migrates the index.db at path into out as olmcat migrate does (an empty index is
+// accepted, as with --allow-empty), with an optional migration level, and returns the departures.
+func migrateIndex(path, out string, opts MigrateOptions, level ...tofbc.MigrateLevel) (*tofbc.Report, error) {
+	srcOpts := source.Options{AllowEmpty: true}
+	if len(level) > 0 {
+		srcOpts.MigrateLevel = level[0]
+	}
+	sum, err := MigratePath(context.Background(), path, out, opts, srcOpts)
+	if sum == nil {
+		return nil, err
+	}
+	return sum.Departures, err
 }

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"compress/gzip"
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,7 +37,7 @@ func BenchmarkMigrateS5K(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		out := filepath.Join(dir, "out")
-		report, err := MigrateSQLite(context.Background(), db, out, MigrateOptions{Force: true})
+		report, err := migrateIndex(db, out, MigrateOptions{Force: true})
 		if err != nil {
 			b.Fatal(err)
 		}

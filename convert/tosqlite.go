@@ -9,6 +9,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 // ToSQLiteOptions control an FBC → index.db conversion.
@@ -21,6 +22,9 @@ type ToSQLiteOptions struct {
 	// Permissive writes the valid part of an invalid catalog and reports the rest (the report's
 	// Skipped issues) instead of refusing the catalog.
 	Permissive bool
+	// BeforeCommit, if set, runs once the database is complete and before it is moved into place;
+	// an error aborts the conversion, leaving nothing at the output.
+	BeforeCommit func(*SQLiteReport) error
 }
 
 // ToSQLite writes cat as a schema-13 index.db at out: the database opm v1.72's replaces-mode loader
@@ -43,13 +47,13 @@ func ToSQLite(ctx context.Context, cat *fbc.Catalog, out string, opts ToSQLiteOp
 	})
 }
 
-// ToSQLiteFromPath is ToSQLite for the catalog at root (a directory, a file, or "-"), read one
-// package at a time (fbc.WalkPackages), so memory holds one package's blobs and rows, not the
-// catalog. A catalog that does not load is refused with the load problems as validation issues;
-// with opts.Permissive it is loaded whole, and whatever loaded is converted.
-func ToSQLiteFromPath(ctx context.Context, root, out string, opts ToSQLiteOptions) (*SQLiteReport, error) {
+// ToSQLiteFromSource is ToSQLite for an opened catalog, read one package at a time (see
+// source.Source.WalkPackages), so memory holds one package's blobs and rows, not the catalog. A
+// catalog that does not load is refused with the load problems as validation issues; with
+// opts.Permissive it is loaded whole, and whatever loaded is converted.
+func ToSQLiteFromSource(ctx context.Context, src *source.Source, out string, opts ToSQLiteOptions) (*SQLiteReport, error) {
 	r, err := toSQLite(ctx, out, opts, func(add func(*fbc.Catalog) error) error {
-		return fbc.WalkPackages(root, func(_ string, c *fbc.Catalog) error { return add(c) })
+		return src.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error { return add(c) })
 	})
 	if err == nil {
 		return r, nil
@@ -65,12 +69,22 @@ func ToSQLiteFromPath(ctx context.Context, root, out string, opts ToSQLiteOption
 	if !opts.Permissive {
 		return nil, &InvalidCatalogError{Issues: issues}
 	}
-	cat, _ := fbc.Load(root)
+	cat, _ := src.Load(ctx)
 	r, err = ToSQLite(ctx, cat, out, opts)
 	if r != nil {
 		r.Skipped = append(issues, r.Skipped...)
 	}
 	return r, err
+}
+
+// ToSQLiteFromPath is ToSQLiteFromSource for a catalog reference (see source.Parse).
+func ToSQLiteFromPath(ctx context.Context, ref, out string, opts ToSQLiteOptions) (*SQLiteReport, error) {
+	src, err := source.Open(ctx, ref, source.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return ToSQLiteFromSource(ctx, src, out, opts)
 }
 
 // validModel builds the model of a part and checks it against opm's rules and what an index.db

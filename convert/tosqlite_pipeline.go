@@ -81,6 +81,11 @@ func toSQLite(ctx context.Context, out string, opts ToSQLiteOptions, walk func(a
 	if opts.Strict && len(c.r.Losses) > 0 {
 		return c.r, &LossError{Report: c.r}
 	}
+	if opts.BeforeCommit != nil {
+		if err := opts.BeforeCommit(c.r); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.Commit(); err != nil {
 		return nil, err
 	}

@@ -10,14 +10,13 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/ops"
-	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newAddCmd) }
 
 const addLong = `Add bundles to a catalog.
 
-  olmcat add CATALOG BUNDLE... [--image IMG]... [--channel C]... [--mode M] (-o DIR | --in-place)
+  olmcat add CATALOG BUNDLE... [--image IMG]... [--channel C]... [--mode M] (--output-dir DIR | --output-db FILE | --in-place)
 
 Each BUNDLE is a bundle directory (manifests/ and metadata/, as in a bundle image), rendered as
 'olmcat bundle render' does, with the matching --image (one per directory, in order; without
@@ -50,10 +49,10 @@ func newAddCmd() *cobra.Command {
 		channels   []string
 		defChannel string
 		mode       string
-		imgOpts    indeximage.Options
+		in         inputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "add CATALOG BUNDLE... (-o DIR | --in-place)",
+		Use:   "add CATALOG BUNDLE... (--output-dir DIR | --output-db FILE | --in-place)",
 		Short: "Add bundles (bundle directories or rendered blobs) to a catalog's channels",
 		Long:  addLong,
 		Args:  cobra.MinimumNArgs(2),
@@ -69,7 +68,7 @@ func newAddCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
+			return editCatalog(cmd, args[0], in, out, args[1:], func(in *catalogInput) ([]string, error) {
 				notes, err := ops.Add(in.cat, bundles, ops.AddOptions{Mode: m, Channels: channels, DefaultChannel: defChannel})
 				return notes, opError(err)
 			})
@@ -81,7 +80,7 @@ func newAddCmd() *cobra.Command {
 	f.StringVar(&defChannel, "default-channel", "", "make this the package's default channel")
 	f.StringVar(&mode, "mode", string(ops.ModeReplaces), "graph mode: replaces, semver or semver-skippatch")
 	addOutputFlags(f, &out)
-	addImageFlags(f, &imgOpts)
+	addInputFlags(f, &in)
 	return cmd
 }
 

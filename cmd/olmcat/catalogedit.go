@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,115 +20,60 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
-	"github.com/olmcat/olmcat/fbc/unpack"
-	"github.com/olmcat/olmcat/internal/indeximage"
-	"github.com/olmcat/olmcat/sqlite"
-	"github.com/olmcat/olmcat/sqlite/tofbc"
-)
-
-// Kinds of catalog input.
-const (
-	inputFBCDir  = "FBC directory"
-	inputFBCFile = "FBC file"
-	inputStdin   = "standard input"
-	inputSQLite  = "index.db"
-	inputImage   = "index image"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 // catalogInput is a catalog read whole, with what is needed to write it back in place.
 type catalogInput struct {
-	ref    string
-	kind   string
+	src    *source.Source
 	cat    *fbc.Catalog
 	format fbc.Format // of an FBC input, as its file names say
 }
 
-const editInputHelp = `CATALOG is an FBC directory or file, - for standard input, an index.db, or an index image
-(registry reference, oci-layout:DIR, docker-archive:FILE). An unpacked catalog (olmcat unpack) is
-read with its olm.bundle.object refs resolved.`
+const editInputHelp = referenceHelp + `
+An unpacked catalog is written back with its objects inline.`
 
-// readCatalog loads a whole catalog. A catalog that does not load cleanly is refused: an edit
-// must not silently drop the blobs that failed to load.
-func readCatalog(ctx context.Context, ref string, images indeximage.Options, stderr io.Writer) (*catalogInput, error) {
-	if ref == "-" {
-		cat, err := fbc.LoadReader(os.Stdin, fbc.StdinName)
-		if err != nil {
-			return nil, loadFailure(ref, err)
-		}
-		if err := unpack.ResolveRefs(ref, cat); err != nil {
-			return nil, usageError{err}
-		}
-		return &catalogInput{ref: ref, kind: inputStdin, cat: cat, format: fbc.JSON}, nil
-	}
-	fi, err := os.Stat(ref)
+// readCatalog opens and loads a whole catalog; close the input's source when done.
+func readCatalog(cmd *cobra.Command, ref string, in inputFlags) (*catalogInput, error) {
+	src, err := in.open(cmd, ref)
 	if err != nil {
-		if indeximage.IsImageRef(ref) {
-			return readImage(ctx, ref, images, stderr)
-		}
-		return nil, usageError{fmt.Errorf("cannot read %s: %w (give an FBC directory or file, an index.db, or an image reference)", ref, err)}
+		return nil, err
 	}
-	if isDB, err := sqlite.IsSQLiteFile(ref); err != nil {
-		return nil, usageError{fmt.Errorf("cannot read %s: %w", ref, err)}
-	} else if isDB {
-		cat, err := readIndexDB(ctx, ref, stderr)
-		if err != nil {
-			return nil, err
-		}
-		return &catalogInput{ref: ref, kind: inputSQLite, cat: cat, format: fbc.JSON}, nil
-	}
-	cat, err := fbc.Load(ref)
+	input, err := loadCatalog(cmd, src)
 	if err != nil {
-		return nil, loadFailure(ref, err)
+		src.Close()
+		return nil, err
 	}
-	if err := unpack.ResolveRefs(ref, cat); err != nil {
-		return nil, usageError{fmt.Errorf("%s: %w", ref, err)}
+	return input, nil
+}
+
+// loadCatalog loads a whole catalog. A catalog that does not load cleanly is refused: an edit must
+// not silently drop the blobs that failed to load.
+func loadCatalog(cmd *cobra.Command, src *source.Source) (*catalogInput, error) {
+	cat, err := src.Load(cmd.Context())
+	if r := src.Departures(); r != nil {
+		r.WriteSummary(cmd.ErrOrStderr(), 5)
 	}
-	in := &catalogInput{ref: ref, kind: inputFBCFile, cat: cat, format: formatOfFiles(cat)}
-	if fi.IsDir() {
-		in.kind = inputFBCDir
+	if err != nil {
+		return nil, loadFailure(src.String(), err)
 	}
-	return in, nil
+	format := fbc.JSON
+	if src.Format() == source.FormatFBC {
+		format = formatOfFiles(cat)
+	}
+	return &catalogInput{src: src, cat: cat, format: format}, nil
 }
 
 func loadFailure(ref string, err error) error {
+	if source.IsInputError(err) {
+		return err
+	}
 	issues, ierr := model.LoadIssues(err)
 	if ierr != nil || len(issues) == 0 {
-		return usageError{fmt.Errorf("cannot read %s: %w", ref, err)}
+		return err
 	}
 	return usageError{fmt.Errorf("%s does not load (%s); fix it first (olmcat validate shows every problem):\n%s",
 		ref, plural(len(issues), "problem"), issues.Error())}
-}
-
-func readIndexDB(ctx context.Context, path string, stderr io.Writer) (*fbc.Catalog, error) {
-	db, err := sqlite.Open(path)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	defer db.Close()
-	cat := &fbc.Catalog{}
-	report, err := tofbc.Convert(ctx, db, tofbc.Options{}, func(_ string, c *fbc.Catalog) error {
-		cat.Append(c)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	report.WriteSummary(stderr, 5)
-	return cat, nil
-}
-
-func readImage(ctx context.Context, ref string, images indeximage.Options, stderr io.Writer) (*catalogInput, error) {
-	img, err := indeximage.Fetch(ctx, ref, images)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	defer img.Cleanup()
-	in, err := readCatalog(ctx, img.Path, images, stderr)
-	if err != nil {
-		return nil, err
-	}
-	in.ref, in.kind = ref, inputImage
-	return in, nil
 }
 
 // formatOfFiles says YAML when every file that held blobs is named .yaml or .yml.
@@ -171,48 +115,85 @@ func catalogFiles(c *fbc.Catalog) map[string]bool {
 // catalogOutput is where an edited catalog goes.
 type catalogOutput struct {
 	dir     string
+	db      string
 	inPlace bool
 	format  string
-	to      string
 	force   bool
+	// Old spellings, refused with the new one named.
+	oldFormat, oldTo string
 }
 
 const editOutputHelp = `The result is written atomically (to a temporary sibling, then renamed), and only when the
 whole operation succeeded and the changed packages are still valid; otherwise nothing is written:
-  -o DIR          write an FBC directory, laid out as opm does (DIR/<package>/catalog.json, or .yaml
-                  with --format yaml); a non-empty DIR is replaced only with --force.
-  -o FILE --to sqlite   write a schema-13 index.db instead.
-  --in-place      replace CATALOG itself: an FBC directory is rewritten in the layout above (in the
-                  format of its files unless --format is given), an FBC file or an index.db is
-                  rewritten as such. Files in the directory that are not catalog files (README,
-                  unpacked objects/, files an .indexignore hides) would be lost, so --in-place
-                  refuses to run while there are any, unless --force.`
+  --output-dir DIR   write an FBC directory, laid out as opm does (DIR/<package>/catalog.json, or
+                     .yaml with -o yaml); a non-empty DIR is replaced only with --force.
+  --output-db FILE   write a schema-13 index.db instead.
+  --in-place         replace CATALOG itself: an FBC directory is rewritten in the layout above (in
+                     the format of its files unless -o is given), an FBC file or an index.db is
+                     rewritten as such. Files in the directory that are not catalog files (README,
+                     unpacked objects/, files an .indexignore hides) would be lost, so --in-place
+                     refuses to run while there are any, unless --force.
+No output may be, contain or lie inside an input, with or without --force (--in-place is the way
+to replace CATALOG).`
 
 func addOutputFlags(fs *pflag.FlagSet, o *catalogOutput) {
-	fs.StringVarP(&o.dir, "output", "o", "", "write the result to this FBC directory (or index.db with --to sqlite)")
+	fs.StringVar(&o.dir, "output-dir", "", "write the result to this FBC directory")
+	fs.StringVar(&o.db, "output-db", "", "write the result to this index.db file")
 	fs.BoolVar(&o.inPlace, "in-place", false, "replace CATALOG with the result")
-	fs.StringVar(&o.format, "format", "", "FBC file format: json or yaml (default json, or the input's format with --in-place)")
-	fs.StringVar(&o.to, "to", "fbc", "output kind with -o: fbc or sqlite")
+	fs.StringVarP(&o.format, "output", "o", "", "FBC file format: json or yaml (default json, or the input's format with --in-place)")
 	fs.BoolVar(&o.force, "force", false, "replace a non-empty output; with --in-place, drop non-catalog files of CATALOG")
+	fs.StringVar(&o.oldFormat, "format", "", "")
+	fs.StringVar(&o.oldTo, "to", "", "")
+	fs.Lookup("format").Hidden = true
+	fs.Lookup("to").Hidden = true
 }
 
 func (o catalogOutput) check() error {
 	switch {
-	case o.dir == "" && !o.inPlace:
-		return usageError{errors.New("say where the result goes: -o DIR, or --in-place to replace CATALOG")}
-	case o.dir != "" && o.inPlace:
-		return usageError{errors.New("-o and --in-place exclude each other")}
-	case o.to != "fbc" && o.to != "sqlite":
-		return usageError{fmt.Errorf("--to must be fbc or sqlite, not %q", o.to)}
-	case o.inPlace && o.to != "fbc":
-		return usageError{errors.New("--to applies to -o; --in-place keeps CATALOG's own kind")}
+	case o.oldFormat != "":
+		return usageError{fmt.Errorf("--format is now -o/--output, the output format in every olmcat command: use -o %s", o.oldFormat)}
+	case o.oldTo == "sqlite":
+		return usageError{errors.New("--to sqlite is now --output-db FILE: give the index.db to write")}
+	case o.oldTo != "":
+		return usageError{errors.New("--to is gone: write an FBC directory with --output-dir DIR, an index.db with --output-db FILE")}
 	}
 	if o.format != "" {
 		if _, err := fbc.ParseFormat(o.format); err != nil {
-			return usageError{err}
+			return usageError{fmt.Errorf("-o is the output format (json or yaml) in every olmcat command, not %q; "+
+				"to write the result to a directory use --output-dir %s", o.format, o.format)}
 		}
 	}
+	n := 0
+	for _, set := range []bool{o.dir != "", o.db != "", o.inPlace} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return usageError{errors.New("say where the result goes: --output-dir DIR, --output-db FILE, or --in-place to replace CATALOG")}
+	case n > 1:
+		return usageError{errors.New("--output-dir, --output-db and --in-place exclude each other")}
+	case o.db != "" && o.format != "":
+		return usageError{errors.New("-o sets the format of FBC files; --output-db writes an index.db")}
+	}
 	return nil
+}
+
+// guard refuses an output that overlaps an input (see source.CheckOutput); extra are more input
+// paths (bundle directories, ...).
+func (o catalogOutput) guard(src *source.Source, extra ...string) error {
+	out := o.dir
+	if o.db != "" {
+		out = o.db
+	}
+	if out == "" {
+		return nil
+	}
+	if err := source.CheckOutput(out, src); err != nil {
+		return err
+	}
+	return source.CheckOutputPaths(out, extra...)
 }
 
 // writeCatalog writes the edited catalog where o says.
@@ -225,36 +206,37 @@ func writeCatalog(cmd *cobra.Command, in *catalogInput, cat *fbc.Catalog, o cata
 	}
 	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
 	switch {
-	case !o.inPlace && o.to == "sqlite":
-		return writeIndexDB(ctx, cat, o.dir, o.force, stderr)
-	case !o.inPlace:
+	case o.db != "":
+		return writeIndexDB(ctx, cat, o.db, o.force, stderr)
+	case o.dir != "":
 		if err := ops.WriteDir(cat, o.dir, format, o.force); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "olmcat: wrote %s\n", o.dir)
 		return nil
 	}
-	switch in.kind {
-	case inputSQLite:
-		return writeIndexDB(ctx, cat, in.ref, true, stderr)
-	case inputFBCFile:
-		if err := ops.WriteFile(cat, in.ref, format, true); err != nil {
+	ref := in.src.Ref()
+	switch ref.Form {
+	case source.FormIndexDB:
+		return writeIndexDB(ctx, cat, ref.Path, true, stderr)
+	case source.FormFile:
+		if err := ops.WriteFile(cat, ref.Path, format, true); err != nil {
 			return err
 		}
-	case inputFBCDir:
-		if foreign, err := nonCatalogFiles(in.ref, catalogFiles(in.cat)); err != nil {
+	case source.FormDir:
+		if foreign, err := nonCatalogFiles(ref.Path, catalogFiles(in.cat)); err != nil {
 			return err
 		} else if len(foreign) > 0 && !o.force {
-			return usageError{fmt.Errorf("--in-place would replace %s, losing %s that are not catalog files (%s); write with -o DIR instead, or pass --force",
-				in.ref, plural(len(foreign), "file"), strings.Join(firstN(foreign, 5), ", "))}
+			return usageError{fmt.Errorf("--in-place would replace %s, losing %s that are not catalog files (%s); write with --output-dir DIR instead, or pass --force",
+				ref.Raw, plural(len(foreign), "file"), strings.Join(firstN(foreign, 5), ", "))}
 		}
-		if err := ops.WriteDir(cat, in.ref, format, true); err != nil {
+		if err := ops.WriteDir(cat, ref.Path, format, true); err != nil {
 			return err
 		}
 	default:
-		return usageError{fmt.Errorf("cannot write in place to %s (%s): use -o", in.ref, in.kind)}
+		return usageError{fmt.Errorf("cannot write in place to %s (%s): use --output-dir DIR or --output-db FILE", ref.Raw, ref.Form)}
 	}
-	fmt.Fprintf(stderr, "olmcat: rewrote %s\n", in.ref)
+	fmt.Fprintf(stderr, "olmcat: rewrote %s\n", ref.Raw)
 	return nil
 }
 
@@ -295,9 +277,18 @@ func firstN(s []string, n int) []string {
 
 // editCatalog is the body of the commands that edit a catalog: it reads the catalog at ref, applies
 // edit, prints the notes edit returns and writes the result as the output flags say. edit's error
-// is returned as it is (an operation's refusal goes through opError).
-func editCatalog(cmd *cobra.Command, ref string, images indeximage.Options, out catalogOutput, edit func(in *catalogInput) ([]string, error)) error {
-	in, err := readCatalog(cmd.Context(), ref, images, cmd.ErrOrStderr())
+// is returned as it is (an operation's refusal goes through opError). extraInputs are other paths
+// the command reads, which the output must not touch either.
+func editCatalog(cmd *cobra.Command, ref string, inFlags inputFlags, out catalogOutput, extraInputs []string, edit func(in *catalogInput) ([]string, error)) error {
+	src, err := inFlags.open(cmd, ref)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := out.guard(src, extraInputs...); err != nil {
+		return err
+	}
+	in, err := loadCatalog(cmd, src)
 	if err != nil {
 		return err
 	}

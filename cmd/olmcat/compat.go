@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -18,6 +16,7 @@ import (
 	"github.com/olmcat/olmcat/grpccompat/compat"
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newCompatCmd) }
@@ -27,10 +26,10 @@ switching a catalog image from 'opm registry serve --database index.db' to servi
 
   olmcat compat index.db migrated-dir/
 
-Each side is an FBC directory or file or an index.db (served in-process as 'olmcat serve' serves
-them, answering like opm serve and opm registry serve), a live server (grpc://HOST:PORT, or
-grpcs://HOST:PORT for TLS), a recording of answers (a directory with plan.json and answers, as in
-the conformance corpus), or an index image (registry reference, oci-layout:DIR, docker-archive:FILE).
+Each side is a catalog reference (below), served in-process as 'olmcat serve' serves it (an
+index.db answering like opm registry serve, anything else like opm serve), a live server
+(grpc://HOST:PORT or a bare HOST:PORT; grpcs://HOST:PORT for TLS), or a recording of answers (a
+directory with plan.json and answers, as in the conformance corpus).
 
 Both sides are surveyed (ListPackages, ListBundles, GetPackage) and the query plan is derived from
 the union of what they list: every package, channel, bundle, upgrade edge and provided API, plus a
@@ -42,7 +41,9 @@ FBC server. The report lists, per method, the calls that are equal, equal after 
 different and failed, then each difference with its request, both answers and a minimal diff.
 
 Exit codes: 0 every call answered the same; 1 some calls differ; 2 bad usage, a side that cannot be
-opened or reached, or a run that could not be completed (the partial report is still written).`
+opened or reached, or a run that could not be completed (the partial report is still written).
+
+` + referenceHelp
 
 type compatFlags struct {
 	output, normalize, planFile, savePlan string
@@ -53,7 +54,7 @@ type compatFlags struct {
 	concurrency, maxDetails               int
 	tls, insecure                         bool
 	caFile, platform                      string
-	force                                 bool
+	force, allowEmpty                     bool
 	leftKind, rightKind                   string
 }
 
@@ -88,6 +89,7 @@ func newCompatCmd() *cobra.Command {
 	fl.StringVar(&f.caFile, "ca-file", "", "PEM CA certificates to verify TLS servers with (implies --tls)")
 	fl.StringVar(&f.leftKind, "left-kind", "auto", "kind of server LEFT is when it cannot be told from its answers: sqlite, fbc or auto")
 	fl.StringVar(&f.rightKind, "right-kind", "auto", "kind of server RIGHT is: sqlite, fbc or auto")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
 	return cmd
 }
@@ -117,13 +119,13 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 		}
 		defer planOut.Abort()
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	tty := isTerminal(stderr)
 	open := compat.OpenOptions{
-		Dial:   compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
-		Images: indeximage.Options{Platform: f.platform, Insecure: f.insecure},
+		Dial: compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
+		Source: source.Options{Images: indeximage.Options{Platform: f.platform, Insecure: f.insecure},
+			AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin()},
 	}
 	if tty {
 		fmt.Fprintf(stderr, "olmcat compat: opening %s and %s\n", leftSpec, rightSpec)
@@ -136,6 +138,9 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	rightKind, err := compat.ParseKind(f.rightKind)
 	if err != nil {
 		return usageError{fmt.Errorf("--right-kind: %w", err)}
+	}
+	if leftSpec == "-" && rightSpec == "-" {
+		return usageError{errTwoStdin}
 	}
 	left, right, err := openSides(ctx, leftSpec, rightSpec, open)
 	if err != nil {
@@ -207,7 +212,7 @@ func openSides(ctx context.Context, leftSpec, rightSpec string, o compat.OpenOpt
 		go func() {
 			defer wg.Done()
 			sides[i], errs[i] = compat.OpenTarget(ctx, spec, o)
-			if errs[i] != nil {
+			if errs[i] != nil && !source.IsInputError(errs[i]) {
 				errs[i] = fmt.Errorf("%s side: %w", labels[i], errs[i])
 			}
 		}()

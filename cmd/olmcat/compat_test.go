@@ -99,7 +99,7 @@ func TestCompatUsageAndInputErrors(t *testing.T) {
 		{[]string{"compat", db}, "LEFT and RIGHT"},
 		{[]string{"compat", db, migrated, "--normalize", "plurals"}, "unknown normalization"},
 		{[]string{"compat", db, migrated, "-o", "xml"}, "-o must be"},
-		{[]string{"compat", db, filepath.Join(t.TempDir(), "missing")}, "right side: cannot read"},
+		{[]string{"compat", db, filepath.Join(t.TempDir(), "missing")}, ": not found: no such file or directory"},
 		{[]string{"compat", closedAddr, migrated}, "left side: cannot reach"},
 		{[]string{"compat", db, migrated, "--timeout", "0s"}, "--timeout"},
 		{[]string{"compat", db, migrated, "--left-kind", "mysql"}, "unknown catalog kind"},

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc/ops"
-	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newDeprecateCmd) }
@@ -14,8 +14,8 @@ func init() { register(newDeprecateCmd) }
 const deprecateLong = `Deprecate a package, a channel or a bundle: write an olm.deprecations entry with a message,
 which OLM shows to users (olmcat inspect and olmcat serve surface it too).
 
-  olmcat deprecate CATALOG --package P [--channel C | --bundle B] --message M (-o DIR | --in-place)
-  olmcat deprecate CATALOG --package P [--channel C | --bundle B] --undo (-o DIR | --in-place)
+  olmcat deprecate CATALOG --package P [--channel C | --bundle B] --message M (--output-dir DIR | --output-db FILE | --in-place)
+  olmcat deprecate CATALOG --package P [--channel C | --bundle B] --undo (--output-dir DIR | --output-db FILE | --in-place)
 
 The object must exist. Deprecating it again replaces the message; --undo removes the deprecation.
 
@@ -36,10 +36,10 @@ func newDeprecateCmd() *cobra.Command {
 		out           catalogOutput
 		opts          ops.DeprecateOptions
 		convertLegacy bool
-		imgOpts       indeximage.Options
+		in            inputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "deprecate CATALOG --package P [--channel C | --bundle B] --message M (-o DIR | --in-place)",
+		Use:   "deprecate CATALOG --package P [--channel C | --bundle B] --message M (--output-dir DIR | --output-db FILE | --in-place)",
 		Short: "Deprecate a package, channel or bundle (olm.deprecations), or convert legacy channel deprecations",
 		Long:  deprecateLong,
 		Args:  cobra.ExactArgs(1),
@@ -53,9 +53,9 @@ func newDeprecateCmd() *cobra.Command {
 			if opts.Undo && opts.Message != "" {
 				return usageError{errors.New("--undo takes no --message")}
 			}
-			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
-				if out.to == "sqlite" || (out.inPlace && in.kind == inputSQLite) {
-					return nil, usageError{errors.New("an index.db cannot hold deprecation messages: write the result as an FBC directory (-o DIR)")}
+			return editCatalog(cmd, args[0], in, out, nil, func(in *catalogInput) ([]string, error) {
+				if out.db != "" || (out.inPlace && in.src.Format() == source.FormatSQLite) {
+					return nil, usageError{errors.New("an index.db cannot hold deprecation messages: write the result as an FBC directory (--output-dir DIR)")}
 				}
 				notes, err := ops.ConvertLegacyDeprecations(in.cat)
 				if err != nil {
@@ -83,6 +83,6 @@ func newDeprecateCmd() *cobra.Command {
 	f.BoolVar(&opts.Undo, "undo", false, "remove the deprecation instead")
 	f.BoolVar(&convertLegacy, "convert-legacy", false, "only convert olm.deprecated.channel properties")
 	addOutputFlags(f, &out)
-	addImageFlags(f, &imgOpts)
+	addInputFlags(f, &in)
 	return cmd
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/diff/report"
-	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newDiffCmd) }
@@ -16,9 +15,11 @@ func init() { register(newDiffCmd) }
 const diffLong = `Compare two catalogs and answer the reviewer's question: after this change, which installed
 users can still upgrade to what?
 
-  olmcat diff OLD NEW              each side an FBC directory or file, an index.db, or an index image
+  olmcat diff OLD NEW              each side a catalog reference (below)
   olmcat diff --git REV PATH       PATH (in a git work tree) at revision REV against the work tree,
-                                   e.g. olmcat diff --git origin/main catalogs/
+                                   e.g. olmcat diff --git origin/main catalogs/; the same as
+                                   olmcat diff git:REV:PATH PATH, except that a PATH absent at REV
+                                   is an empty catalog (everything is new)
 
 Catalog changes (packages, default channels, channels, entries and their replaces/skips/skipRange,
 bundles with their image, version, properties, related images, provided and required APIs,
@@ -31,12 +32,14 @@ Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), 
 request comment). --stat prints one line per changed package instead.
 
 Exit codes: 0 no finding at the --fail-on level (or no --fail-on), 1 findings at that level,
-2 bad usage or an input that cannot be read at all.`
+2 bad usage or an input that cannot be used (either side: not found, damaged, empty, ...).
+
+` + referenceHelp
 
 func newDiffCmd() *cobra.Command {
 	var gitRev, output, failOn string
 	var stat bool
-	var imgOpts indeximage.Options
+	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --git REV PATH",
 		Short: "Compare two catalogs: catalog changes and what they do to upgrades",
@@ -58,7 +61,7 @@ func newDiffCmd() *cobra.Command {
 			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown {
 				return usageError{fmt.Errorf("-o must be table, json or markdown, not %q", output)}
 			}
-			oldSide, newSide, err := openDiffSides(cmd, gitRev, args, input.Options{Images: imgOpts})
+			oldSide, newSide, err := openDiffSides(cmd, gitRev, args, input.Options{Source: in.options(cmd)})
 			if err != nil {
 				return err
 			}
@@ -81,7 +84,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json or markdown")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
-	addImageFlags(cmd.Flags(), &imgOpts)
+	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }
 
@@ -99,8 +102,7 @@ func parseFailOn(s string) (diff.Severity, error) {
 	return "", usageError{fmt.Errorf("--fail-on must be breaking, warning or any, not %q", s)}
 }
 
-// openDiffSides loads both sides at once; an input that cannot be read at all is a usage error
-// (exit 2).
+// openDiffSides loads both sides at once; an input that cannot be used is an input error (exit 2).
 func openDiffSides(cmd *cobra.Command, gitRev string, args []string, opts input.Options) (*diff.Side, *diff.Side, error) {
 	var oldSide, newSide *diff.Side
 	var err error
@@ -110,7 +112,7 @@ func openDiffSides(cmd *cobra.Command, gitRev string, args []string, opts input.
 		oldSide, newSide, err = input.OpenPair(cmd.Context(), args[0], args[1], opts)
 	}
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, err
 	}
 	return oldSide, newSide, nil
 }

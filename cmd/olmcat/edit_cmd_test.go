@@ -61,12 +61,12 @@ func TestRmAddThroughBothFormats(t *testing.T) {
 	tmp := t.TempDir()
 	at := func(n string) string { return filepath.Join(tmp, n) }
 
-	mustRun(t, "rm", db, "kube-green.v0.7.1", "-o", at("fbc1"))
-	mustRun(t, "add", at("fbc1"), bundle, "--image", image, "-o", at("fbc2"))
+	mustRun(t, "rm", db, "kube-green.v0.7.1", "--output-dir", at("fbc1"))
+	mustRun(t, "add", at("fbc1"), bundle, "--image", image, "--output-dir", at("fbc2"))
 	sameTree(t, at("fbc2"), want)
 
-	mustRun(t, "rm", db, "kube-green.v0.7.1", "--to", "sqlite", "-o", at("a.db"))
-	mustRun(t, "add", at("a.db"), bundle, "--image", image, "--to", "sqlite", "-o", at("b.db"))
+	mustRun(t, "rm", db, "kube-green.v0.7.1", "--output-db", at("a.db"))
+	mustRun(t, "add", at("a.db"), bundle, "--image", image, "--output-db", at("b.db"))
 	mustRun(t, "migrate", at("b.db"), at("migrated"))
 	sameTree(t, at("migrated"), want)
 }
@@ -107,7 +107,16 @@ func TestInPlaceAndRefusalsLeaveCatalogUntouched(t *testing.T) {
 		{[]string{"rm", cat, "konflux-operator.v9.9.9", "--in-place"}, exitFindings, "no bundle named"},
 		{[]string{"graph-rebuild", cat, "--package", "konflux-operator", "--mode", "semverish", "--in-place"}, exitUsage, "unknown graph mode"},
 		{[]string{"add", cat, filepath.Join(cat, "konflux"), "--in-place"}, exitUsage, "name no channel"},
-		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x"}, exitUsage, "-o DIR, or --in-place"},
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x"}, exitUsage, "--output-dir DIR, --output-db FILE, or --in-place"},
+		// Old spellings name the new flag.
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x", "-o", filepath.Join(cat, "out")}, exitUsage, "use --output-dir"},
+		{[]string{"add", cat, filepath.Join(cat, "konflux"), "-o", "yaml"}, exitUsage, "say where the result goes"},
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x", "--in-place", "--format", "yaml"}, exitUsage, "use -o yaml"},
+		{[]string{"rm", cat, "x", "--to", "sqlite", "--output-dir", "y"}, exitUsage, "--to sqlite is now --output-db FILE"},
+		// No output may touch an input, --force or not.
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x", "--output-dir", cat, "--force"}, exitUsage, "output overlaps an input: it is the input"},
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x", "--output-dir", filepath.Join(cat, "sub"), "--force"}, exitUsage, "it lies inside the input"},
+		{[]string{"deprecate", cat, "--package", "konflux-operator", "--message", "x", "--output-dir", filepath.Dir(cat), "--force"}, exitUsage, "it contains the input"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
@@ -163,7 +172,7 @@ func TestGraphRebuildAndUnpackCommands(t *testing.T) {
 	src := corpus(t, "sqlite/community-5ops-semver/migrate")
 	tmp := t.TempDir()
 	// opm built these channels in semver mode: rebuilding them changes nothing but entry order.
-	mustRun(t, "graph-rebuild", src, "--package", "microcks", "--mode", "semver", "-o", filepath.Join(tmp, "rebuilt"))
+	mustRun(t, "graph-rebuild", src, "--package", "microcks", "--mode", "semver", "--output-dir", filepath.Join(tmp, "rebuilt"))
 	a := mustRun(t, "inspect", "package", src, "microcks", "-o", "json")
 	b := mustRun(t, "inspect", "package", filepath.Join(tmp, "rebuilt"), "microcks", "-o", "json")
 	if a != b {
@@ -177,7 +186,7 @@ func TestGraphRebuildAndUnpackCommands(t *testing.T) {
 	}
 
 	mustRun(t, "unpack", src, filepath.Join(tmp, "unpacked"))
-	mustRun(t, "graph-rebuild", filepath.Join(tmp, "unpacked"), "--package", "microcks", "--mode", "semver", "-o", filepath.Join(tmp, "fromunpacked"))
+	mustRun(t, "graph-rebuild", filepath.Join(tmp, "unpacked"), "--package", "microcks", "--mode", "semver", "--output-dir", filepath.Join(tmp, "fromunpacked"))
 	sameTree(t, filepath.Join(tmp, "fromunpacked"), filepath.Join(tmp, "rebuilt"))
 }
 
@@ -187,8 +196,8 @@ func TestGraphRebuildThroughIndexDB(t *testing.T) {
 	db := corpus(t, "sqlite/community-5ops-semver/input.db")
 	tmp := t.TempDir()
 	args := []string{"graph-rebuild", db, "--package", "cert-utils-operator", "--mode", "semver-skippatch"}
-	mustRun(t, append(args, "-o", filepath.Join(tmp, "fbc"))...)
-	mustRun(t, append(args, "--to", "sqlite", "-o", filepath.Join(tmp, "index.db"))...)
+	mustRun(t, append(args, "--output-dir", filepath.Join(tmp, "fbc"))...)
+	mustRun(t, append(args, "--output-db", filepath.Join(tmp, "index.db"))...)
 	fromFBC := mustRun(t, "inspect", "package", filepath.Join(tmp, "fbc"), "cert-utils-operator", "-o", "json")
 	fromDB := mustRun(t, "inspect", "package", filepath.Join(tmp, "index.db"), "cert-utils-operator", "-o", "json")
 	if fromFBC != fromDB {

@@ -3,13 +3,18 @@ package main
 import (
 	"errors"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 // Exit codes shared by every subcommand.
 const (
 	exitOK       = 0
 	exitFindings = 1 // validation failed, catalogs differ, findings at the --fail-on level
-	exitUsage    = 2 // bad flags or arguments, unreadable input
+	exitUsage    = 2 // bad flags or arguments, an input that cannot be used, an output that cannot be written
+	// exitBrokenPipe is what a shell reports for a process ended by SIGPIPE: the reader of
+	// standard output went away.
+	exitBrokenPipe = 128 + 13
 )
 
 // exitError ends the command with a given code; with a nil err nothing more is printed (the command
@@ -40,7 +45,7 @@ func exitCode(err error) int {
 		return exit.code
 	}
 	var usage usageError
-	if errors.As(err, &usage) {
+	if errors.As(err, &usage) || source.IsInputError(err) {
 		return exitUsage
 	}
 	// cobra's own argument errors ("accepts 2 arg(s)", "unknown command") are usage errors too.
@@ -50,3 +55,5 @@ func exitCode(err error) int {
 	}
 	return exitFindings
 }
+
+var errTwoStdin = errors.New("standard input (-) can be read only once: give it for one input at most")

@@ -11,7 +11,6 @@ import (
 	"github.com/olmcat/olmcat/diff/picture"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
-	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newGraphCmd) }
@@ -20,7 +19,7 @@ const graphLong = `Draw the upgrade graph of a package as Mermaid or Graphviz DO
 
   olmcat graph CATALOG --package P [--channel C] -o mermaid|dot [--diff OLD]
 
-CATALOG (and OLD) may be an FBC directory or file, an index.db or an index image. Each channel is a
+CATALOG and OLD are catalog references (below). Each channel is a
 subgraph; an edge points from a bundle to a bundle its users can upgrade to (solid: replaces,
 dotted: skips and skipRange); the head is drawn bold, names that are replaced or skipped but are not
 entries of the channel dashed.
@@ -28,11 +27,13 @@ entries of the channel dashed.
 With --diff OLD the graph is the union of OLD and CATALOG: added bundles and edges are green, removed
 ones red and dashed, and bundles whose users can no longer reach the head (stranded) orange.
 
-Exit codes: 0 drawn, 2 bad usage, unknown package or channel, or an unreadable input.`
+Exit codes: 0 drawn, 2 bad usage, unknown package or channel, or an input that cannot be used.
+
+` + referenceHelp
 
 func newGraphCmd() *cobra.Command {
 	var pkg, channel, output, oldRef string
-	var imgOpts indeximage.Options
+	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "graph CATALOG --package P [--channel C] [-o mermaid|dot] [--diff OLD]",
 		Short: "Draw a package's upgrade graph (Mermaid or DOT), optionally compared with another revision",
@@ -45,9 +46,9 @@ func newGraphCmd() *cobra.Command {
 			if output != picture.FormatMermaid && output != picture.FormatDOT {
 				return usageError{fmt.Errorf("-o must be mermaid or dot, not %q", output)}
 			}
-			g, err := drawGraph(cmd.Context(), args[0], oldRef, pkg, channel, input.Options{Images: imgOpts})
+			g, err := drawGraph(cmd.Context(), args[0], oldRef, pkg, channel, input.Options{Source: in.options(cmd)})
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			return picture.Write(cmd.OutOrStdout(), g, output)
 		},
@@ -56,7 +57,7 @@ func newGraphCmd() *cobra.Command {
 	cmd.Flags().StringVar(&channel, "channel", "", "draw only this channel")
 	cmd.Flags().StringVarP(&output, "output", "o", picture.FormatMermaid, "output format: mermaid or dot")
 	cmd.Flags().StringVar(&oldRef, "diff", "", "compare with this older revision of the catalog")
-	addImageFlags(cmd.Flags(), &imgOpts)
+	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }
 
@@ -67,13 +68,21 @@ func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts i
 		if err != nil {
 			return nil, err
 		}
-		return picture.Build(sideModel(side), pkg, channel)
+		g, err := picture.Build(sideModel(side), pkg, channel)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return g, nil
 	}
 	oldSide, newSide, err := input.OpenPair(ctx, oldRef, catalog, opts)
 	if err != nil {
 		return nil, err
 	}
-	return picture.BuildDiff(sideModel(oldSide), sideModel(newSide), diff.Compare(oldSide, newSide), pkg, channel)
+	g, err := picture.BuildDiff(sideModel(oldSide), sideModel(newSide), diff.Compare(oldSide, newSide), pkg, channel)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return g, nil
 }
 
 // sideModel builds the model of whatever part of a side loaded; drawing needs no validation.

@@ -6,14 +6,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc/ops"
-	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newGraphRebuildCmd) }
 
 const graphRebuildLong = `Rebuild the upgrade graph of a package's channels from its bundles.
 
-  olmcat graph-rebuild CATALOG --package P [--channel C] --mode M (-o DIR | --in-place)
+  olmcat graph-rebuild CATALOG --package P [--channel C] --mode M (--output-dir DIR | --output-db FILE | --in-place)
 
   --mode semver: every bundle replaces the next lower version (skips are dropped; skipRanges kept).
   --mode semver-skippatch: the newest patch of each major.minor replaces the newest patch of the
@@ -39,10 +38,10 @@ func newGraphRebuildCmd() *cobra.Command {
 		out     catalogOutput
 		pkg, ch string
 		mode    string
-		imgOpts indeximage.Options
+		in      inputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "graph-rebuild CATALOG --package P [--channel C] --mode M (-o DIR | --in-place)",
+		Use:   "graph-rebuild CATALOG --package P [--channel C] --mode M (--output-dir DIR | --output-db FILE | --in-place)",
 		Short: "Rebuild channel upgrade graphs from bundle versions (semver, semver-skippatch) or CSVs (replaces)",
 		Long:  graphRebuildLong,
 		Args:  cobra.ExactArgs(1),
@@ -57,7 +56,7 @@ func newGraphRebuildCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
+			return editCatalog(cmd, args[0], in, out, nil, func(in *catalogInput) ([]string, error) {
 				channels := []string{ch}
 				if ch == "" {
 					channels = packageChannels(in, pkg)
@@ -81,7 +80,7 @@ func newGraphRebuildCmd() *cobra.Command {
 	f.StringVar(&ch, "channel", "", "rebuild only this channel")
 	f.StringVar(&mode, "mode", "", "replaces, semver or semver-skippatch (required)")
 	addOutputFlags(f, &out)
-	addImageFlags(f, &imgOpts)
+	addInputFlags(f, &in)
 	return cmd
 }
 

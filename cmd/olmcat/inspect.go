@@ -12,15 +12,14 @@ import (
 
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
-	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newInspectCmd) }
 
 const inspectLong = `Show what a catalog holds without serving it.
 
-  olmcat inspect packages CATALOG [--format table|json]
-  olmcat inspect package CATALOG PACKAGE [--format table|json]
+  olmcat inspect packages CATALOG [-o table|json]
+  olmcat inspect package CATALOG PACKAGE [-o table|json]
 
 'packages' lists every package with its channels and default channel. 'package' lists, per channel
 (oldest version first), every bundle's version, CSV name and bundle image (bundlePath), the bundles
@@ -40,15 +39,16 @@ Exit codes: 0 shown, 2 bad usage, unknown package or unreadable input.`
 
 func newInspectCmd() *cobra.Command {
 	var format string
-	var imgOpts indeximage.Options
+	var inFlags inputFlags
 	load := func(cmd *cobra.Command, ref string) (*model.Model, error) {
 		if format != "table" && format != "json" {
-			return nil, usageError{fmt.Errorf("--format must be table or json, not %q", format)}
+			return nil, usageError{fmt.Errorf("-o must be table or json, not %q", format)}
 		}
-		in, err := readCatalog(cmd.Context(), ref, imgOpts, cmd.ErrOrStderr())
+		in, err := readCatalog(cmd, ref, inFlags)
 		if err != nil {
 			return nil, err
 		}
+		defer in.src.Close()
 		if _, err := ops.ConvertLegacyDeprecations(in.cat); err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: legacy channel deprecations not shown: %v\n", err)
 		}
@@ -97,7 +97,7 @@ func newInspectCmd() *cobra.Command {
 	}
 	for _, c := range []*cobra.Command{packages, pkg} {
 		c.Flags().StringVarP(&format, "output", "o", "table", "output format: table or json")
-		addImageFlags(c.Flags(), &imgOpts)
+		addInputFlags(c.Flags(), &inFlags)
 		cmd.AddCommand(c)
 	}
 	return cmd

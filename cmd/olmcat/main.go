@@ -4,16 +4,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
-)
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+	"github.com/olmcat/olmcat/internal/scratch"
+)
 
 var subcommands []func() *cobra.Command
 
@@ -24,10 +26,11 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "olmcat",
 		Short:         "Convert, validate, diff and serve OLM catalogs (FBC and SQLite index.db)",
-		Version:       version,
+		Version:       buildVersion().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
@@ -39,17 +42,79 @@ func newRootCmd() *cobra.Command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := handleSignals()
+	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	scratch.RemoveAll() // whatever a failed command could not remove itself
+	os.Exit(code)
 }
 
+// handleSignals cancels the context on SIGINT, SIGTERM, SIGHUP and SIGPIPE, so that commands stop,
+// remove their temporary files and exit; a second SIGINT or SIGTERM exits at once, after removing
+// the temporary files every command registers with package scratch. SIGPIPE (a closed pipe on
+// stdout, e.g. `olmcat render ... | head`) then shows as a write error, which ends the command
+// quietly.
+func handleSignals() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	done := make(chan struct{})
+	go func() {
+		interrupted := false
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-sigs:
+				if sig == syscall.SIGPIPE {
+					cancel()
+					continue
+				}
+				if interrupted {
+					scratch.RemoveAll()
+					os.Exit(128 + int(sig.(syscall.Signal)))
+				}
+				interrupted = true
+				cancel()
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+// run is execute without signals and with no standard input, for tests.
 func run(args []string, stdout, stderr io.Writer) int {
+	return execute(context.Background(), args, os.Stdin, stdout, stderr)
+}
+
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	out := &checkedWriter{w: stdout}
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "olmcat: internal error: %v (this is a bug in olmcat; please report it with the command line)\n", p)
+			code = exitUsage
+		}
+	}()
 	root := newRootCmd()
-	root.SetOut(stdout)
+	root.SetIn(stdin)
+	root.SetOut(out)
 	root.SetErr(stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if out.err != nil {
+		// Whatever else went wrong, the output is incomplete.
+		if errors.Is(out.err, syscall.EPIPE) {
+			return exitBrokenPipe // the reader went away (| head): nothing to say
+		}
+		fmt.Fprintf(stderr, "olmcat: %v\n", out.err)
+		return exitUsage
+	}
 	if err == nil {
-		return 0
+		return exitOK
 	}
 	var exit exitError
 	if errors.As(err, &exit) && exit.err == nil {
@@ -57,4 +122,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "olmcat: %v\n", err)
 	return exitCode(err)
+}
+
+// checkedWriter remembers the first write error on standard output (a full disk, a closed pipe),
+// so that a command that wrote all its output but lost some of it does not exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = fmt.Errorf("write standard output: %w", err)
+	}
+	return n, err
 }

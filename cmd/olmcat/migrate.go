@@ -4,23 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/fbc"
-	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/indeximage"
-	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 func init() { register(newMigrateCmd) }
 
 const migrateLong = `Convert a legacy SQLite index (index.db) into a File-Based Catalog directory, as opm v1.72's
-'opm migrate' did: OUTDIR/<package>/catalog.json (or .yaml with -o yaml), byte for byte the files opm
-wrote wherever opm succeeded. The index.db is only read (read-only and immutable: its bytes and
+'opm migrate' did: OUT/<package>/catalog.json (or .yaml with -o yaml), byte for byte the files opm
+wrote wherever opm succeeded. CATALOG may be any catalog reference (below): a File-Based Catalog is
+rewritten in opm's layout (an unpacked one with its objects back inline). The index.db is only read (read-only and immutable: its bytes and
 modification time do not change, and no journal file appears, even on read-only media). Indexes of
 every schema version opm wrote (0 to 13) are read as they are, without upgrading them.
 
@@ -33,12 +32,16 @@ error and writes nothing.
 --migrate-level bundle-object-to-csv-metadata replaces the manifests of image bundles with one
 olm.csv.metadata property, as opm's option of the same name does.
 
-OUTDIR appears atomically (written beside it, then renamed); a non-empty OUTDIR is replaced only
-with --force.
+OUT appears atomically (written beside it, then renamed); a non-empty OUT is replaced only with
+--force. No output (OUT, --report, --oci-layout) may be, contain or lie inside CATALOG, with or
+without --force. The report is written before OUT is moved into place: if it cannot be written,
+nothing is.
 
 ` + migrateImageHelp + `
 
-` + migrateToSQLiteHelp
+` + migrateToSQLiteHelp + `
+
+` + referenceHelp
 
 func newMigrateCmd() *cobra.Command {
 	var (
@@ -46,51 +49,80 @@ func newMigrateCmd() *cobra.Command {
 		force                         bool
 		toSQLite                      migrateToSQLiteOptions
 		images                        migrateImageFlags
+		in                            inputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "migrate INPUT OUTDIR",
-		Short: "Convert an index.db into a File-Based Catalog (or, with --to sqlite, the reverse)",
+		Use:   "migrate CATALOG OUT",
+		Short: "Convert an index.db into a File-Based Catalog (or, with --to sqlite, any catalog into an index.db)",
 		Long:  migrateLong,
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch to {
-			case "sqlite":
-				toSQLite.Force, toSQLite.ReportPath = force, reportPath
-				return runMigrateToSQLite(cmd, args[0], args[1], toSQLite)
-			case "fbc":
-			default:
+			if to != "fbc" && to != "sqlite" {
 				return usageError{fmt.Errorf("--to must be fbc or sqlite, not %q", to)}
 			}
 			format, err := fbc.ParseFormat(output)
 			if err != nil {
 				return usageError{err}
 			}
-			lvl, err := tofbc.ParseMigrateLevel(level)
-			if err != nil {
+			if in.migrateLevel, err = tofbc.ParseMigrateLevel(level); err != nil {
 				return usageError{err}
 			}
-			if toSQLite.Permissive {
+			if toSQLite.Permissive && to != "sqlite" {
 				return usageError{errors.New("--permissive only applies with --to sqlite")}
 			}
-			opts := convert.MigrateOptions{
-				Options: tofbc.Options{MigrateLevel: lvl}, Format: format, Strict: toSQLite.Strict, Force: force,
+			if to == "sqlite" && cmd.Flags().Changed("output") {
+				return usageError{errors.New("-o sets the format of FBC files; --to sqlite writes an index.db")}
 			}
-			if _, err := os.Stat(args[0]); err != nil && indeximage.IsImageRef(args[0]) {
-				return runMigrateImage(cmd, args[0], args[1], reportPath, opts, images)
-			}
-			if err := checkMigrateImageFlags(images); err != nil {
+			dest, err := images.destination()
+			if err != nil {
 				return err
 			}
-			return runMigrateToFBC(cmd, args[0], args[1], reportPath, opts)
+			src, err := in.open(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			out := args[1]
+			if err := guardMigrateOutputs(src, out, reportPath, dest); err != nil {
+				return err
+			}
+			report, err := openReport(cmd, reportPath, force)
+			if err != nil {
+				return err
+			}
+			defer report.abort()
+			if to == "sqlite" {
+				if dest != "" {
+					return usageError{errors.New("--to-image and --oci-layout write an FBC index image; they do not apply with --to sqlite")}
+				}
+				toSQLite.Force = force
+				return runMigrateToSQLite(cmd, src, out, report, toSQLite)
+			}
+			if dest != "" && src.Image() == nil {
+				return usageError{errors.New("--to-image and --oci-layout need an index image as CATALOG (the new image is built on its layers); for a local catalog, use 'olmcat generate dockerfile OUT' and build that")}
+			}
+			if dest != "" && src.Format() != source.FormatSQLite {
+				return usageError{fmt.Errorf("%s is already a File-Based Catalog image (its catalog is at %s): there is nothing to migrate into a new image", src, src.Image().ImagePath)}
+			}
+			opts := convert.MigrateOptions{Format: format, Strict: toSQLite.Strict, Force: force}
+			if err := runMigrateToFBC(cmd, src, out, report, opts); err != nil {
+				return err
+			}
+			if dest == "" {
+				return nil
+			}
+			return writeMigratedImage(cmd, src, out, dest, force, images)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", "json", "output format: json or yaml")
 	f.StringVar(&level, "migrate-level", "none", "none or bundle-object-to-csv-metadata")
-	f.StringVar(&to, "to", "fbc", "direction: fbc (index.db -> File-Based Catalog) or sqlite (File-Based Catalog -> index.db)")
+	f.StringVar(&to, "to", "fbc", "what to write: fbc (a File-Based Catalog directory) or sqlite (an index.db)")
 	f.StringVar(&reportPath, "report", "", "write the full report (departures from opm, or losses with --to sqlite) as JSON to FILE ('-' for stdout)")
-	f.BoolVar(&force, "force", false, "replace an existing, non-empty output")
+	f.BoolVar(&force, "force", false, "replace an existing, non-empty output (never an input)")
 	addMigrateToSQLiteFlags(f, &toSQLite)
+	addInputFlags(f, &in)
+	images.images = &in.images
 	addMigrateImageFlags(f, &images)
 	if strict := f.Lookup("strict"); strict != nil {
 		strict.Usage = "write nothing and fail on any departure from opm migrate (or, with --to sqlite, on any loss)"
@@ -98,69 +130,68 @@ func newMigrateCmd() *cobra.Command {
 	return cmd
 }
 
-func runMigrateToFBC(cmd *cobra.Command, in, out, reportPath string, opts convert.MigrateOptions) error {
-	if _, err := os.Stat(in); err != nil {
-		return usageError{fmt.Errorf("cannot read %s: %w", in, err)}
-	}
-	if isDB, err := sqlite.IsSQLiteFile(in); err == nil && !isDB {
-		if fi, serr := os.Stat(in); serr == nil && fi.IsDir() {
-			return usageError{fmt.Errorf("%s is a directory, not an index.db; to turn a File-Based Catalog into an index.db use --to sqlite", in)}
+// guardMigrateOutputs refuses outputs that overlap the input or each other.
+func guardMigrateOutputs(src *source.Source, out, reportPath, imageDest string) error {
+	outputs := []string{out}
+	if reportPath != "" && reportPath != "-" {
+		outputs = append(outputs, reportPath)
+		if err := source.CheckOutputPaths(reportPath, out); err != nil {
+			return usageError{fmt.Errorf("--report %s must not be, contain or lie inside the output %s", reportPath, out)}
 		}
 	}
-	if !opts.Force {
-		if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-			return usageError{fmt.Errorf("output directory %s is not empty: choose another path or pass --force to replace it", out)}
+	if p, ok := indeximage.LocalImagePath(imageDest); ok {
+		outputs = append(outputs, p)
+	}
+	for _, o := range outputs {
+		if err := source.CheckOutput(o, src); err != nil {
+			return err
 		}
 	}
-	report, err := convert.MigrateSQLite(cmd.Context(), in, out, opts)
-	if report != nil {
-		if werr := writeReport(cmd, report, reportPath); werr != nil && err == nil {
-			err = werr
+	return nil
+}
+
+func runMigrateToFBC(cmd *cobra.Command, src *source.Source, out string, report *reportOutput, opts convert.MigrateOptions) error {
+	opts.BeforeCommit = func(sum *convert.Summary) error {
+		if sum.Departures == nil {
+			return report.write(emptyReport{Input: src.String(), Packages: sum.Packages, Bundles: sum.Bundles})
 		}
-		report.WriteSummary(cmd.ErrOrStderr(), 20)
-		if err == nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: migrated %s (schema version %d): %d packages, %d bundles into %s\n",
-				in, report.SchemaVersion, report.Packages, report.Bundles, out)
-		}
+		return report.write(sum.Departures)
+	}
+	sum, err := convert.Migrate(cmd.Context(), src, out, opts)
+	stderr := cmd.ErrOrStderr()
+	if sum != nil && sum.Departures != nil {
+		sum.Departures.WriteSummary(stderr, 20)
 	}
 	var strict *convert.StrictError
 	if errors.As(err, &strict) {
 		return exitError{code: exitFindings, err: err}
 	}
-	var notDB *sqlite.NotSQLiteError
-	if errors.As(err, &notDB) {
-		return usageError{err}
-	}
-	return err
-}
-
-// jsonReport is a conversion report that writes itself as JSON.
-type jsonReport interface{ WriteJSON(io.Writer) error }
-
-// writeReport writes a conversion report to --report's path: nowhere for "", standard output for
-// "-", else a file replaced atomically.
-func writeReport(cmd *cobra.Command, r jsonReport, path string) error {
-	switch path {
-	case "":
-		return nil
-	case "-":
-		return r.WriteJSON(cmd.OutOrStdout())
-	}
-	t, err := atomicout.File(path, true)
 	if err != nil {
 		return err
 	}
-	defer t.Abort()
-	f, err := os.Create(t.Path())
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
+	if err := report.commit(); err != nil {
+		return err
 	}
-	if err := r.WriteJSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write report %s: %w", path, err)
+	what := "File-Based Catalog"
+	if sum.Departures != nil {
+		what = fmt.Sprintf("index.db, schema version %d", sum.Departures.SchemaVersion)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
+	fmt.Fprintf(stderr, "olmcat: migrated %s (%s): %s, %s into %s\n",
+		src, what, plural(sum.Packages, "package"), plural(sum.Bundles, "bundle"), out)
+	return nil
+}
+
+// emptyReport is the --report of a migration with no departures to report (an FBC input).
+type emptyReport struct {
+	Input      string   `json:"input"`
+	Packages   int      `json:"packages"`
+	Bundles    int      `json:"bundles"`
+	Departures []string `json:"departures"`
+}
+
+func (r emptyReport) WriteJSON(w io.Writer) error {
+	if r.Departures == nil {
+		r.Departures = []string{}
 	}
-	return t.Commit()
+	return writeJSONDoc(w, r)
 }

@@ -125,8 +125,15 @@ func TestMigrateIndexImage(t *testing.T) {
 		t.Errorf("the same input gave image %s, then %s", cat.Digest, again.Digest)
 	}
 
-	if code, _, _ := runCLI(t, "migrate", newRef, filepath.Join(out, "fbc3")); code != exitUsage {
-		t.Errorf("migrating an FBC image: exit code %d, want %d", code, exitUsage)
+	// An FBC image migrates to the same FBC directory (there is nothing to convert); a new image
+	// on top of it would have nothing to replace.
+	if code, _, stderr := runCLI(t, "migrate", newRef, filepath.Join(out, "fbc3")); code != 0 {
+		t.Errorf("migrating an FBC image to a directory: exit code %d: %s", code, stderr)
+	} else if a, b := concatenated(t, filepath.Join(out, "fbc"), ".json"), concatenated(t, filepath.Join(out, "fbc3"), ".json"); a != b {
+		t.Errorf("the FBC image does not migrate back to the catalog it was built from")
+	}
+	if code, _, stderr := runCLI(t, "migrate", newRef, filepath.Join(out, "fbc6"), "--oci-layout", filepath.Join(out, "l3")); code != exitUsage || !strings.Contains(stderr, "already a File-Based Catalog image") {
+		t.Errorf("--oci-layout from an FBC image: exit code %d, want %d: %s", code, exitUsage, stderr)
 	}
 	if code, _, _ := runCLI(t, "migrate", filepath.Join(fooIndexCase, "input.db"), filepath.Join(out, "fbc4"), "--oci-layout", filepath.Join(out, "l2")); code != exitUsage {
 		t.Errorf("--oci-layout with a local index.db: exit code %d, want %d", code, exitUsage)

@@ -13,11 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/olmcat/olmcat/convert"
-	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
-const migrateToSQLiteHelp = `With --to sqlite, CATALOG is a File-Based Catalog (a directory, one JSON/YAML file, or - for
-standard input) and OUT is the index.db to write: a schema-13 SQLite index, as opm v1.72's
+const migrateToSQLiteHelp = `With --to sqlite, OUT is the index.db to write (CATALOG may be any catalog, an index.db too): a schema-13 SQLite index, as opm v1.72's
 replaces-mode loader would have built it, which 'opm registry serve' (and olmcat serve) answer from
 like 'opm serve' answers from the catalog, up to the known SQLite/FBC differences.
 
@@ -45,30 +44,19 @@ func addMigrateToSQLiteFlags(fs *pflag.FlagSet, o *migrateToSQLiteOptions) {
 	fs.BoolVar(&o.Permissive, "permissive", false, "with --to sqlite: write the valid part of an invalid catalog and report what was left out")
 }
 
-// runMigrateToSQLite converts the FBC at in into the index.db out.
-func runMigrateToSQLite(cmd *cobra.Command, in, out string, o migrateToSQLiteOptions) error {
+// runMigrateToSQLite converts the catalog of src into the index.db out.
+func runMigrateToSQLite(cmd *cobra.Command, src *source.Source, out string, report *reportOutput, o migrateToSQLiteOptions) error {
 	if o.Strict && o.Permissive {
 		return usageError{errors.New("--strict and --permissive exclude each other")}
-	}
-	if in != "-" {
-		if _, err := os.Stat(in); err != nil {
-			return usageError{fmt.Errorf("cannot read %s: %w", in, err)}
-		}
-		isDB, err := sqlite.IsSQLiteFile(in)
-		if err != nil {
-			return usageError{fmt.Errorf("cannot read %s: %w", in, err)}
-		}
-		if isDB {
-			return usageError{fmt.Errorf("%s is already an index.db; --to sqlite converts a File-Based Catalog", in)}
-		}
 	}
 	if !o.Force {
 		if _, err := os.Stat(out); err == nil {
 			return usageError{fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", out)}
 		}
 	}
-	report, err := convert.ToSQLiteFromPath(cmd.Context(), in, out, convert.ToSQLiteOptions{
+	r, err := convert.ToSQLiteFromSource(cmd.Context(), src, out, convert.ToSQLiteOptions{
 		Force: o.Force, Strict: o.Strict, Permissive: o.Permissive,
+		BeforeCommit: func(r *convert.SQLiteReport) error { return report.write(r) },
 	})
 	var invalid *convert.InvalidCatalogError
 	if errors.As(err, &invalid) {
@@ -76,17 +64,23 @@ func runMigrateToSQLite(cmd *cobra.Command, in, out string, o migrateToSQLiteOpt
 			fmt.Fprintln(cmd.OutOrStdout(), i.Error())
 		}
 		return exitError{code: exitFindings, err: fmt.Errorf("%s is invalid (%s); nothing written. Fix the catalog, or pass --permissive to write the valid part",
-			in, plural(len(invalid.Issues), "error"))}
+			src, plural(len(invalid.Issues), "error"))}
 	}
-	if report != nil {
-		if werr := writeReport(cmd, report, o.ReportPath); werr != nil && err == nil {
-			err = werr
-		}
-		fmt.Fprint(cmd.ErrOrStderr(), report.Summary())
+	if r != nil {
+		fmt.Fprint(cmd.ErrOrStderr(), r.Summary())
 	}
 	var lossErr *convert.LossError
 	if errors.As(err, &lossErr) {
+		if werr := report.write(r); werr != nil {
+			return werr
+		}
+		if werr := report.commit(); werr != nil {
+			return werr
+		}
 		return exitError{code: exitFindings, err: err}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return report.commit()
 }

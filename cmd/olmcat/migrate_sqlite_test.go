@@ -68,8 +68,18 @@ func TestMigrateToSQLiteCommand(t *testing.T) {
 		t.Errorf("--strict failure left %s behind", strictOut)
 	}
 
-	if code, _, _ := migrateToSQLite(t, filepath.Join(conformance, "sqlite", "real-foo-index-v0.2.0", "input.db"), filepath.Join(dir, "x.db")); code != exitUsage {
-		t.Errorf("an index.db as CATALOG: exit code %d, want %d", code, exitUsage)
+	// An index.db is a catalog like any other: rewritten as the schema-13 index.db of its catalog,
+	// which migrates back to the same FBC.
+	foo := filepath.Join(conformance, "sqlite", "real-foo-index-v0.2.0")
+	rewritten := filepath.Join(dir, "x.db")
+	if code, _, stderr := migrateToSQLite(t, filepath.Join(foo, "input.db"), rewritten); code != 0 {
+		t.Fatalf("an index.db as CATALOG: exit code %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "migrate", rewritten, filepath.Join(dir, "x-fbc")); code != 0 {
+		t.Fatalf("migrate the rewritten index.db: exit %d: %s", code, stderr)
+	}
+	if a, b := concatenated(t, filepath.Join(foo, "migrate"), ".json"), concatenated(t, filepath.Join(dir, "x-fbc"), ".json"); a != b {
+		t.Errorf("index.db -> index.db -> FBC differs from opm's migrate of the original")
 	}
 }
 

@@ -2,16 +2,12 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/fbc"
-	"github.com/olmcat/olmcat/internal/indeximage"
-	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
@@ -19,19 +15,21 @@ func init() { register(newRenderCmd) }
 
 const renderLong = `Print catalogs as one File-Based Catalog stream on standard output, as 'opm render' does.
 
-Each INPUT is a File-Based Catalog (a directory, a JSON or YAML file, or - for standard input) or a
-legacy SQLite index (index.db, recognized by its SQLite header whatever the file is called), which
-is converted exactly as 'olmcat migrate' converts it; the departures from opm are summed up on
-stderr. Blobs are written grouped by package, packages in name order, as opm's writer does.
+Each CATALOG is read as every command reads it (see below); an index.db is converted exactly as
+'olmcat migrate' converts it, and the departures from opm are summed up on stderr. Blobs are written
+grouped by package, packages in name order, as opm's writer does. An unpacked catalog is rendered
+with its objects back in place.
 
-A single index.db is converted and written one package at a time, so its size does not matter.`
+A single index.db is converted and written one package at a time, so its size does not matter.
+
+` + referenceHelp
 
 func newRenderCmd() *cobra.Command {
 	var output, level string
-	var imgOpts indeximage.Options
+	var in inputFlags
 	cmd := &cobra.Command{
-		Use:   "render INPUT...",
-		Short: "Print FBC directories/files and index.db files as one File-Based Catalog stream",
+		Use:   "render CATALOG...",
+		Short: "Print catalogs (FBC, index.db, images, ...) as one File-Based Catalog stream",
 		Long:  renderLong,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -39,54 +37,46 @@ func newRenderCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			lvl, err := tofbc.ParseMigrateLevel(level)
-			if err != nil {
+			if in.migrateLevel, err = tofbc.ParseMigrateLevel(level); err != nil {
 				return usageError{err}
 			}
-			args, cleanup, err := localInputs(cmd.Context(), args, imgOpts)
+			srcs, closeAll, err := in.openAll(cmd, args)
 			if err != nil {
 				return err
 			}
-			defer cleanup()
-			for _, in := range args {
-				if in == "-" {
-					continue
-				}
-				if _, err := os.Stat(in); err != nil {
-					return usageError{fmt.Errorf("cannot read %s: %w", in, err)}
-				}
-			}
-			return render(cmd, args, format, tofbc.Options{MigrateLevel: lvl})
+			defer closeAll()
+			return render(cmd, srcs, format)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
 	cmd.Flags().StringVar(&level, "migrate-level", "none", "for index.db inputs: none or bundle-object-to-csv-metadata")
-	addImageFlags(cmd.Flags(), &imgOpts)
+	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }
 
-func render(cmd *cobra.Command, inputs []string, format fbc.Format, opts tofbc.Options) error {
+func render(cmd *cobra.Command, srcs []*source.Source, format fbc.Format) error {
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
-	if len(inputs) == 1 {
-		report, err := convert.WalkCatalog(cmd.Context(), inputs[0], opts, func(_ string, c *fbc.Catalog) error {
+	summarize := func(src *source.Source) {
+		if r := src.Departures(); r != nil {
+			r.WriteSummary(cmd.ErrOrStderr(), 20)
+		}
+	}
+	if len(srcs) == 1 {
+		err := srcs[0].WalkPackages(cmd.Context(), func(_ string, c *fbc.Catalog) error {
 			return fbc.Write(w, c, format)
 		})
-		if report != nil {
-			report.WriteSummary(cmd.ErrOrStderr(), 20)
-		}
+		summarize(srcs[0])
 		if err != nil {
-			return renderError(err)
+			return err
 		}
 		return w.Flush()
 	}
 	all := &fbc.Catalog{}
-	for _, in := range inputs {
-		c, report, err := convert.LoadCatalog(cmd.Context(), in, opts)
-		if report != nil {
-			report.WriteSummary(cmd.ErrOrStderr(), 20)
-		}
+	for _, src := range srcs {
+		c, err := src.Load(cmd.Context())
+		summarize(src)
 		if err != nil {
-			return renderError(err)
+			return fmt.Errorf("%s: %w", src, err)
 		}
 		all.Append(c)
 	}
@@ -94,13 +84,4 @@ func render(cmd *cobra.Command, inputs []string, format fbc.Format, opts tofbc.O
 		return err
 	}
 	return w.Flush()
-}
-
-// renderError marks input problems as such (exit 2 for a file that is not a catalog at all).
-func renderError(err error) error {
-	var notDB *sqlite.NotSQLiteError
-	if errors.As(err, &notDB) {
-		return usageError{err}
-	}
-	return err
 }

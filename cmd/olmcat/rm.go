@@ -6,16 +6,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc/ops"
-	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newRmCmd) }
 
 const rmLong = `Remove bundles, a channel or a package from a catalog.
 
-  olmcat rm CATALOG BUNDLE... [--package P] [--mode M] [--allow-empty] (-o DIR | --in-place)
-  olmcat rm CATALOG --package P --channel C (-o DIR | --in-place)
-  olmcat rm CATALOG --package P (-o DIR | --in-place)
+  olmcat rm CATALOG BUNDLE... [--package P] [--mode M] [--allow-empty] (--output-dir DIR | --output-db FILE | --in-place)
+  olmcat rm CATALOG --package P --channel C (--output-dir DIR | --output-db FILE | --in-place)
+  olmcat rm CATALOG --package P (--output-dir DIR | --output-db FILE | --in-place)
 
 A BUNDLE is a bundle name or a bundle image; --package narrows the lookup when a name is in
 several packages. The bundle leaves every channel and the catalog, and each channel is stitched
@@ -39,14 +38,14 @@ Exit codes: 0 removed, 1 refused, 2 bad usage or unreadable input.`
 
 func newRmCmd() *cobra.Command {
 	var (
-		out        catalogOutput
-		pkg, ch    string
-		mode       string
-		allowEmpty bool
-		imgOpts    indeximage.Options
+		out     catalogOutput
+		pkg, ch string
+		mode    string
+		prune   bool
+		in      inputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "rm CATALOG [BUNDLE...] [--package P [--channel C]] (-o DIR | --in-place)",
+		Use:   "rm CATALOG [BUNDLE...] [--package P [--channel C]] (--output-dir DIR | --output-db FILE | --in-place)",
 		Short: "Remove bundles (stitching the upgrade graph back together), a channel or a package",
 		Long:  rmLong,
 		Args:  cobra.MinimumNArgs(1),
@@ -65,14 +64,14 @@ func newRmCmd() *cobra.Command {
 			case len(refs) == 0 && pkg == "":
 				return usageError{errors.New("nothing to remove: give BUNDLE names, or --package (with --channel for one channel)")}
 			}
-			return editCatalog(cmd, args[0], imgOpts, out, func(in *catalogInput) ([]string, error) {
+			return editCatalog(cmd, args[0], in, out, nil, func(in *catalogInput) ([]string, error) {
 				var (
 					notes []string
 					err   error
 				)
 				switch {
 				case len(refs) > 0:
-					notes, err = ops.RemoveBundles(in.cat, refs, ops.RemoveOptions{Package: pkg, Mode: m, AllowEmpty: allowEmpty})
+					notes, err = ops.RemoveBundles(in.cat, refs, ops.RemoveOptions{Package: pkg, Mode: m, AllowEmpty: prune})
 				case ch != "":
 					notes, err = ops.RemoveChannel(in.cat, pkg, ch)
 				default:
@@ -87,8 +86,8 @@ func newRmCmd() *cobra.Command {
 	f.StringVar(&pkg, "package", "", "package of the bundles, or the package (channel) to remove")
 	f.StringVar(&ch, "channel", "", "remove this channel of --package")
 	f.StringVar(&mode, "mode", string(ops.ModeReplaces), "how channels are stitched: replaces, semver or semver-skippatch")
-	f.BoolVar(&allowEmpty, "allow-empty", false, "remove channels (and packages) that the removal empties")
+	f.BoolVar(&prune, "prune", false, "remove channels (and packages) that the removal empties")
 	addOutputFlags(f, &out)
-	addImageFlags(f, &imgOpts)
+	addInputFlags(f, &in)
 	return cmd
 }

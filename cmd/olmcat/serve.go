@@ -1,17 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/grpccompat/serve"
-	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
 func init() { register(newServeCmd) }
@@ -34,17 +32,20 @@ image build time with --cache-only, e.g.
   CMD ["serve", "/configs", "--cache-dir", "/tmp/cache"]
 Serving from a cache writes nothing, so it works on a read-only filesystem and as any user.
 
-SIGTERM/SIGINT stop accepting calls and let in-flight calls finish (--drain-timeout), exit 0.`
+SIGTERM, SIGINT and SIGHUP stop accepting calls and let in-flight calls finish (--drain-timeout),
+then remove the temporary cache and exit 0.
+
+` + referenceHelp
 
 func newServeCmd() *cobra.Command {
 	var (
 		port, termLog, cacheDir, pprofAddr string
 		cacheOnly, debug                   bool
 		drain                              time.Duration
-		imgOpts                            indeximage.Options
+		in                                 inputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "serve PATH",
+		Use:   "serve CATALOG",
 		Short: "Serve an FBC or an index.db over OLM's gRPC registry API, wire-compatible with opm",
 		Long:  serveLong,
 		Args:  cobra.ExactArgs(1),
@@ -58,19 +59,16 @@ func newServeCmd() *cobra.Command {
 			if termination != nil {
 				defer termination.Close()
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			paths, cleanup, err := localInputs(ctx, args, imgOpts)
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			err = serve.Run(ctx, serve.Options{
-				Path: paths[0], Addr: serve.ListenAddr(port), CacheDir: cacheDir, CacheOnly: cacheOnly,
-				PprofAddr: pprofAddr, DrainTimeout: drain, Logger: log,
+			err := serve.Run(cmd.Context(), serve.Options{
+				Path: args[0], Source: in.options(cmd), Addr: serve.ListenAddr(port), CacheDir: cacheDir,
+				CacheOnly: cacheOnly, PprofAddr: pprofAddr, DrainTimeout: drain, Logger: log,
 			})
 			if err != nil && termination != nil {
 				fmt.Fprintln(termination, err)
+			}
+			var listen *serve.ListenError
+			if errors.As(err, &listen) {
+				return usageError{err}
 			}
 			return err
 		},
@@ -83,7 +81,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&pprofAddr, "pprof-addr", "", "serve Go pprof profiles on this address (e.g. localhost:6060); off by default")
 	f.BoolVar(&debug, "debug", false, "log at debug level, including one record per call")
 	f.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may run before they are cut")
-	addImageFlags(f, &imgOpts)
+	addInputFlags(f, &in)
 	return cmd
 }
 

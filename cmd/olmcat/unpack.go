@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc/unpack"
-	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newUnpackCmd) }
@@ -19,7 +19,7 @@ Services). In <package>.json the bundles' olm.bundle.object properties become
 
 olmcat reads such a directory anywhere it takes a catalog, resolving the refs (a ref must stay
 inside the catalog directory, symbolic links included); editing commands writing it out (e.g.
-olmcat add UNPACKED ... -o NEWDIR) put the objects back inline. Unpacking and reading back gives
+olmcat add UNPACKED ... --output-dir NEWDIR) put the objects back inline. Unpacking and reading back gives
 the original catalog byte for byte. An object whose YAML form would not read back to the same bytes
 (hand-written JSON with unsorted keys, say) is written as JSON, which is also valid YAML.
 
@@ -31,18 +31,26 @@ Exit codes: 0 unpacked, 2 bad usage or unreadable input.`
 
 func newUnpackCmd() *cobra.Command {
 	var force bool
-	var imgOpts indeximage.Options
+	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "unpack CATALOG OUTDIR",
 		Short: "Unpack a catalog into per-package files with bundle objects as YAML files",
 		Long:  unpackLong,
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := readCatalog(cmd.Context(), args[0], imgOpts, cmd.ErrOrStderr())
+			src, err := in.open(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			if err := unpack.Unpack(in.cat, args[1], force); err != nil {
+			defer src.Close()
+			if err := source.CheckOutput(args[1], src); err != nil {
+				return err
+			}
+			input, err := loadCatalog(cmd, src)
+			if err != nil {
+				return err
+			}
+			if err := unpack.Unpack(input.cat, args[1], force); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: unpacked %s into %s\n", args[0], args[1])
@@ -50,6 +58,6 @@ func newUnpackCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty OUTDIR")
-	addImageFlags(cmd.Flags(), &imgOpts)
+	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }

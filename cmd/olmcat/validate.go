@@ -3,26 +3,22 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
-	"github.com/olmcat/olmcat/internal/indeximage"
-	"github.com/olmcat/olmcat/sqlite"
-	"github.com/olmcat/olmcat/sqlite/tofbc"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newValidateCmd) }
 
-const validateLong = `Validate a File-Based Catalog (a directory, one JSON/YAML file, or - for standard input), or
-the catalog an index.db migrates to (then each place where opm migrate would fail or lose data is
-a warning named migrate-<code>, as in olmcat migrate's report).
+const validateLong = `Validate a catalog: a File-Based Catalog as it is, or the catalog an index.db migrates to
+(then each place where opm migrate would fail or lose data is a warning named migrate-<code>, as in
+olmcat migrate's report).
 
 Every rule opm applies when it loads a catalog is checked, and every problem is reported at once,
 each with the file and line of the blob it comes from, its package/channel/bundle and a fix hint.
@@ -44,16 +40,17 @@ JSON output (-o json) is a stable document:
                "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "..."}]}
 Empty fields are left out; issues are sorted by file and line; "rule" values are stable identifiers.
 
-Exit codes: 0 valid, 1 errors found (or warnings with --strict), 2 bad usage or unreadable input.`
+Exit codes: 0 valid, 1 errors found (or warnings with --strict), 2 bad usage or an input that
+cannot be used (not found, not a catalog, empty, damaged, ...).`
 
 func newValidateCmd() *cobra.Command {
 	var output string
 	var strict bool
-	var imgOpts indeximage.Options
+	var in inputFlags
 	cmd := &cobra.Command{
-		Use:   "validate PATH",
+		Use:   "validate CATALOG",
 		Short: "Check a catalog against opm's rules and common upgrade-graph bugs; report every problem",
-		Long:  validateLong,
+		Long:  validateLong + "\n\n" + referenceHelp,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
@@ -62,12 +59,12 @@ func newValidateCmd() *cobra.Command {
 			// Validation allocates and drops one blob after another; collecting less often saves
 			// about 15% CPU on large catalogs for a few tens of MB.
 			debug.SetGCPercent(400)
-			paths, cleanup, err := localInputs(cmd.Context(), args, imgOpts)
+			src, err := in.open(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			defer cleanup()
-			issues, err := validatePath(cmd.Context(), paths[0], model.Options{Strict: strict})
+			defer src.Close()
+			issues, err := validateSource(cmd.Context(), src, model.Options{Strict: strict})
 			if err != nil {
 				return err
 			}
@@ -83,57 +80,20 @@ func newValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (graph problems opm accepts) as errors")
-	addImageFlags(cmd.Flags(), &imgOpts)
+	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }
 
-// validatePath streams the catalog through the validator in one pass. Problems of the input
-// (syntax errors, bad blobs) become issues; only an unreadable PATH is an error.
-func validatePath(ctx context.Context, path string, opts model.Options) (model.Issues, error) {
-	if path != "-" {
-		if _, err := os.Stat(path); err != nil {
-			return nil, usageError{fmt.Errorf("cannot read %s: %w", path, err)}
-		}
-		isDB, err := sqlite.IsSQLiteFile(path)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("cannot read %s: %w", path, err)}
-		}
-		if isDB {
-			return validateIndex(ctx, path, opts)
-		}
-	}
+// validateSource streams the catalog through the validator in one pass. Problems of the content
+// (syntax errors, bad blobs) become issues; an input that cannot be read is an error. An index.db
+// is validated as the catalog it migrates to, with a warning for every place where opm migrate
+// would have failed or lost data (olmcat's migrate repairs those; see its report).
+func validateSource(ctx context.Context, src *source.Source, opts model.Options) (model.Issues, error) {
 	v := model.NewValidator(opts)
-	return v.Finish(fbc.Walk(path, v.Add))
-}
-
-// validateIndex validates the File-Based Catalog an index.db migrates to, package by package, and
-// adds a warning for every place where opm migrate would have failed or lost data (olmcat's
-// migrate repairs those; see its report).
-func validateIndex(ctx context.Context, path string, opts model.Options) (model.Issues, error) {
-	db, err := sqlite.Open(path)
-	if err != nil {
-		var notDB *sqlite.NotSQLiteError
-		if errors.As(err, &notDB) {
-			return nil, usageError{err}
-		}
-		return nil, err
+	if src.Format() == source.FormatFBC {
+		return v.Finish(src.Walk(ctx, v.Add))
 	}
-	defer db.Close()
-	v := model.NewValidator(opts)
-	at := fbc.Location{File: path}
-	report, err := tofbc.Convert(ctx, db, tofbc.Options{}, func(_ string, c *fbc.Catalog) error {
-		for i := range c.Packages {
-			c.Packages[i].Loc = at
-		}
-		for i := range c.Channels {
-			c.Channels[i].Loc = at
-		}
-		for i := range c.Bundles {
-			c.Bundles[i].Loc = at
-		}
-		for i := range c.Deprecations {
-			c.Deprecations[i].Loc = at
-		}
+	err := src.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error {
 		v.AddCatalog(c)
 		return nil
 	})
@@ -144,12 +104,12 @@ func validateIndex(ctx context.Context, path string, opts model.Options) (model.
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range report.Departures {
+	for _, d := range src.Departures().Departures {
 		sev := model.Warning
 		if opts.Strict {
 			sev = model.Error
 		}
-		issues = append(issues, &model.Issue{Severity: sev, Rule: "migrate-" + string(d.Code), File: path,
+		issues = append(issues, &model.Issue{Severity: sev, Rule: "migrate-" + string(d.Code), File: src.String(),
 			Package: d.Package, Channel: d.Channel, Bundle: d.Bundle,
 			Message: "opm migrate " + d.Opm + "; olmcat migrate " + d.Olmcat,
 			Hint:    "fix the index.db, or migrate it with olmcat, which does what is described"})

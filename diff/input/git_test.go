@@ -11,6 +11,7 @@ import (
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 const jaeger = "../../../shared/conformance/fbc/ocmirror-jaeger-product-json/catalog"
@@ -80,11 +81,11 @@ func TestOpenGitAgainstWorkTree(t *testing.T) {
 	writeCatalog(t, filepath.Join(dir, "catalogs", "jaeger-product", "catalog.json"), cat)
 
 	ctx := context.Background()
-	oldSide, err := input.OpenGit(ctx, "HEAD", filepath.Join(dir, "catalogs"))
+	oldSide, err := input.Open(ctx, "git:HEAD:"+filepath.Join(dir, "catalogs"), input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if oldSide.Source != "HEAD:catalogs" || oldSide.Format != "git/fbc" || len(oldSide.Problems) != 0 {
+	if oldSide.Format != "git/fbc" || len(oldSide.Problems) != 0 {
 		t.Errorf("old side: %s %s %v", oldSide.Source, oldSide.Format, oldSide.Problems)
 	}
 	newSide, err := input.Open(ctx, filepath.Join(dir, "catalogs"), input.Options{})
@@ -100,7 +101,7 @@ func TestOpenGitAgainstWorkTree(t *testing.T) {
 		t.Errorf("findings: %+v", r.Findings)
 	}
 	// The same from a subdirectory, naming one file.
-	fileSide, err := input.OpenGit(ctx, "HEAD", filepath.Join(dir, "catalogs", "jaeger-product", "catalog.json"))
+	fileSide, err := input.Open(ctx, "git:HEAD:"+filepath.Join(dir, "catalogs", "jaeger-product", "catalog.json"), input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +113,8 @@ func TestOpenGitAgainstWorkTree(t *testing.T) {
 func TestOpenGitErrors(t *testing.T) {
 	dir := gitRepo(t)
 	ctx := context.Background()
-	_, err := input.OpenGit(ctx, "no-such-rev", filepath.Join(dir, "catalogs"))
-	if err == nil || !strings.Contains(err.Error(), `git revision "no-such-rev" does not exist`) {
+	_, err := input.Open(ctx, "git:no-such-rev:"+filepath.Join(dir, "catalogs"), input.Options{})
+	if err == nil || !strings.Contains(err.Error(), `bad git revision: revision "no-such-rev" does not exist`) {
 		t.Errorf("unknown revision: %v", err)
 	}
 	// A catalog added after the revision: the old side is empty, so everything is new.
@@ -121,11 +122,14 @@ func TestOpenGitErrors(t *testing.T) {
 	if err := os.MkdirAll(added, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := input.OpenGit(ctx, "HEAD", added)
-	if err != nil || len(s.Catalog.Bundles) != 0 || !strings.Contains(s.Source, "absent at HEAD") {
-		t.Errorf("path absent at revision: %+v, %v", s, err)
+	oldSide, newSide, err := input.OpenGitPair(ctx, "HEAD", added, input.Options{Source: source.Options{AllowEmpty: true}})
+	if err != nil || len(oldSide.Catalog.Bundles) != 0 || len(newSide.Catalog.Bundles) != 0 {
+		t.Errorf("path absent at revision: %+v, %v", oldSide, err)
 	}
-	if _, err := input.OpenGit(ctx, "HEAD", t.TempDir()); err == nil || !strings.Contains(err.Error(), "not inside a git work tree") {
+	if _, err := input.Open(ctx, "git:HEAD:"+added, input.Options{}); err == nil || !strings.Contains(err.Error(), "not found: more did not exist at HEAD") {
+		t.Errorf("path absent at revision without --allow-empty: %v", err)
+	}
+	if _, err := input.Open(ctx, "git:HEAD:"+t.TempDir(), input.Options{}); err == nil || !strings.Contains(err.Error(), "not inside a git work tree") {
 		t.Errorf("outside a work tree: %v", err)
 	}
 	if _, err := input.Open(ctx, filepath.Join(dir, "nope"), input.Options{}); err == nil || !strings.Contains(err.Error(), "no such file or directory") {

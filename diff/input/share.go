@@ -45,6 +45,7 @@ type sharedBundle struct {
 	owner  int     // side that decodes it
 	sum    blobSum // of the blob's text
 	taken  bool    // the other side has paired with it
+	once   sync.Once
 	ready  chan struct{}
 	bundle fbc.Bundle // when ready: the decoded bundle,
 	err    error      // or the decode error
@@ -88,12 +89,26 @@ func (e *sharedBundle) published(c *fbc.Catalog, err error) {
 	if e == nil {
 		return
 	}
-	if err == nil {
-		e.bundle = c.Bundles[len(c.Bundles)-1]
-	} else {
-		e.err = err
-	}
-	close(e.ready)
+	e.once.Do(func() {
+		if err == nil {
+			e.bundle = c.Bundles[len(c.Bundles)-1]
+		} else {
+			e.err = err
+		}
+		close(e.ready)
+	})
+}
+
+// errAbandoned is the decode result of a bundle whose side stopped loading before decoding it.
+var errAbandoned = errors.New("the other side stopped loading")
+
+// abandon publishes a failure for a claimed blob that was never decoded; it does nothing once the
+// blob was published.
+func (e *sharedBundle) abandon() {
+	e.once.Do(func() {
+		e.err = errAbandoned
+		close(e.ready)
+	})
 }
 
 // finish waits for the other side's decodes and completes the side's pending bundles: byte-identical

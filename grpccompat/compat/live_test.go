@@ -57,7 +57,7 @@ func TestLiveServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := fbcbackend.Open(t.Context(), filepath.Join(dir, "migrate"), fbcbackend.Options{})
+	fb, err := fbcbackend.Open(t.Context(), fbcbackend.Dir(filepath.Join(dir, "migrate")), fbcbackend.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

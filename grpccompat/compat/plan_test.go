@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 type planLine struct {
@@ -50,7 +51,7 @@ func TestPlanEqualsCorpusPlanFromRecordedAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			sides := []*facts{surveyOf(t, recording(t, filepath.Join(dir, "grpc"), KindSQLite))}
-			if fbcDir := filepath.Join(dir, "grpc-fbc"); isRecording(fbcDir) {
+			if fbcDir := filepath.Join(dir, "grpc-fbc"); isRecordingDir(fbcDir) {
 				sides = append(sides, surveyOf(t, recording(t, fbcDir, KindFBC)))
 			}
 			comparePlans(t, want, buildPlan(sides...))
@@ -150,4 +151,9 @@ func TestReadPlanRejectsBadPlans(t *testing.T) {
 			}
 		})
 	}
+}
+
+func isRecordingDir(dir string) bool {
+	ref, err := source.Parse(dir)
+	return err == nil && ref.Form == source.FormRecording
 }

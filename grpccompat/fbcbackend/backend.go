@@ -18,7 +18,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // Options configure Open.
@@ -32,11 +34,11 @@ type Options struct {
 
 // Backend serves one catalog. It implements api.Backend and api.CustomSchemaLister.
 type Backend struct {
-	ix      *index
-	pkgs    map[string]*pkgIndex
-	list    []listKey
-	store   *storeReader
-	tempDir string // removed by Close
+	ix         *index
+	pkgs       map[string]*pkgIndex
+	list       []listKey
+	store      *storeReader
+	removeTemp func() error // removes a temporary cache; nil with a cache directory
 }
 
 var (
@@ -45,33 +47,54 @@ var (
 	_ api.RawBundleLister    = (*Backend)(nil)
 )
 
-// Open makes the catalog at root (a directory or a single file) ready to serve. With a cache
+// Input is the catalog a backend serves.
+type Input struct {
+	// Name is how messages name the catalog.
+	Name string
+	// Walk hands over every blob of the catalog, as fbc.Walk does.
+	Walk func(ctx context.Context, fn func(fbc.Blob) error) error
+	// Digest changes whenever what Walk gives may change; a cache is reused only for its digest.
+	Digest func() (string, error)
+}
+
+// Dir is the Input of the File-Based Catalog at root (a directory or a file), read as is.
+func Dir(root string) Input {
+	return Input{
+		Name: root,
+		Walk: func(_ context.Context, fn func(fbc.Blob) error) error { return fbc.Walk(root, fn) },
+		Digest: func() (string, error) {
+			if _, err := os.Stat(root); err != nil {
+				return "", fmt.Errorf("open catalog: %w", err)
+			}
+			return FilesDigest(root)
+		},
+	}
+}
+
+// Open makes the catalog ready to serve. With a cache
 // directory it uses the cache when it was built from this very catalog, and otherwise rebuilds it;
 // a cache that does not match and cannot be rebuilt (read-only directory) is an error, never
 // served. A catalog that fails validation gives an *InvalidCatalogError listing every problem.
-func Open(ctx context.Context, root string, o Options) (*Backend, error) {
+func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if _, err := os.Stat(root); err != nil {
-		return nil, fmt.Errorf("open catalog: %w", err)
-	}
 	if o.CacheDir == "" {
-		tmp, err := os.MkdirTemp("", "olmcat-serve-cache-")
+		tmp, remove, err := scratch.MkdirTemp("", "olmcat-serve-cache-")
 		if err != nil {
 			return nil, fmt.Errorf("create temporary cache directory: %w", err)
 		}
-		b, err := buildAndOpen(ctx, root, tmp, false, log)
+		b, err := buildAndOpen(ctx, in, tmp, false, log)
 		if err != nil {
-			os.RemoveAll(tmp)
+			remove()
 			return nil, err
 		}
-		b.tempDir = tmp
+		b.removeTemp = remove
 		return b, nil
 	}
 	start := time.Now()
-	digest, err := catalogDigest(root)
+	digest, err := in.Digest()
 	if err != nil {
 		return nil, err
 	}
@@ -85,31 +108,31 @@ func Open(ctx context.Context, root string, o Options) (*Backend, error) {
 			"and write when the cache has to be built)", o.CacheDir, err)
 	}
 	log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
-	b, berr := buildAndOpen(ctx, root, o.CacheDir, true, log)
+	b, berr := buildAndOpen(ctx, in, o.CacheDir, true, log)
 	if berr != nil {
 		var invalid *InvalidCatalogError
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
 			return nil, berr
 		}
 		return nil, fmt.Errorf("cache %s does not match catalog %s (%v) and cannot be rebuilt: %w; "+
-			"build it where it is writable with `olmcat serve %s --cache-dir %s --cache-only`", o.CacheDir, root, err, berr, root, o.CacheDir)
+			"build it where it is writable with `olmcat serve %s --cache-dir %s --cache-only`", o.CacheDir, in.Name, err, berr, in.Name, o.CacheDir)
 	}
 	return b, nil
 }
 
-// BuildCache builds (or verifies and keeps) the cache for root in dir without serving: what
+// BuildCache builds (or verifies and keeps) the cache for the catalog in dir without serving: what
 // `--cache-only` does at image build time.
-func BuildCache(ctx context.Context, root, dir string, log *slog.Logger) error {
-	b, err := Open(ctx, root, Options{CacheDir: dir, Logger: log})
+func BuildCache(ctx context.Context, in Input, dir string, log *slog.Logger) error {
+	b, err := Open(ctx, in, Options{CacheDir: dir, Logger: log})
 	if err != nil {
 		return err
 	}
 	return b.Close()
 }
 
-func buildAndOpen(ctx context.Context, root, dir string, durable bool, log *slog.Logger) (*Backend, error) {
+func buildAndOpen(ctx context.Context, in Input, dir string, durable bool, log *slog.Logger) (*Backend, error) {
 	start := time.Now()
-	digest, err := catalogDigest(root)
+	digest, err := in.Digest()
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +140,7 @@ func buildAndOpen(ctx context.Context, root, dir string, durable bool, log *slog
 	if err != nil {
 		return nil, fmt.Errorf("create cache in %s: %w", dir, err)
 	}
-	ix, err := buildIndex(ctx, root, w.store)
+	ix, err := buildIndex(ctx, in, w.store)
 	if err != nil {
 		w.abort()
 		return nil, err
@@ -144,8 +167,8 @@ func newBackend(ix *index, store *storeReader) *Backend {
 // Close closes the body store and removes a temporary cache.
 func (b *Backend) Close() error {
 	err := b.store.close()
-	if b.tempDir != "" {
-		err = errors.Join(err, os.RemoveAll(b.tempDir))
+	if b.removeTemp != nil {
+		err = errors.Join(err, b.removeTemp())
 	}
 	return err
 }

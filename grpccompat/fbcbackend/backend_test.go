@@ -48,7 +48,7 @@ func TestBackendSuite(t *testing.T) {
 	for name, root := range catalogs {
 		t.Run(name, func(t *testing.T) {
 			backendtest.Run(t, func(t *testing.T) api.Backend {
-				b, err := Open(context.Background(), root, Options{})
+				b, err := Open(context.Background(), Dir(root), Options{})
 				if err != nil {
 					t.Fatalf("Open: %v", err)
 				}

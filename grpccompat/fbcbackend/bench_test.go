@@ -22,7 +22,7 @@ func benchCatalog(b *testing.B) string {
 func BenchmarkOpenNoCache(b *testing.B) {
 	root := benchCatalog(b)
 	for b.Loop() {
-		be, err := Open(context.Background(), root, Options{})
+		be, err := Open(context.Background(), Dir(root), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -33,11 +33,11 @@ func BenchmarkOpenNoCache(b *testing.B) {
 // BenchmarkOpenWithCache is start-up from a cache built beforehand (--cache-only).
 func BenchmarkOpenWithCache(b *testing.B) {
 	root, cache := benchCatalog(b), b.TempDir()
-	if err := BuildCache(context.Background(), root, cache, nil); err != nil {
+	if err := BuildCache(context.Background(), Dir(root), cache, nil); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		be, err := Open(context.Background(), root, Options{CacheDir: cache})
+		be, err := Open(context.Background(), Dir(root), Options{CacheDir: cache})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func BenchmarkOpenWithCache(b *testing.B) {
 }
 
 func BenchmarkListBundles(b *testing.B) {
-	be, err := Open(context.Background(), benchCatalog(b), Options{})
+	be, err := Open(context.Background(), Dir(benchCatalog(b)), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func BenchmarkListBundles(b *testing.B) {
 }
 
 func BenchmarkGetBundle(b *testing.B) {
-	be, err := Open(context.Background(), benchCatalog(b), Options{})
+	be, err := Open(context.Background(), Dir(benchCatalog(b)), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

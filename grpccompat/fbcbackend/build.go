@@ -57,8 +57,8 @@ func (b *builder) problem(loc fbc.Location, format string, args ...any) {
 	b.mu.Unlock()
 }
 
-// buildIndex reads the catalog at root, writing bodies to the store.
-func buildIndex(ctx context.Context, root string, store *storeWriter) (*index, error) {
+// buildIndex reads the catalog, writing bodies to the store.
+func buildIndex(ctx context.Context, in Input, store *storeWriter) (*index, error) {
 	b := &builder{
 		store: store, validator: model.NewValidator(model.Options{}),
 		bundles: map[[2]string]*bundleIndex{}, packages: map[string]*pkgIndex{}, metaByKey: map[[2]string]*metaGroup{},
@@ -74,7 +74,7 @@ func buildIndex(ctx context.Context, root string, store *storeWriter) (*index, e
 			}
 		}()
 	}
-	walkErr := fbc.Walk(root, func(blob fbc.Blob) error {
+	walkErr := in.Walk(ctx, func(blob fbc.Blob) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func buildIndex(ctx context.Context, root string, store *storeWriter) (*index, e
 	}
 	problems := append(issueLines(issues.Errors()), b.problems...)
 	if len(problems) > 0 {
-		return nil, &InvalidCatalogError{Root: root, Problems: problems}
+		return nil, &InvalidCatalogError{Root: in.Name, Problems: problems}
 	}
 	return b.assemble(), nil
 }

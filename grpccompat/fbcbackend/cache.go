@@ -36,10 +36,10 @@ type cacheHeader struct {
 	BodiesSize int64
 }
 
-// catalogDigest hashes every regular file under root (or root itself when it is a file): relative
+// FilesDigest hashes every regular file under root (or root itself when it is a file): relative
 // path, size and content, in lexical path order. Any change to the catalog changes it. Files are
 // hashed in parallel; the digest is the hash of their (path, size, hash) list.
-func catalogDigest(root string) (string, error) {
+func FilesDigest(root string) (string, error) {
 	files, err := catalogFiles(root)
 	if err != nil {
 		return "", fmt.Errorf("hash catalog %s: %w", root, err)

@@ -14,7 +14,7 @@ import (
 
 func openCached(t *testing.T, root, cache string) *Backend {
 	t.Helper()
-	b, err := Open(context.Background(), root, Options{CacheDir: cache})
+	b, err := Open(context.Background(), Dir(root), Options{CacheDir: cache})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -126,7 +126,7 @@ func TestStaleCacheInReadOnlyDirIsRefused(t *testing.T) {
 		}
 		defer os.Chmod(p, 0o755)
 	}
-	_, err := Open(context.Background(), root, Options{CacheDir: cache})
+	_, err := Open(context.Background(), Dir(root), Options{CacheDir: cache})
 	if err == nil || !strings.Contains(err.Error(), "cannot be rebuilt") || !strings.Contains(err.Error(), "--cache-only") {
 		t.Fatalf("stale cache in a read-only directory: %v; want a refusal saying how to rebuild it", err)
 	}

@@ -30,7 +30,7 @@ func TestReplaysOpmServe(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := Open(context.Background(), c.catalog, Options{})
+			b, err := Open(context.Background(), Dir(c.catalog), Options{})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}

@@ -23,7 +23,7 @@ func TestRefusesWhatOpmServeRefuses(t *testing.T) {
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			cache := t.TempDir()
-			b, err := Open(context.Background(), filepath.Join(dir, "catalog"), Options{CacheDir: cache})
+			b, err := Open(context.Background(), Dir(filepath.Join(dir, "catalog")), Options{CacheDir: cache})
 			if err == nil {
 				b.Close()
 				t.Fatalf("opm serve refused this catalog (%s) but it was accepted", lastLine(string(verdict)))

@@ -25,7 +25,7 @@ func TestLegacyChannelDeprecationIsServed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "catalog.json"), []byte(legacyDeprecationCatalog), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(context.Background(), root, Options{})
+	b, err := Open(context.Background(), Dir(root), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,5 @@
-// Package serve runs `olmcat serve`: it picks the backend for a catalog path (an index.db by its
-// SQLite magic, anything else as FBC), listens, loads the catalog while health reports
-// NOT_SERVING, serves, and drains on shutdown.
+// Package serve runs `olmcat serve`: it opens the catalog reference (package source), listens,
+// loads the catalog while health reports NOT_SERVING, serves, and drains on shutdown.
 package serve
 
 import (
@@ -11,70 +10,18 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/olmcat/olmcat/grpccompat"
-	"github.com/olmcat/olmcat/grpccompat/api"
-	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
-	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/internal/source"
 )
-
-// Kind is the kind of catalog a path holds.
-type Kind string
-
-const (
-	KindFBC    Kind = "fbc"
-	KindSQLite Kind = "sqlite"
-)
-
-// DetectKind tells an index.db (SQLite magic) from an FBC directory or file.
-func DetectKind(path string) (Kind, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("cannot read catalog %s: %w (give an FBC directory or file, an index.db, or an index image reference)", path, err)
-	}
-	if st.IsDir() {
-		return KindFBC, nil
-	}
-	isDB, err := sqlite.IsSQLiteFile(path)
-	if err != nil {
-		return "", fmt.Errorf("catalog %s: %w", path, err)
-	}
-	if isDB {
-		return KindSQLite, nil
-	}
-	return KindFBC, nil
-}
-
-// BackendOptions configure OpenBackend.
-type BackendOptions struct {
-	CacheDir string // FBC only: see fbcbackend.Options
-	Logger   *slog.Logger
-}
-
-// OpenBackend opens the right backend for path: the SQL backend (opm registry serve's answers)
-// for an index.db, the FBC backend (opm serve's answers) otherwise.
-func OpenBackend(ctx context.Context, path string, o BackendOptions) (api.Backend, Kind, error) {
-	kind, err := DetectKind(path)
-	if err != nil {
-		return nil, "", err
-	}
-	if kind == KindSQLite {
-		q, err := sqlite.NewQuerier(path)
-		return q, kind, err
-	}
-	b, err := fbcbackend.Open(ctx, path, fbcbackend.Options{CacheDir: o.CacheDir, Logger: o.Logger})
-	if err != nil {
-		return nil, kind, err
-	}
-	return b, kind, nil
-}
 
 // Options configure Run.
 type Options struct {
-	Path         string
+	Path         string // catalog reference (see source.Parse)
+	Source       source.Options
 	Addr         string        // listen address, e.g. ":50051"
 	CacheDir     string        // FBC cache directory ("" = temporary)
 	CacheOnly    bool          // build or verify the cache, then return without serving
@@ -91,19 +38,21 @@ func Run(ctx context.Context, o Options) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	kind, err := DetectKind(o.Path)
+	src, err := source.Open(ctx, o.Path, o.Source)
 	if err != nil {
 		return err
 	}
+	defer src.Close()
+	kind := src.Format()
 	if o.CacheOnly {
-		return cacheOnly(ctx, kind, o, log)
+		return cacheOnly(ctx, src, o, log)
 	}
-	if kind == KindSQLite && o.CacheDir != "" {
+	if kind == source.FormatSQLite && o.CacheDir != "" {
 		log.Warn("--cache-dir is ignored for an index.db: it is served straight from SQL", "path", o.Path)
 	}
 	lis, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Addr, err)
+		return &ListenError{Addr: o.Addr, Err: err}
 	}
 	if o.PprofAddr != "" {
 		stop, err := startPprof(o.PprofAddr, log)
@@ -113,7 +62,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer stop()
 	}
-	srv := grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == KindFBC})
+	srv := grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC})
 	serveCtx, stopServing := context.WithCancel(ctx)
 	defer stopServing()
 	served := make(chan error, 1)
@@ -121,7 +70,7 @@ func Run(ctx context.Context, o Options) error {
 	log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
 
 	start := time.Now()
-	backend, _, err := OpenBackend(ctx, o.Path, BackendOptions{CacheDir: o.CacheDir, Logger: log})
+	backend, err := src.Backend(ctx, source.BackendOptions{CacheDir: o.CacheDir, Logger: log})
 	if err != nil {
 		stopServing()
 		<-served
@@ -144,25 +93,43 @@ func Run(ctx context.Context, o Options) error {
 	return nil
 }
 
-func cacheOnly(ctx context.Context, kind Kind, o Options, log *slog.Logger) error {
-	if kind == KindSQLite {
-		q, err := sqlite.NewQuerier(o.Path)
+func cacheOnly(ctx context.Context, src *source.Source, o Options, log *slog.Logger) error {
+	if src.Format() == source.FormatSQLite {
+		b, err := src.Backend(ctx, source.BackendOptions{})
 		if err != nil {
 			return err
 		}
 		log.Info("index.db is servable as is; it needs no cache", "path", o.Path)
-		return q.Close()
+		return b.Close()
 	}
 	if o.CacheDir == "" {
 		log.Warn("--cache-only without --cache-dir only checks that the catalog can be served")
 	}
-	b, err := fbcbackend.Open(ctx, o.Path, fbcbackend.Options{CacheDir: o.CacheDir, Logger: log})
+	b, err := src.Backend(ctx, source.BackendOptions{CacheDir: o.CacheDir, Logger: log})
 	if err != nil {
 		return err
 	}
 	log.Info("cache is up to date", "dir", o.CacheDir)
 	return b.Close()
 }
+
+// ListenError is a server that could not listen: the address is taken or not allowed.
+type ListenError struct {
+	Addr string
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	hint := "check the address"
+	if errors.Is(e.Err, syscall.EADDRINUSE) {
+		hint = "another process listens there (another catalog server?): stop it, or choose another port with -p"
+	} else if errors.Is(e.Err, syscall.EACCES) {
+		hint = "ports below 1024 need privileges: choose another port with -p"
+	}
+	return fmt.Sprintf("cannot listen on %s: %v (%s)", e.Addr, errors.Unwrap(e.Err), hint)
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
 
 func startPprof(addr string, log *slog.Logger) (stop func(), err error) {
 	lis, err := net.Listen("tcp", addr)

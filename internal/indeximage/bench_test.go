@@ -27,6 +27,7 @@ import (
 
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 const s5kBench = "../../../shared/bench/s5k/index.db.gz"
@@ -123,12 +124,12 @@ func peakRSSMB() float64 {
 }
 
 func migrate(b *testing.B, db, out string) {
-	report, err := convert.MigrateSQLite(context.Background(), db, out, convert.MigrateOptions{Force: true})
+	sum, err := convert.MigratePath(context.Background(), db, out, convert.MigrateOptions{Force: true}, source.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if report.Bundles != 5000 {
-		b.Fatalf("converted %d bundles, want 5000", report.Bundles)
+	if sum.Bundles != 5000 {
+		b.Fatalf("converted %d bundles, want 5000", sum.Bundles)
 	}
 }
 

@@ -1,4 +1,4 @@
-package input
+package source
 
 import (
 	"archive/tar"
@@ -13,67 +13,72 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/olmcat/olmcat/diff"
-	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
-// OpenGit loads the catalog at path (a directory or file inside a git work tree) as it was at the
-// revision rev, by extracting that part of the tree into a temporary directory with `git archive`.
-// A revision that does not exist is an error; a path that did not exist at the revision is an empty
-// catalog (everything in the work tree is then new).
-func OpenGit(ctx context.Context, rev, catalogPath string) (*diff.Side, error) {
-	return (&opener{ctx: ctx}).openGit(rev, catalogPath)
-}
-
-func (o *opener) openGit(rev, catalogPath string) (*diff.Side, error) {
-	ctx := o.ctx
-	abs, err := filepath.Abs(catalogPath)
+// openGit extracts PATH as it was at REV (git archive, into a temporary directory) and opens it
+// like a local path: a directory, a file or an index.db. A path that did not exist at the revision
+// is an empty catalog with AllowEmpty (a diff then shows everything as new), else NotFound.
+func (s *Source) openGit(ctx context.Context) error {
+	raw, rev := s.ref.Raw, s.ref.Rev
+	abs, err := filepath.Abs(s.ref.Path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("%s: %w", catalogPath, err)
-	}
-	dir := abs
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-		dir = filepath.Dir(abs)
-	}
-	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	top, err := workTree(ctx, abs)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not inside a git work tree: %v", catalogPath, err)
+		return &Error{Ref: raw, Problem: BadGitRevision, Detail: fmt.Sprintf("%s is not inside a git work tree: %v", s.ref.Path, err),
+			Hint: "run olmcat inside the repository, or give the catalog path in it"}
 	}
-	top = strings.TrimSpace(top)
 	commit, err := git(ctx, top, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
-		return nil, fmt.Errorf("git revision %q does not exist in %s (fetch it first, e.g. git fetch origin)", rev, top)
+		return &Error{Ref: raw, Problem: BadGitRevision, Detail: fmt.Sprintf("revision %q does not exist in %s", rev, top),
+			Hint: "fetch it first, e.g. git fetch origin"}
 	}
 	commit = strings.TrimSpace(commit)
 	rel, err := relativeTo(top, abs)
 	if err != nil {
-		return nil, err
+		return &Error{Ref: raw, Problem: BadGitRevision, Detail: err.Error()}
 	}
-	source := rev + ":" + rel
 	if _, err := git(ctx, top, "cat-file", "-e", commit+":"+rel); err != nil {
-		return &diff.Side{Source: source + " (absent at " + rev + ")", Format: FormatFBC, Catalog: &fbc.Catalog{}}, nil
+		if s.opts.AllowEmpty {
+			s.format, s.stream = FormatFBC, []byte{}
+			return nil
+		}
+		return &Error{Ref: raw, Problem: NotFound, Detail: fmt.Sprintf("%s did not exist at %s", rel, rev),
+			Hint: "check the path and the revision"}
 	}
-	tmp, err := os.MkdirTemp("", "olmcat-diff-git-")
+	tmp, remove, err := scratch.MkdirTemp("", "olmcat-git-")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer os.RemoveAll(tmp)
+	s.closers = append(s.closers, func() { remove() })
 	args := []string{"archive", "--format=tar", commit}
 	if rel != "." {
 		args = append(args, "--", rel)
 	}
 	if err := extractArchive(ctx, top, tmp, args); err != nil {
-		return nil, fmt.Errorf("extract %s at %s: %v", rel, rev, err)
+		return &Error{Ref: raw, Problem: BadGitRevision, Detail: fmt.Sprintf("extract %s at %s: %v", rel, rev, err), Err: err}
 	}
-	side, err := o.openPath(filepath.Join(tmp, filepath.FromSlash(rel)), source)
-	if err != nil {
-		return nil, err
+	return s.openLocal(ctx, filepath.Join(tmp, filepath.FromSlash(rel)))
+}
+
+// workTree finds the top of the work tree holding p, starting from p's nearest existing directory
+// (the path may have been deleted in the work tree since the revision).
+func workTree(ctx context.Context, p string) (string, error) {
+	dir := p
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no existing directory")
+		}
+		dir = parent
 	}
-	side.Format = "git/" + side.Format
-	return side, nil
+	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	return strings.TrimSpace(top), err
 }
 
 // relativeTo returns target relative to the work tree top, with forward slashes ("." for top).
@@ -82,9 +87,11 @@ func relativeTo(top, target string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	realTarget, err := filepath.EvalSymlinks(target)
-	if err != nil {
-		return "", err
+	realTarget := target
+	if r, err := filepath.EvalSymlinks(target); err == nil {
+		realTarget = r
+	} else if r, err := filepath.EvalSymlinks(filepath.Dir(target)); err == nil {
+		realTarget = filepath.Join(r, filepath.Base(target))
 	}
 	rel, err := filepath.Rel(realTop, realTarget)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -138,8 +145,9 @@ func gitError(err error, stderr *bytes.Buffer) error {
 	return err
 }
 
-// untar writes the regular files and directories of a tar stream under dir. Links and special files
-// are skipped (a catalog is plain files), and no entry may leave dir.
+// untar writes the directories, regular files and symbolic links of a tar stream under dir, so
+// that the revision reads exactly as the same tree checked out (the catalog loader then follows
+// the links that stay inside the catalog, as it does in a work tree). No entry may leave dir.
 func untar(r io.Reader, dir string) error {
 	tr := tar.NewReader(r)
 	for {
@@ -155,15 +163,21 @@ func untar(r io.Reader, dir string) error {
 			return fmt.Errorf("archive entry %q leaves the extraction directory", h.Name)
 		}
 		target := filepath.Join(dir, filepath.FromSlash(name))
+		if h.Typeflag != tar.TypeDir {
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+		}
 		switch h.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(target, 0o755); err != nil {
 				return err
 			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		case tar.TypeSymlink:
+			if err := os.Symlink(h.Linkname, target); err != nil {
 				return err
 			}
+		case tar.TypeReg:
 			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {
 				return err

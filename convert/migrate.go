@@ -10,21 +10,31 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
-	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // MigrateOptions are the options of `olmcat migrate`.
 type MigrateOptions struct {
-	tofbc.Options
 	Format fbc.Format // fbc.JSON (default) or fbc.YAML
 	// Strict turns every departure into an error: nothing is written.
 	Strict bool
 	// Force replaces a non-empty output directory.
 	Force bool
+	// BeforeCommit, if set, runs once the whole catalog is written and before it is moved into
+	// place; an error aborts the migration (nothing is left at the output). Callers write what
+	// must not appear without the output, e.g. a report, here.
+	BeforeCommit func(*Summary) error
 }
 
-// StrictError is returned by MigrateSQLite in strict mode when the conversion departed from opm.
+// Summary is what a migration wrote, and for an index.db where it departed from opm.
+type Summary struct {
+	Packages, Bundles int
+	// Departures is the report of an index.db's conversion; nil for an FBC input.
+	Departures *tofbc.Report
+}
+
+// StrictError is returned by Migrate in strict mode when the conversion departed from opm.
 type StrictError struct{ Report *tofbc.Report }
 
 func (e *StrictError) Error() string {
@@ -40,38 +50,53 @@ func (e *StrictError) Error() string {
 	return b.String()
 }
 
-// MigrateSQLite converts the index database at input into a File-Based Catalog directory, one
-// <package>/catalog.<json|yaml> per package as opm migrate writes it. The output appears atomically:
-// on any error (or, in strict mode, any departure) nothing is left at outDir. The input is opened
-// read-only and is not changed.
-func MigrateSQLite(ctx context.Context, input, outDir string, opts MigrateOptions) (*tofbc.Report, error) {
+// Migrate writes the catalog of src as a File-Based Catalog directory, one
+// <package>/catalog.<json|yaml> per package as opm migrate writes it (blobs of no package in
+// outDir/catalog.<ext>). An index.db is converted as opm migrate did (see tofbc); an FBC is
+// rewritten in opm's layout, its unpacked objects back inline. The output appears atomically: on
+// any error (or, in strict mode, any departure) nothing is left at outDir.
+func Migrate(ctx context.Context, src *source.Source, outDir string, opts MigrateOptions) (*Summary, error) {
 	if opts.Format == "" {
 		opts.Format = fbc.JSON
 	}
-	db, err := sqlite.Open(input)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
 	target, err := atomicout.Dir(outDir, opts.Force)
 	if err != nil {
 		return nil, err
 	}
 	defer target.Abort()
 	root := target.Path()
-	report, err := tofbc.Convert(ctx, db, opts.Options, func(pkg string, c *fbc.Catalog) error {
+	sum := &Summary{}
+	err = src.WalkPackages(ctx, func(pkg string, c *fbc.Catalog) error {
+		sum.Packages += len(c.Packages)
+		sum.Bundles += len(c.Bundles)
 		return writePackageFile(filepath.Join(root, pkg), c, opts.Format)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if opts.Strict && len(report.Departures) > 0 {
-		return report, &StrictError{Report: report}
+	sum.Departures = src.Departures()
+	if r := sum.Departures; r != nil && opts.Strict && len(r.Departures) > 0 {
+		return sum, &StrictError{Report: r}
+	}
+	if opts.BeforeCommit != nil {
+		if err := opts.BeforeCommit(sum); err != nil {
+			return nil, err
+		}
 	}
 	if err := target.Commit(); err != nil {
 		return nil, err
 	}
-	return report, nil
+	return sum, nil
+}
+
+// MigratePath is Migrate for a catalog reference (see source.Parse).
+func MigratePath(ctx context.Context, ref, outDir string, opts MigrateOptions, srcOpts source.Options) (*Summary, error) {
+	src, err := source.Open(ctx, ref, srcOpts)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return Migrate(ctx, src, outDir, opts)
 }
 
 func writePackageFile(dir string, c *fbc.Catalog, format fbc.Format) error {

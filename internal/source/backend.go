@@ -1,0 +1,54 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
+	"github.com/olmcat/olmcat/sqlite"
+)
+
+// BackendOptions configure Backend.
+type BackendOptions struct {
+	// CacheDir keeps an FBC backend's index between runs (see fbcbackend.Options).
+	CacheDir string
+	Logger   *slog.Logger
+}
+
+// Backend is the api.Registry backend that answers for the catalog as opm would: an index.db
+// straight from SQL, as `opm registry serve` does; an FBC through the FBC backend, as `opm serve`
+// does (an unpacked catalog with its refs resolved). Close the backend before the source.
+func (s *Source) Backend(ctx context.Context, o BackendOptions) (api.Backend, error) {
+	if s.format == FormatSQLite {
+		q, err := sqlite.NewQuerier(s.path)
+		if err != nil {
+			return nil, classify(s.ref.Raw, err)
+		}
+		return q, nil
+	}
+	b, err := fbcbackend.Open(ctx, s.backendInput(), fbcbackend.Options{CacheDir: o.CacheDir, Logger: o.Logger})
+	if err != nil {
+		return nil, classifyWalk(s.ref.Raw, err)
+	}
+	return b, nil
+}
+
+// backendInput is the source as the FBC backend reads it. Its digest covers every file under the
+// catalog (object files of an unpacked catalog included), or the bytes of a stream.
+func (s *Source) backendInput() fbcbackend.Input {
+	return fbcbackend.Input{
+		Name: s.ref.Raw,
+		Walk: func(ctx context.Context, fn func(fbc.Blob) error) error { return s.Walk(ctx, fn) },
+		Digest: func() (string, error) {
+			if s.stream != nil {
+				return fmt.Sprintf("stream:%d:%016x", len(s.stream), xxhash.Sum64(s.stream)), nil
+			}
+			return fbcbackend.FilesDigest(s.path)
+		},
+	}
+}

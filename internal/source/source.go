@@ -1,0 +1,282 @@
+// Package source is the one way into a catalog. Every command names its inputs with a reference
+// (see Parse) and opens them here: an FBC directory or file, standard input, an unpacked directory
+// (olm.bundle.object refs resolved as blobs are read), an index.db recognized by its content, an
+// image (registry, oci-layout:, docker-archive:), or a path at a git revision. An opened Source
+// gives the catalog as a blob stream, package by package or whole (the model), an api.Registry
+// backend, and its raw files; every problem with an input is an *Error with one wording.
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/scratch"
+	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
+)
+
+// Format is how the catalog is stored.
+type Format string
+
+const (
+	FormatFBC    Format = "fbc"
+	FormatSQLite Format = "sqlite"
+)
+
+// Options configure Open.
+type Options struct {
+	// Images configures how image references are read.
+	Images indeximage.Options
+	// MigrateLevel is how an index.db's bundles are converted (see tofbc.Options).
+	MigrateLevel tofbc.MigrateLevel
+	// AllowEmpty accepts a catalog without packages (by default an EmptyCatalog error).
+	AllowEmpty bool
+	// Stdin is read for "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+// Source is an opened catalog input. Close it to remove what opening it extracted.
+type Source struct {
+	ref    Ref
+	format Format
+	// path is the local catalog: a directory, an FBC file, an index.db (extracted for images and
+	// git revisions, spooled for an index.db on standard input). Empty for an FBC stream.
+	path    string
+	stream  []byte // an FBC read from standard input or a pipe
+	image   *indeximage.Catalog
+	db      *sqlite.DB
+	opts    Options
+	report  *tofbc.Report
+	closers []func()
+}
+
+// Open parses ref and opens the catalog it names. Servers and recorded answers are not catalogs:
+// they are a NotHere error (compat opens them itself, see Parse).
+func Open(ctx context.Context, ref string, opts Options) (*Source, error) {
+	r, err := Parse(ref)
+	if err != nil {
+		return nil, err
+	}
+	return OpenRef(ctx, r, opts)
+}
+
+// OpenRef opens a parsed reference.
+func OpenRef(ctx context.Context, r Ref, opts Options) (*Source, error) {
+	s := &Source{ref: r, opts: opts}
+	if err := s.open(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Source) open(ctx context.Context) error {
+	r := s.ref
+	switch r.Form {
+	case FormServer:
+		return &Error{Ref: r.Raw, Problem: NotHere, Detail: "a live gRPC server is not a catalog",
+			Hint: "only olmcat compat reads a server; give a catalog here"}
+	case FormRecording:
+		return &Error{Ref: r.Raw, Problem: NotHere, Detail: "a recorded answer set is not a catalog",
+			Hint: "only olmcat compat reads recorded answers; give a catalog here"}
+	case FormStdin:
+		return s.openStream(ctx, s.stdin(), r.Raw)
+	case FormOCILayout, FormDockerArchive, FormRegistry:
+		return s.openImage(ctx)
+	case FormGit:
+		return s.openGit(ctx)
+	}
+	return s.openLocal(ctx, r.Path)
+}
+
+func (s *Source) stdin() io.Reader {
+	if s.opts.Stdin != nil {
+		return s.opts.Stdin
+	}
+	return os.Stdin
+}
+
+// openLocal opens a catalog on disk: a directory, an index.db, an FBC file, or a pipe.
+func (s *Source) openLocal(ctx context.Context, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return classify(s.ref.Raw, err)
+	}
+	switch {
+	case fi.IsDir():
+		s.format, s.path = FormatFBC, path
+		return s.checkNotEmpty(ctx)
+	case !fi.Mode().IsRegular():
+		f, err := os.Open(path)
+		if err != nil {
+			return classify(s.ref.Raw, err)
+		}
+		defer f.Close()
+		return s.openStream(ctx, f, path)
+	}
+	isDB, err := sqlite.IsSQLiteFile(path)
+	if err != nil {
+		return classify(s.ref.Raw, err)
+	}
+	if isDB {
+		return s.openIndexDB(path)
+	}
+	if err := s.checkText(path); err != nil {
+		return err
+	}
+	s.format, s.path = FormatFBC, path
+	return s.checkNotEmpty(ctx)
+}
+
+// checkText refuses a file that cannot be an FBC: binary content, or a name that promises an
+// index.db (a text file called index.db is a mistake worth naming, not a YAML parse error).
+func (s *Source) checkText(path string) error {
+	head := make([]byte, 512)
+	f, err := os.Open(path)
+	if err != nil {
+		return classify(s.ref.Raw, err)
+	}
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	head = head[:n]
+	ext := strings.ToLower(filepath.Ext(path))
+	namedDB := ext == ".db" || ext == ".sqlite" || ext == ".sqlite3"
+	binary := bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimIncompleteRune(head))
+	if !namedDB && !binary {
+		return nil
+	}
+	_, err = sqlite.Open(path) // explains what the bytes look like
+	e := classify(s.ref.Raw, err)
+	if se, ok := e.(*Error); ok && namedDB {
+		se.Hint = "a file named " + ext + " must be a SQLite index.db; if it is a File-Based Catalog, name it .json or .yaml"
+	}
+	return e
+}
+
+// trimIncompleteRune drops a rune cut at the end of a read buffer.
+func trimIncompleteRune(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax && i < len(b); i++ {
+		if utf8.Valid(b[:len(b)-i]) {
+			return b[:len(b)-i]
+		}
+	}
+	return b
+}
+
+func (s *Source) openIndexDB(path string) error {
+	db, err := sqlite.Open(path)
+	if err != nil {
+		return classify(s.ref.Raw, err)
+	}
+	s.format, s.path, s.db = FormatSQLite, path, db
+	s.closers = append(s.closers, func() { db.Close() })
+	return s.checkIndexNotEmpty(context.Background())
+}
+
+// openStream reads an FBC (or an index.db) from standard input or a pipe. A stream can be read
+// once, and a catalog may be read more than once, so it is kept: in memory for an FBC, in a
+// temporary file for an index.db (SQLite needs a file).
+func (s *Source) openStream(ctx context.Context, r io.Reader, name string) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return &Error{Ref: s.ref.Raw, Problem: Unreadable, Detail: err.Error(), Err: err}
+	}
+	if bytes.HasPrefix(data, []byte("SQLite format 3\x00")) {
+		f, remove, err := scratch.CreateTemp("", "olmcat-stdin-*.db")
+		if err != nil {
+			return err
+		}
+		s.closers = append(s.closers, func() { remove() })
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		return s.openIndexDB(f.Name())
+	}
+	s.format, s.stream = FormatFBC, data
+	_ = name
+	return s.checkNotEmpty(ctx)
+}
+
+func (s *Source) openImage(ctx context.Context) error {
+	img, err := indeximage.Fetch(ctx, s.ref.Raw, s.opts.Images)
+	if err != nil {
+		return imageError(s.ref.Raw, err)
+	}
+	s.image = img
+	s.closers = append(s.closers, img.Cleanup)
+	if img.Kind == indeximage.SQLite {
+		return s.openIndexDB(img.Path)
+	}
+	s.format, s.path = FormatFBC, img.Path
+	return s.checkNotEmpty(ctx)
+}
+
+// Ref is the reference the source was opened from.
+func (s *Source) Ref() Ref { return s.ref }
+
+// String names the source as the user did.
+func (s *Source) String() string { return s.ref.Raw }
+
+// Format is how the catalog is stored.
+func (s *Source) Format() Format { return s.format }
+
+// Path is the local catalog (an FBC directory or file, or an index.db), extracted for images and
+// git revisions; "" for an FBC read from a stream.
+func (s *Source) Path() string { return s.path }
+
+// Image is the image an image reference was read from, nil for other forms.
+func (s *Source) Image() *indeximage.Catalog { return s.image }
+
+// DB is the open index.db of a SQLite source, nil for an FBC.
+func (s *Source) DB() *sqlite.DB { return s.db }
+
+// Departures is, after the catalog of an index.db has been read, where its conversion departed
+// from opm migrate; nil before, and for an FBC.
+func (s *Source) Departures() *tofbc.Report { return s.report }
+
+// Close releases the source: the database, and whatever was extracted or spooled.
+func (s *Source) Close() error {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+	return nil
+}
+
+// checkIndexNotEmpty refuses an index.db without packages, as checkNotEmpty refuses an empty FBC.
+func (s *Source) checkIndexNotEmpty(ctx context.Context) error {
+	if s.opts.AllowEmpty {
+		return nil
+	}
+	var any int
+	err := s.db.SQL().QueryRowContext(ctx,
+		`SELECT EXISTS (SELECT 1 FROM package) OR EXISTS (SELECT 1 FROM channel_entry)`).Scan(&any)
+	if err != nil {
+		return classify(s.ref.Raw, err)
+	}
+	if any == 0 {
+		return &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "the index.db holds no package",
+			Hint: "check the file; pass --allow-empty if an empty catalog is intended"}
+	}
+	return nil
+}
+
+// imageError words an image that cannot be read as an input error.
+func imageError(ref string, err error) error {
+	if IsInputError(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	detail := strings.TrimPrefix(err.Error(), ref+": ")
+	return &Error{Ref: ref, Problem: BadImage, Detail: detail, Err: err}
+}

@@ -1,0 +1,291 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/unpack"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
+)
+
+// Walk calls fn with every blob of the catalog, as fbc.Walk does: files in sorted path order,
+// blobs in file order; problems of the content come back together as an *fbc.LoadErrors at the
+// end. The olm.bundle.object refs of an unpacked catalog are resolved (a ref that cannot be read
+// is a problem of its blob). An index.db is converted as olmcat migrate converts it, package by
+// package in name order, and its blobs are located in the database file; Departures then reports
+// what the conversion did differently from opm.
+func (s *Source) Walk(ctx context.Context, fn func(fbc.Blob) error) error {
+	if s.format == FormatSQLite {
+		return s.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error { return emitBlobs(c, fn) })
+	}
+	resolver := unpack.NewResolver(s.refRoot())
+	return s.walkFBC(func(b fbc.Blob) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if b.Schema == fbc.SchemaBundle && bytes.Contains(b.Data, []byte(`"ref"`)) {
+			resolved, err := resolveBlob(resolver, b)
+			if err != nil {
+				return err
+			}
+			b = resolved
+		}
+		return fn(b)
+	})
+}
+
+// WalkPackages calls fn once per package, in package-name order, with that package's blobs (see
+// fbc.WalkPackages: a catalog with load problems is not handed over; the problems are returned).
+// An index.db is converted one package at a time, so its size does not matter.
+func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Catalog) error) error {
+	if s.format == FormatSQLite {
+		report, err := tofbc.Convert(ctx, s.db, tofbc.Options{MigrateLevel: s.opts.MigrateLevel}, func(pkg string, c *fbc.Catalog) error {
+			locateIn(c, s.ref.Raw)
+			return fn(pkg, c)
+		})
+		s.report = report
+		return classify(s.ref.Raw, err)
+	}
+	resolver := unpack.NewResolver(s.refRoot())
+	each := func(pkg string, c *fbc.Catalog) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := resolveCatalog(resolver, c); err != nil {
+			return err
+		}
+		return fn(pkg, c)
+	}
+	if s.stream != nil {
+		c, err := fbc.LoadReader(bytes.NewReader(s.stream), s.streamName())
+		if err != nil {
+			return err
+		}
+		for _, part := range fbc.SplitByPackage(c) {
+			if err := each(part.Package, part.Catalog); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return classifyWalk(s.ref.Raw, fbc.WalkPackages(s.path, each))
+}
+
+// Load reads the whole catalog. On problems of the content it returns what loaded together with
+// the *fbc.LoadErrors (an index.db has none: it converts or fails).
+func (s *Source) Load(ctx context.Context) (*fbc.Catalog, error) {
+	all := &fbc.Catalog{}
+	if s.format == FormatSQLite {
+		err := s.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error {
+			all.Append(c)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return all, nil
+	}
+	err := s.Walk(ctx, all.Add)
+	return all, err
+}
+
+func (s *Source) walkFBC(fn func(fbc.Blob) error) error {
+	if s.stream != nil {
+		return fbc.WalkReader(bytes.NewReader(s.stream), s.streamName(), fn)
+	}
+	return classifyWalk(s.ref.Raw, fbc.Walk(s.path, fn))
+}
+
+func (s *Source) streamName() string {
+	if s.ref.Form == FormStdin {
+		return fbc.StdinName
+	}
+	return s.ref.Raw
+}
+
+// refRoot is what unpacked refs are relative to: the catalog directory or file. A stream has no
+// directory; a ref in it is a problem of its blob.
+func (s *Source) refRoot() string {
+	if s.stream != nil {
+		return "-"
+	}
+	return s.path
+}
+
+// classifyWalk keeps the load problems of the content as they are (the commands report them) and
+// turns anything else into an input error where it is one.
+func classifyWalk(ref string, err error) error {
+	var lerrs *fbc.LoadErrors
+	if err == nil || errors.As(err, &lerrs) {
+		return err
+	}
+	return classify(ref, err)
+}
+
+// errFound stops the emptiness check at the first blob.
+var errFound = errors.New("found a blob")
+
+// checkNotEmpty refuses a catalog without a single blob (an empty directory, a directory of
+// READMEs, a mistyped path), which would otherwise pass every check silently. It reads up to the
+// first blob.
+func (s *Source) checkNotEmpty(ctx context.Context) error {
+	if s.opts.AllowEmpty {
+		return nil
+	}
+	err := s.walkFBC(func(fbc.Blob) error { return errFound })
+	if errors.Is(err, errFound) {
+		return nil
+	}
+	where := "under " + s.ref.Raw
+	if s.stream != nil {
+		where = "in " + s.streamName()
+	}
+	empty := &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "no catalog blobs found " + where,
+		Hint: "check the path; pass --allow-empty if an empty catalog is intended"}
+	var lerrs *fbc.LoadErrors
+	if errors.As(err, &lerrs) {
+		// A broken catalog file is a catalog with problems, which the command reports in full;
+		// a directory of nothing but READMEs and the like is no catalog at all.
+		others := otherFiles(lerrs)
+		if others == nil {
+			return nil
+		}
+		empty.Detail += ", only files that are not catalog files: " + strings.Join(others, ", ")
+		empty.Hint = "check the path; list such files in a .indexignore"
+		return empty
+	}
+	if err != nil {
+		return err
+	}
+	return empty
+}
+
+// otherFiles lists the files of the load problems when none of them is named like a catalog file
+// (.json, .yaml, .yml), and nil otherwise.
+func otherFiles(lerrs *fbc.LoadErrors) []string {
+	var files []string
+	seen := map[string]bool{}
+	for _, e := range lerrs.Errs {
+		switch strings.ToLower(filepath.Ext(e.Loc.File)) {
+		case ".json", ".yaml", ".yml":
+			return nil
+		}
+		if !seen[e.Loc.File] {
+			seen[e.Loc.File] = true
+			files = append(files, e.Loc.File)
+		}
+	}
+	if lerrs.Omitted > 0 || len(files) == 0 {
+		return nil
+	}
+	return files
+}
+
+// resolveBlob resolves the refs of one bundle blob, giving the blob with its data written back.
+func resolveBlob(r *unpack.Resolver, b fbc.Blob) (fbc.Blob, error) {
+	var bundle fbc.Bundle
+	if err := bundle.UnmarshalJSON(b.Data); err != nil {
+		return b, nil // the consumer reports a blob that does not decode
+	}
+	bundle.Loc = b.Loc
+	if !unpack.HasRefs(&bundle) {
+		return b, nil
+	}
+	if err := r.Bundle(&bundle); err != nil {
+		return b, refError(b, err)
+	}
+	data, err := json.Marshal(bundle)
+	if err != nil {
+		return b, fmt.Errorf("%s: re-encode bundle %q: %w", b.Loc, b.Name, err)
+	}
+	b.Data = data
+	return b, nil
+}
+
+func resolveCatalog(r *unpack.Resolver, c *fbc.Catalog) error {
+	var errs []error
+	for i := range c.Bundles {
+		if !unpack.HasRefs(&c.Bundles[i]) {
+			continue
+		}
+		if err := r.Bundle(&c.Bundles[i]); err != nil {
+			errs = append(errs, &fbc.LoadError{Loc: c.Bundles[i].Loc, Schema: fbc.SchemaBundle,
+				Package: c.Bundles[i].Package, Name: c.Bundles[i].Name, Err: err})
+		}
+	}
+	if len(errs) > 0 {
+		lerrs := &fbc.LoadErrors{}
+		for _, e := range errs {
+			lerrs.Errs = append(lerrs.Errs, e.(*fbc.LoadError))
+		}
+		return lerrs
+	}
+	return nil
+}
+
+func refError(b fbc.Blob, err error) error {
+	return &fbc.LoadError{Loc: b.Loc, Schema: b.Schema, Package: b.Package, Name: b.Name, Err: err}
+}
+
+// emitBlobs hands the blobs of a converted index.db package over as a walk would.
+func emitBlobs(c *fbc.Catalog, fn func(fbc.Blob) error) error {
+	emit := func(schema, pkg, name string, v any, loc fbc.Location) error {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s %q of package %q: %w", schema, name, pkg, err)
+		}
+		return fn(fbc.Blob{Schema: schema, Package: pkg, Name: name, Data: data, Loc: loc})
+	}
+	for _, p := range c.Packages {
+		if err := emit(fbc.SchemaPackage, p.Name, p.Name, p, p.Loc); err != nil {
+			return err
+		}
+	}
+	for _, ch := range c.Channels {
+		if err := emit(fbc.SchemaChannel, ch.Package, ch.Name, ch, ch.Loc); err != nil {
+			return err
+		}
+	}
+	for _, b := range c.Bundles {
+		if err := emit(fbc.SchemaBundle, b.Package, b.Name, b, b.Loc); err != nil {
+			return err
+		}
+	}
+	for _, d := range c.Deprecations {
+		if err := emit(fbc.SchemaDeprecations, d.Package, "", d, d.Loc); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.Others {
+		if err := fn(fbc.Blob{Schema: o.Schema, Package: o.Package, Name: o.Name, Data: o.Blob, Loc: o.Loc}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// locateIn places the blobs of a converted package in the index.db, for messages.
+func locateIn(c *fbc.Catalog, file string) {
+	at := fbc.Location{File: file}
+	for i := range c.Packages {
+		c.Packages[i].Loc = at
+	}
+	for i := range c.Channels {
+		c.Channels[i].Loc = at
+	}
+	for i := range c.Bundles {
+		c.Bundles[i].Loc = at
+	}
+	for i := range c.Deprecations {
+		c.Deprecations[i].Loc = at
+	}
+	for i := range c.Others {
+		c.Others[i].Loc = at
+	}
+}
