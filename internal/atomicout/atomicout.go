@@ -9,6 +9,12 @@ import (
 	"path/filepath"
 )
 
+// Test hooks: renames and removals that tests make fail.
+var (
+	rename    = os.Rename
+	removeAll = os.RemoveAll
+)
+
 // Target is an output being prepared. Write under Path(), then Commit or Abort.
 type Target struct {
 	final string
@@ -33,8 +39,7 @@ func Dir(outDir string, force bool) (*Target, error) {
 		return nil, fmt.Errorf("create temporary output beside %s: %w", outDir, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
+		return nil, errors.Join(fmt.Errorf("create temporary output beside %s: %w", outDir, err), os.RemoveAll(tmp))
 	}
 	return &Target{final: outDir, tmp: tmp, isDir: true, force: force}, nil
 }
@@ -53,8 +58,10 @@ func File(path string, force bool) (*Target, error) {
 		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
 	}
 	name := f.Name()
-	f.Close()
-	os.Remove(name) // the writer creates it; only the unique name is wanted
+	// The writer creates the file; only the unique name is wanted.
+	if err := errors.Join(f.Close(), os.Remove(name)); err != nil {
+		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
+	}
 	return &Target{final: path, tmp: name, force: force}, nil
 }
 
@@ -85,7 +92,8 @@ func checkFree(path string, force, wantDir bool) error {
 // Path is where to write: a directory for Dir, a file name for File.
 func (t *Target) Path() string { return t.tmp }
 
-// Commit moves the output into place.
+// Commit moves the output into place. An error means the output is not in place (and what was
+// there before still is, unless the error says where it went).
 func (t *Target) Commit() error {
 	if t.done {
 		return errors.New("output already committed or aborted")
@@ -93,26 +101,34 @@ func (t *Target) Commit() error {
 	t.done = true
 	if _, err := os.Stat(t.final); err == nil {
 		if !t.force && !t.isDir {
-			os.RemoveAll(t.tmp)
-			return fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.final)
+			return t.fail(fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.final))
 		}
 		old := t.tmp + ".old"
-		if err := os.Rename(t.final, old); err != nil {
-			os.RemoveAll(t.tmp)
-			return fmt.Errorf("move existing %s aside: %w", t.final, err)
+		if err := rename(t.final, old); err != nil {
+			return t.fail(fmt.Errorf("move existing %s aside: %w", t.final, err))
 		}
-		if err := os.Rename(t.tmp, t.final); err != nil {
-			os.Rename(old, t.final)
-			os.RemoveAll(t.tmp)
-			return fmt.Errorf("move output into place at %s: %w", t.final, err)
+		if err := rename(t.tmp, t.final); err != nil {
+			err = fmt.Errorf("move output into place at %s: %w", t.final, err)
+			if rerr := rename(old, t.final); rerr != nil {
+				err = fmt.Errorf("%w; the previous output could not be put back and is at %s: %v", err, old, rerr)
+			}
+			return t.fail(err)
 		}
-		return os.RemoveAll(old)
+		removeAll(old) // the output is in place: a leftover old copy does not make this fail
+		return nil
 	}
-	if err := os.Rename(t.tmp, t.final); err != nil {
-		os.RemoveAll(t.tmp)
-		return fmt.Errorf("move output into place at %s: %w", t.final, err)
+	if err := rename(t.tmp, t.final); err != nil {
+		return t.fail(fmt.Errorf("move output into place at %s: %w", t.final, err))
 	}
 	return nil
+}
+
+// fail removes the temporary output after a failed Commit and returns err.
+func (t *Target) fail(err error) error {
+	if rerr := removeAll(t.tmp); rerr != nil {
+		return fmt.Errorf("%w (the temporary output %s could not be removed: %v)", err, t.tmp, rerr)
+	}
+	return err
 }
 
 // Abort removes everything written. It is safe to call after Commit (then it does nothing), so
@@ -122,5 +138,5 @@ func (t *Target) Abort() {
 		return
 	}
 	t.done = true
-	os.RemoveAll(t.tmp)
+	removeAll(t.tmp) // best effort: Abort follows another error, which is the one to report
 }
