@@ -17,7 +17,8 @@ var (
 
 // Target is an output being prepared. Write under Path(), then Commit or Abort.
 type Target struct {
-	final string
+	name  string // as the caller gave it, for messages
+	final string // where the output goes: name with symbolic links followed
 	tmp   string
 	isDir bool
 	force bool
@@ -25,68 +26,83 @@ type Target struct {
 }
 
 // Dir prepares an output directory. An existing non-empty directory (or any file) at outDir is an
-// error unless force is set, in which case it is replaced on Commit.
+// error unless force is set, in which case it is replaced on Commit. When outDir is a symbolic
+// link, what it points to is replaced and the link is kept.
 func Dir(outDir string, force bool) (*Target, error) {
-	if err := checkFree(outDir, force, true); err != nil {
+	final, err := prepare(outDir, force, true)
+	if err != nil {
 		return nil, err
 	}
-	parent := filepath.Dir(filepath.Clean(outDir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create parent of output directory %s: %w", outDir, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(outDir)+".tmp-")
+	tmp, err := os.MkdirTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-")
 	if err != nil {
 		return nil, fmt.Errorf("create temporary output beside %s: %w", outDir, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, errors.Join(fmt.Errorf("create temporary output beside %s: %w", outDir, err), os.RemoveAll(tmp))
 	}
-	return &Target{final: outDir, tmp: tmp, isDir: true, force: force}, nil
+	return &Target{name: outDir, final: final, tmp: tmp, isDir: true, force: force}, nil
 }
 
-// File prepares an output file. An existing file at path is an error unless force is set.
+// File prepares an output file. An existing file at path is an error unless force is set. When
+// path is a symbolic link, what it points to is replaced and the link is kept.
 func File(path string, force bool) (*Target, error) {
-	if err := checkFree(path, force, false); err != nil {
+	final, err := prepare(path, force, false)
+	if err != nil {
 		return nil, err
 	}
-	parent := filepath.Dir(filepath.Clean(path))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create parent of output file %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(parent, "."+filepath.Base(path)+".tmp-")
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-")
 	if err != nil {
 		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
 	}
-	name := f.Name()
+	tmp := f.Name()
 	// The writer creates the file; only the unique name is wanted.
-	if err := errors.Join(f.Close(), os.Remove(name)); err != nil {
+	if err := errors.Join(f.Close(), os.Remove(tmp)); err != nil {
 		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
 	}
-	return &Target{final: path, tmp: name, force: force}, nil
+	return &Target{name: path, final: final, tmp: tmp, force: force}, nil
 }
 
-func checkFree(path string, force, wantDir bool) error {
-	fi, err := os.Stat(path)
+// prepare returns where the output for path goes, after checking that it may be written there and
+// creating its directory.
+func prepare(path string, force, dir bool) (string, error) {
+	final, isLink, err := resolve(path)
+	if err != nil {
+		return "", err
+	}
+	if err := checkFree(final, path, force, dir); err != nil {
+		return "", err
+	}
+	if !isLink { // a link's target is not invented: resolve checked that its directory exists
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return "", fmt.Errorf("create directory of output %s: %w", path, err)
+		}
+	}
+	return final, nil
+}
+
+// checkFree checks final, the output for name.
+func checkFree(final, name string, force, wantDir bool) error {
+	fi, err := os.Stat(final)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("check output %s: %w", path, err)
+		return fmt.Errorf("check output %s: %w", name, err)
 	}
 	if force {
 		return nil
 	}
 	if wantDir && fi.IsDir() {
-		entries, err := os.ReadDir(path)
+		entries, err := os.ReadDir(final)
 		if err != nil {
-			return fmt.Errorf("check output directory %s: %w", path, err)
+			return fmt.Errorf("check output directory %s: %w", name, err)
 		}
 		if len(entries) == 0 {
 			return nil
 		}
-		return fmt.Errorf("output directory %s is not empty: choose another path or pass --force to replace it", path)
+		return fmt.Errorf("output directory %s is not empty: choose another path or pass --force to replace it", name)
 	}
-	return fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", path)
+	return fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", name)
 }
 
 // Path is where to write: a directory for Dir, a file name for File.
@@ -101,14 +117,14 @@ func (t *Target) Commit() error {
 	t.done = true
 	if _, err := os.Stat(t.final); err == nil {
 		if !t.force && !t.isDir {
-			return t.fail(fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.final))
+			return t.fail(fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.name))
 		}
 		old := t.tmp + ".old"
 		if err := rename(t.final, old); err != nil {
-			return t.fail(fmt.Errorf("move existing %s aside: %w", t.final, err))
+			return t.fail(fmt.Errorf("move existing %s aside: %w", t.name, err))
 		}
 		if err := rename(t.tmp, t.final); err != nil {
-			err = fmt.Errorf("move output into place at %s: %w", t.final, err)
+			err = fmt.Errorf("move output into place at %s: %w", t.name, err)
 			if rerr := rename(old, t.final); rerr != nil {
 				err = fmt.Errorf("%w; the previous output could not be put back and is at %s: %v", err, old, rerr)
 			}
@@ -118,7 +134,7 @@ func (t *Target) Commit() error {
 		return nil
 	}
 	if err := rename(t.tmp, t.final); err != nil {
-		return t.fail(fmt.Errorf("move output into place at %s: %w", t.final, err))
+		return t.fail(fmt.Errorf("move output into place at %s: %w", t.name, err))
 	}
 	return nil
 }
