@@ -17,30 +17,41 @@ var (
 
 // Target is an output being prepared. Write under Path(), then Commit or Abort.
 type Target struct {
-	name  string // as the caller gave it, for messages
-	final string // where the output goes: name with symbolic links followed
-	tmp   string
-	isDir bool
-	force bool
-	done  bool
+	name    string // as the caller gave it, for messages
+	final   string // where the output goes: name with symbolic links followed
+	tmp     string
+	isDir   bool
+	inPlace bool // tmp is inside final, which a rename cannot replace
+	force   bool
+	done    bool
 }
 
 // Dir prepares an output directory. An existing non-empty directory (or any file) at outDir is an
 // error unless force is set, in which case it is replaced on Commit. When outDir is a symbolic
-// link, what it points to is replaced and the link is kept.
+// link, what it points to is replaced and the link is kept. An existing directory that cannot be
+// replaced by a rename (a mount point) is kept and its content replaced.
 func Dir(outDir string, force bool) (*Target, error) {
 	final, err := prepare(outDir, force, true)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-")
-	if err != nil {
-		return nil, fmt.Errorf("create temporary output beside %s: %w", outDir, err)
+	t := &Target{name: outDir, final: final, isDir: true, force: force}
+	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
+		if t.inPlace, err = cannotRename(final); err != nil {
+			return nil, fmt.Errorf("check output directory %s: %w", outDir, err)
+		}
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, errors.Join(fmt.Errorf("create temporary output beside %s: %w", outDir, err), os.RemoveAll(tmp))
+	parent, prefix := filepath.Dir(final), "."+filepath.Base(final)+".tmp-"
+	if t.inPlace {
+		parent, prefix = final, inPlacePrefix
 	}
-	return &Target{name: outDir, final: final, tmp: tmp, isDir: true, force: force}, nil
+	if t.tmp, err = os.MkdirTemp(parent, prefix); err != nil {
+		return nil, fmt.Errorf("create temporary output for %s: %w", outDir, err)
+	}
+	if err := os.Chmod(t.tmp, 0o755); err != nil {
+		return nil, errors.Join(fmt.Errorf("create temporary output for %s: %w", outDir, err), os.RemoveAll(t.tmp))
+	}
+	return t, nil
 }
 
 // File prepares an output file. An existing file at path is an error unless force is set. When
@@ -115,12 +126,18 @@ func (t *Target) Commit() error {
 		return errors.New("output already committed or aborted")
 	}
 	t.done = true
+	if t.inPlace {
+		return t.commitInPlace()
+	}
 	if _, err := os.Stat(t.final); err == nil {
-		if !t.force && !t.isDir {
+		if !t.force && (!t.isDir || !emptyDir(t.final)) {
 			return t.fail(fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.name))
 		}
 		old := t.tmp + ".old"
 		if err := rename(t.final, old); err != nil {
+			if renameBlocked(err) {
+				return t.commitBlocked(err)
+			}
 			return t.fail(fmt.Errorf("move existing %s aside: %w", t.name, err))
 		}
 		if err := rename(t.tmp, t.final); err != nil {
@@ -137,6 +154,11 @@ func (t *Target) Commit() error {
 		return t.fail(fmt.Errorf("move output into place at %s: %w", t.name, err))
 	}
 	return nil
+}
+
+func emptyDir(dir string) bool {
+	list, err := os.ReadDir(dir)
+	return err == nil && len(list) == 0
 }
 
 // fail removes the temporary output after a failed Commit and returns err.
