@@ -1,5 +1,10 @@
 // Package atomicout writes output directories and files so that on any error nothing partial is
 // left: everything goes to a temporary sibling first and is renamed into place on Commit.
+//
+// Temporary paths are tracked by package scratch while they are only scratch, so a signal handler
+// calling scratch.RemoveAll leaves neither a partial output nor a previous copy behind. While
+// Commit swaps the old output for the new, neither is tracked: a signal then must not delete the
+// only copy of either.
 package atomicout
 
 import (
@@ -7,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // Test hooks: renames and removals that tests make fail.
@@ -24,6 +31,7 @@ type Target struct {
 	inPlace bool // tmp is inside final, which a rename cannot replace
 	force   bool
 	done    bool
+	release func() // of tmp's tracking by scratch; nil when not tracked
 }
 
 // Dir prepares an output directory. An existing non-empty directory (or any file) at outDir is an
@@ -48,8 +56,9 @@ func Dir(outDir string, force bool) (*Target, error) {
 	if t.tmp, err = os.MkdirTemp(parent, prefix); err != nil {
 		return nil, fmt.Errorf("create temporary output for %s: %w", outDir, err)
 	}
+	t.track()
 	if err := os.Chmod(t.tmp, 0o755); err != nil {
-		return nil, errors.Join(fmt.Errorf("create temporary output for %s: %w", outDir, err), os.RemoveAll(t.tmp))
+		return nil, t.fail(fmt.Errorf("create temporary output for %s: %w", outDir, err))
 	}
 	return t, nil
 }
@@ -70,7 +79,9 @@ func File(path string, force bool) (*Target, error) {
 	if err := errors.Join(f.Close(), os.Remove(tmp)); err != nil {
 		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
 	}
-	return &Target{name: path, final: final, tmp: tmp, force: force}, nil
+	t := &Target{name: path, final: final, tmp: tmp, force: force}
+	t.track()
+	return t, nil
 }
 
 // prepare returns where the output for path goes, after checking that it may be written there and
@@ -134,7 +145,9 @@ func (t *Target) Commit() error {
 			return t.fail(fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.name))
 		}
 		old := t.tmp + ".old"
+		t.untrack()
 		if err := rename(t.final, old); err != nil {
+			t.track()
 			if renameBlocked(err) {
 				return t.commitBlocked(err)
 			}
@@ -145,15 +158,37 @@ func (t *Target) Commit() error {
 			if rerr := rename(old, t.final); rerr != nil {
 				err = fmt.Errorf("%w; the previous output could not be put back and is at %s: %v", err, old, rerr)
 			}
+			t.track()
 			return t.fail(err)
 		}
-		removeAll(old) // the output is in place: a leftover old copy does not make this fail
+		discard(old)
 		return nil
 	}
 	if err := rename(t.tmp, t.final); err != nil {
 		return t.fail(fmt.Errorf("move output into place at %s: %w", t.name, err))
 	}
+	t.untrack()
 	return nil
+}
+
+// discard removes what a successful Commit left over. The output is in place, so failing to remove
+// it does not make the Commit fail.
+func discard(path string) {
+	release := scratch.Track(path)
+	removeAll(path)
+	release()
+}
+
+func (t *Target) track() {
+	t.untrack()
+	t.release = scratch.Track(t.tmp)
+}
+
+func (t *Target) untrack() {
+	if t.release != nil {
+		t.release()
+		t.release = nil
+	}
 }
 
 func emptyDir(dir string) bool {
@@ -161,11 +196,12 @@ func emptyDir(dir string) bool {
 	return err == nil && len(list) == 0
 }
 
-// fail removes the temporary output after a failed Commit and returns err.
+// fail removes the temporary output after a failure and returns err.
 func (t *Target) fail(err error) error {
 	if rerr := removeAll(t.tmp); rerr != nil {
 		return fmt.Errorf("%w (the temporary output %s could not be removed: %v)", err, t.tmp, rerr)
 	}
+	t.untrack()
 	return err
 }
 
@@ -176,5 +212,9 @@ func (t *Target) Abort() {
 		return
 	}
 	t.done = true
-	removeAll(t.tmp) // best effort: Abort follows another error, which is the one to report
+	// Best effort: Abort follows another error, which is the one to report. What could not be
+	// removed stays tracked, for scratch.RemoveAll to try again.
+	if removeAll(t.tmp) == nil {
+		t.untrack()
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // A directory that a rename cannot replace (a mount point, such as a container volume) gets its new
@@ -39,8 +41,12 @@ func (t *Target) commitInPlace() error {
 		if aside, err = os.MkdirTemp(t.final, inPlaceOldPrefix); err != nil {
 			return t.fail(fmt.Errorf("move old content of %s aside: %w", t.name, err))
 		}
+	}
+	t.untrack() // the old entries and the new are moved: neither is scratch until that is over
+	if aside != "" {
 		if err := moveAll(olds, t.final, aside); err != nil {
 			os.Remove(aside) // empty unless moving back failed, which err reports
+			t.track()
 			return t.fail(fmt.Errorf("move old content of %s aside (in %s): %w", t.name, aside, err))
 		}
 	}
@@ -52,12 +58,12 @@ func (t *Target) commitInPlace() error {
 			}
 			err = errors.Join(err, os.Remove(aside))
 		}
+		t.track()
 		return t.fail(err)
 	}
-	// The output is in place: what is left to remove does not make this fail.
-	removeAll(t.tmp)
+	discard(t.tmp) // empty now
 	if aside != "" {
-		removeAll(aside)
+		discard(aside)
 	}
 	return nil
 }
@@ -70,20 +76,25 @@ func (t *Target) commitBlocked(cause error) error {
 		if err := copyFile(t.tmp, t.final, os.O_WRONLY|os.O_TRUNC, 0); err != nil {
 			return t.fail(fmt.Errorf("write output into %s, a mount point: %w", t.name, err))
 		}
-		removeAll(t.tmp)
+		t.untrack()
+		discard(t.tmp)
 		return nil
 	}
 	inner, err := os.MkdirTemp(t.final, inPlacePrefix)
 	if err != nil {
 		return t.fail(fmt.Errorf("move existing %s aside: %w; and write into it: %w", t.name, cause, err))
 	}
-	if err := copyTree(t.tmp, inner); err != nil {
-		return t.fail(errors.Join(fmt.Errorf("copy output into %s, a mount point: %w", t.name, err), removeAll(inner)))
+	releaseInner := scratch.Track(inner)
+	if err = copyTree(t.tmp, inner); err == nil {
+		err = removeAll(t.tmp)
 	}
-	if err := removeAll(t.tmp); err != nil {
-		return t.fail(errors.Join(fmt.Errorf("remove temporary output %s: %w", t.tmp, err), removeAll(inner)))
+	if err != nil {
+		err = t.fail(errors.Join(fmt.Errorf("copy output into %s, a mount point: %w", t.name, err), removeAll(inner)))
+		releaseInner()
+		return err
 	}
-	t.tmp, t.inPlace = inner, true
+	t.untrack()
+	t.tmp, t.inPlace, t.release = inner, true, releaseInner
 	return t.commitInPlace()
 }
 

@@ -129,3 +129,26 @@ func TestMountPointDetection(t *testing.T) {
 		t.Errorf("mountPoint(/proc) = %v, %v; procfs is its own device", got, err)
 	}
 }
+
+func TestBlockedRenameCopyFailureKeepsOldContent(t *testing.T) {
+	parent, out, _ := volume(t)
+	target, err := Dir(out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Abort()
+	writeIn(t, "new")(target.Path())
+	if err := syscall.Mkfifo(filepath.Join(target.Path(), "fifo"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	failRename(t, syscall.EBUSY, func(from, to string) bool { return from == out })
+	if err := target.Commit(); err == nil {
+		t.Fatal("Commit copied a tree it cannot copy")
+	}
+	if got := entries(t, out); !slices.Equal(got, []string{"old"}) {
+		t.Errorf("output holds %v, want [old]", got)
+	}
+	if got := entries(t, parent); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("parent holds %v", got)
+	}
+}
