@@ -84,6 +84,17 @@ func File(path string, force bool) (*Target, error) {
 	return t, nil
 }
 
+// Check refuses early, before any long work and creating nothing, an output that Dir (dir set) or
+// File would refuse: an existing non-empty directory or an existing file without force, or a
+// dangling symbolic link whose target's directory does not exist.
+func Check(path string, force, dir bool) error {
+	final, _, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	return checkFree(final, path, force, dir)
+}
+
 // prepare returns where the output for path goes, after checking that it may be written there and
 // creating its directory.
 func prepare(path string, force, dir bool) (string, error) {
