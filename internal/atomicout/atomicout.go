@@ -1,5 +1,6 @@
 // Package atomicout writes output directories and files so that on any error nothing partial is
-// left: everything goes to a temporary sibling first and is renamed into place on Commit.
+// left: everything goes to a temporary sibling first and is renamed into place on Commit. A
+// directory that cannot be renamed (a mount point) is filled in place instead: see inplace.go.
 //
 // Temporary paths are tracked by package scratch while they are only scratch, so a signal handler
 // calling scratch.RemoveAll leaves neither a partial output nor a previous copy behind. While

@@ -52,13 +52,13 @@ func (t *Target) commitInPlace() error {
 	}
 	if err := moveAll(news, t.tmp, t.final); err != nil {
 		err = fmt.Errorf("move output into %s: %w", t.name, err)
+		t.track()
 		if aside != "" {
 			if berr := moveAll(olds, aside, t.final); berr != nil {
 				return t.fail(fmt.Errorf("%w; the previous content could not be put back and is in %s: %v", err, aside, berr))
 			}
 			err = errors.Join(err, os.Remove(aside))
 		}
-		t.track()
 		return t.fail(err)
 	}
 	discard(t.tmp) // empty now
