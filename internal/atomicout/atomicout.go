@@ -1,5 +1,11 @@
 // Package atomicout writes output directories and files so that on any error nothing partial is
-// left: everything goes to a temporary sibling first and is renamed into place on Commit.
+// left: everything goes to a temporary sibling first and is renamed into place on Commit. A
+// directory that cannot be renamed (a mount point) is filled in place instead: see inplace.go.
+//
+// Temporary paths are tracked by package scratch while they are only scratch, so a signal handler
+// calling scratch.RemoveAll leaves neither a partial output nor a previous copy behind. While
+// Commit swaps the old output for the new, neither is tracked: a signal then must not delete the
+// only copy of either.
 package atomicout
 
 import (
@@ -7,112 +13,208 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/olmcat/olmcat/internal/scratch"
+)
+
+// Test hooks: renames and removals that tests make fail.
+var (
+	rename    = os.Rename
+	removeAll = os.RemoveAll
 )
 
 // Target is an output being prepared. Write under Path(), then Commit or Abort.
 type Target struct {
-	final string
-	tmp   string
-	isDir bool
-	force bool
-	done  bool
+	name    string // as the caller gave it, for messages
+	final   string // where the output goes: name with symbolic links followed
+	tmp     string
+	isDir   bool
+	inPlace bool // tmp is inside final, which a rename cannot replace
+	force   bool
+	done    bool
+	release func() // of tmp's tracking by scratch; nil when not tracked
 }
 
 // Dir prepares an output directory. An existing non-empty directory (or any file) at outDir is an
-// error unless force is set, in which case it is replaced on Commit.
+// error unless force is set, in which case it is replaced on Commit. When outDir is a symbolic
+// link, what it points to is replaced and the link is kept. An existing directory that cannot be
+// replaced by a rename (a mount point) is kept and its content replaced.
 func Dir(outDir string, force bool) (*Target, error) {
-	if err := checkFree(outDir, force, true); err != nil {
-		return nil, err
-	}
-	parent := filepath.Dir(filepath.Clean(outDir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create parent of output directory %s: %w", outDir, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(outDir)+".tmp-")
+	final, err := prepare(outDir, force, true)
 	if err != nil {
-		return nil, fmt.Errorf("create temporary output beside %s: %w", outDir, err)
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &Target{final: outDir, tmp: tmp, isDir: true, force: force}, nil
+	t := &Target{name: outDir, final: final, isDir: true, force: force}
+	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
+		if t.inPlace, err = cannotRename(final); err != nil {
+			return nil, fmt.Errorf("check output directory %s: %w", outDir, err)
+		}
+	}
+	parent, prefix := filepath.Dir(final), "."+filepath.Base(final)+".tmp-"
+	if t.inPlace {
+		parent, prefix = final, inPlacePrefix
+	}
+	if t.tmp, err = os.MkdirTemp(parent, prefix); err != nil {
+		return nil, fmt.Errorf("create temporary output for %s: %w", outDir, err)
+	}
+	t.track()
+	if err := os.Chmod(t.tmp, 0o755); err != nil {
+		return nil, t.fail(fmt.Errorf("create temporary output for %s: %w", outDir, err))
+	}
+	return t, nil
 }
 
-// File prepares an output file. An existing file at path is an error unless force is set.
+// File prepares an output file. An existing file at path is an error unless force is set. When
+// path is a symbolic link, what it points to is replaced and the link is kept.
 func File(path string, force bool) (*Target, error) {
-	if err := checkFree(path, force, false); err != nil {
+	final, err := prepare(path, force, false)
+	if err != nil {
 		return nil, err
 	}
-	parent := filepath.Dir(filepath.Clean(path))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create parent of output file %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(parent, "."+filepath.Base(path)+".tmp-")
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-")
 	if err != nil {
 		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
 	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name) // the writer creates it; only the unique name is wanted
-	return &Target{final: path, tmp: name, force: force}, nil
+	tmp := f.Name()
+	// The writer creates the file; only the unique name is wanted.
+	if err := errors.Join(f.Close(), os.Remove(tmp)); err != nil {
+		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
+	}
+	t := &Target{name: path, final: final, tmp: tmp, force: force}
+	t.track()
+	return t, nil
 }
 
-func checkFree(path string, force, wantDir bool) error {
-	fi, err := os.Stat(path)
+// Check refuses early, before any long work and creating nothing, an output that Dir (dir set) or
+// File would refuse: an existing non-empty directory or an existing file without force, or a
+// dangling symbolic link whose target's directory does not exist.
+func Check(path string, force, dir bool) error {
+	final, _, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	return checkFree(final, path, force, dir)
+}
+
+// prepare returns where the output for path goes, after checking that it may be written there and
+// creating its directory.
+func prepare(path string, force, dir bool) (string, error) {
+	final, isLink, err := resolve(path)
+	if err != nil {
+		return "", err
+	}
+	if err := checkFree(final, path, force, dir); err != nil {
+		return "", err
+	}
+	if !isLink { // a link's target is not invented: resolve checked that its directory exists
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return "", fmt.Errorf("create directory of output %s: %w", path, err)
+		}
+	}
+	return final, nil
+}
+
+// checkFree checks final, the output for name.
+func checkFree(final, name string, force, wantDir bool) error {
+	fi, err := os.Stat(final)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("check output %s: %w", path, err)
+		return fmt.Errorf("check output %s: %w", name, err)
 	}
 	if force {
 		return nil
 	}
 	if wantDir && fi.IsDir() {
-		entries, err := os.ReadDir(path)
+		entries, err := os.ReadDir(final)
 		if err != nil {
-			return fmt.Errorf("check output directory %s: %w", path, err)
+			return fmt.Errorf("check output directory %s: %w", name, err)
 		}
 		if len(entries) == 0 {
 			return nil
 		}
-		return fmt.Errorf("output directory %s is not empty: choose another path or pass --force to replace it", path)
+		return fmt.Errorf("output directory %s is not empty: choose another path or pass --force to replace it", name)
 	}
-	return fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", path)
+	return fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", name)
 }
 
 // Path is where to write: a directory for Dir, a file name for File.
 func (t *Target) Path() string { return t.tmp }
 
-// Commit moves the output into place.
+// Commit moves the output into place. An error means the output is not in place (and what was
+// there before still is, unless the error says where it went).
 func (t *Target) Commit() error {
 	if t.done {
 		return errors.New("output already committed or aborted")
 	}
 	t.done = true
+	if t.inPlace {
+		return t.commitInPlace()
+	}
 	if _, err := os.Stat(t.final); err == nil {
-		if !t.force && !t.isDir {
-			os.RemoveAll(t.tmp)
-			return fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.final)
+		if !t.force && (!t.isDir || !emptyDir(t.final)) {
+			return t.fail(fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.name))
 		}
 		old := t.tmp + ".old"
-		if err := os.Rename(t.final, old); err != nil {
-			os.RemoveAll(t.tmp)
-			return fmt.Errorf("move existing %s aside: %w", t.final, err)
+		t.untrack()
+		if err := rename(t.final, old); err != nil {
+			t.track()
+			if renameBlocked(err) {
+				return t.commitBlocked(err)
+			}
+			return t.fail(fmt.Errorf("move existing %s aside: %w", t.name, err))
 		}
-		if err := os.Rename(t.tmp, t.final); err != nil {
-			os.Rename(old, t.final)
-			os.RemoveAll(t.tmp)
-			return fmt.Errorf("move output into place at %s: %w", t.final, err)
+		if err := rename(t.tmp, t.final); err != nil {
+			err = fmt.Errorf("move output into place at %s: %w", t.name, err)
+			if rerr := rename(old, t.final); rerr != nil {
+				err = fmt.Errorf("%w; the previous output could not be put back and is at %s: %v", err, old, rerr)
+			}
+			t.track()
+			return t.fail(err)
 		}
-		return os.RemoveAll(old)
+		discard(old)
+		return nil
 	}
-	if err := os.Rename(t.tmp, t.final); err != nil {
-		os.RemoveAll(t.tmp)
-		return fmt.Errorf("move output into place at %s: %w", t.final, err)
+	if err := rename(t.tmp, t.final); err != nil {
+		return t.fail(fmt.Errorf("move output into place at %s: %w", t.name, err))
 	}
+	t.untrack()
 	return nil
+}
+
+// discard removes what a successful Commit left over. The output is in place, so failing to remove
+// it does not make the Commit fail.
+func discard(path string) {
+	release := scratch.Track(path)
+	removeAll(path)
+	release()
+}
+
+func (t *Target) track() {
+	t.untrack()
+	t.release = scratch.Track(t.tmp)
+}
+
+func (t *Target) untrack() {
+	if t.release != nil {
+		t.release()
+		t.release = nil
+	}
+}
+
+func emptyDir(dir string) bool {
+	list, err := os.ReadDir(dir)
+	return err == nil && len(list) == 0
+}
+
+// fail removes the temporary output after a failure and returns err.
+func (t *Target) fail(err error) error {
+	if rerr := removeAll(t.tmp); rerr != nil {
+		return fmt.Errorf("%w (the temporary output %s could not be removed: %v)", err, t.tmp, rerr)
+	}
+	t.untrack()
+	return err
 }
 
 // Abort removes everything written. It is safe to call after Commit (then it does nothing), so
@@ -122,5 +224,9 @@ func (t *Target) Abort() {
 		return
 	}
 	t.done = true
-	os.RemoveAll(t.tmp)
+	// Best effort: Abort follows another error, which is the one to report. What could not be
+	// removed stays tracked, for scratch.RemoveAll to try again.
+	if removeAll(t.tmp) == nil {
+		t.untrack()
+	}
 }
