@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -44,8 +45,11 @@ func exitCode(err error) int {
 	if errors.As(err, &exit) {
 		return exit.code
 	}
-	var usage usageError
-	if errors.As(err, &usage) || source.IsInputError(err) {
+	var (
+		usage  usageError
+		exists *atomicout.ExistsError
+	)
+	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) {
 		return exitUsage
 	}
 	// cobra's own argument errors ("accepts 2 arg(s)", "unknown command") are usage errors too.

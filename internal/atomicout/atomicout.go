@@ -134,9 +134,22 @@ func checkFree(final, name string, force, wantDir bool) error {
 		if len(entries) == 0 {
 			return nil
 		}
-		return fmt.Errorf("output directory %s is not empty: choose another path or pass --force to replace it", name)
+		return &ExistsError{Path: name, Dir: true}
 	}
-	return fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", name)
+	return &ExistsError{Path: name}
+}
+
+// ExistsError is an output that is already there and may only be replaced with force.
+type ExistsError struct {
+	Path string
+	Dir  bool // a non-empty directory
+}
+
+func (e *ExistsError) Error() string {
+	if e.Dir {
+		return fmt.Sprintf("output directory %s is not empty: choose another path or pass --force to replace it", e.Path)
+	}
+	return fmt.Sprintf("output %s already exists: choose another path or pass --force to replace it", e.Path)
 }
 
 // Path is where to write: a directory for Dir, a file name for File.
