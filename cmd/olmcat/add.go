@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -64,7 +65,7 @@ func newAddCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			bundles, err := readNewBundles(args[1:], images, len(channels) > 0)
+			bundles, err := readNewBundles(cmd.ErrOrStderr(), args[1:], images, len(channels) > 0)
 			if err != nil {
 				return err
 			}
@@ -84,8 +85,9 @@ func newAddCmd() *cobra.Command {
 	return cmd
 }
 
-// readNewBundles reads bundle directories and FBC files of olm.bundle blobs.
-func readNewBundles(args, images []string, haveChannels bool) ([]ops.NewBundle, error) {
+// readNewBundles reads bundle directories (warning on stderr about what opm would render
+// otherwise than written) and FBC files of olm.bundle blobs.
+func readNewBundles(stderr io.Writer, args, images []string, haveChannels bool) ([]ops.NewBundle, error) {
 	var dirs int
 	for _, a := range args {
 		if isBundleDir(a) {
@@ -109,6 +111,7 @@ func readNewBundles(args, images []string, haveChannels bool) ([]ops.NewBundle, 
 		if err != nil {
 			return nil, usageError{err}
 		}
+		_ = reportBundleWarnings(stderr, b, false)
 		image := ""
 		if len(images) > 0 {
 			image, images = images[0], images[1:]

@@ -36,10 +36,14 @@ and the bundle image.
 --image gives the bundle image of each DIR, in order (one per DIR, or none): it becomes the blob's
 image and a related image. Without it the image is "", as opm renders a bare directory.
 
-Blobs go to stdout; problems opm silently tolerates (a manifest file that is not a Kubernetes
-object, extra YAML documents) are warned about on stderr.
+Blobs go to stdout. What opm silently renders otherwise than the bundle's author meant is rendered
+exactly as opm renders it, with a warning on stderr ("olmcat: warning: FILE:LINE: ...") where opm
+says nothing: a dependency whose value opm cannot read (a mis-indented value: in dependencies.yaml
+becomes an empty olm.package.required or olm.gvk.required), a metadata file that is not valid YAML
+(opm ignores all of it, dependencies included), a manifest file that is not a Kubernetes object,
+extra YAML documents. --strict refuses such a bundle instead, printing the same messages as errors.
 
-Exit codes: 0 rendered, 2 bad usage or a bundle that cannot be rendered.`
+Exit codes: 0 rendered, 1 refused by --strict, 2 bad usage or a bundle that cannot be rendered.`
 
 const bundleValidateLong = `Check a bundle directory:
   - manifests/ and metadata/ exist and metadata/ has an annotations file that is valid YAML;
@@ -53,10 +57,15 @@ const bundleValidateLong = `Check a bundle directory:
     differs is an error. FILE may be a JSON or YAML map of labels, 'docker inspect' output, an OCI
     image config, or the bundle's Dockerfile (LABEL instructions).
 
-Findings are printed one per line ("FILE: SEVERITY: MESSAGE"), or as JSON with -o json:
-  {"dir", "findings": [{"severity": "error"|"warning", "file"?, "message"}]}
+What opm renders without a word but not as the author meant (a dependency whose value opm cannot
+read, a metadata file opm ignores, a skipped manifest file) is a warning, as 'bundle render' warns.
+--strict reports every warning as an error.
 
-Exit codes: 0 valid (warnings allowed), 1 errors found, 2 bad usage or unreadable labels.`
+Findings are printed one per line ("FILE[:LINE]: SEVERITY: MESSAGE"), or as JSON with -o json:
+  {"dir", "findings": [{"severity": "error"|"warning", "file"?, "line"?, "message"}]}
+
+Exit codes: 0 valid (warnings allowed), 1 errors found (or warnings with --strict), 2 bad usage or
+unreadable labels.`
 
 func newBundleCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -70,8 +79,9 @@ func newBundleCmd() *cobra.Command {
 func newBundleRenderCmd() *cobra.Command {
 	var images []string
 	var format string
+	var strict bool
 	cmd := &cobra.Command{
-		Use:   "render DIR... [--image IMG]...",
+		Use:   "render DIR... [--image IMG]... [--strict]",
 		Short: "Render bundle directories as olm.bundle blobs (as opm render does)",
 		Long:  bundleRenderLong,
 		Args:  cobra.MinimumNArgs(1),
@@ -89,6 +99,9 @@ func newBundleRenderCmd() *cobra.Command {
 				if err != nil {
 					return usageError{err}
 				}
+				if err := reportBundleWarnings(cmd.ErrOrStderr(), b, strict); err != nil {
+					return err
+				}
 				image := ""
 				if len(images) > 0 {
 					image = images[i]
@@ -96,9 +109,6 @@ func newBundleRenderCmd() *cobra.Command {
 				blob, err := b.Render(image)
 				if err != nil {
 					return usageError{err}
-				}
-				for _, w := range b.Warnings {
-					fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: bundle %s: %s\n", dir, w)
 				}
 				out.Bundles = append(out.Bundles, blob)
 			}
@@ -113,14 +123,33 @@ func newBundleRenderCmd() *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&images, "image", nil, "bundle image of each DIR, in order (repeat)")
 	cmd.Flags().StringVarP(&format, "output", "o", "json", "output format: json or yaml")
+	cmd.Flags().BoolVar(&strict, "strict", false, "refuse a bundle opm would render otherwise than written (anything warned about)")
 	return cmd
+}
+
+// reportBundleWarnings prints a parsed bundle's warnings on w, or, with strict, prints them as
+// errors and refuses the bundle.
+func reportBundleWarnings(w io.Writer, b *bundledir.Bundle, strict bool) error {
+	prefix := "olmcat: warning: "
+	if strict {
+		prefix = "olmcat: "
+	}
+	for _, warning := range b.Warnings {
+		fmt.Fprintf(w, "%s%s\n", prefix, warning)
+	}
+	if strict && len(b.Warnings) > 0 {
+		return exitError{code: exitFindings, err: fmt.Errorf("bundle %s refused (--strict): %s that opm would render without a word",
+			b.Dir, plural(len(b.Warnings), "problem"))}
+	}
+	return nil
 }
 
 func newBundleValidateCmd() *cobra.Command {
 	var labelsFile, image, format string
+	var strict bool
 	var imgOpts indeximage.Options
 	cmd := &cobra.Command{
-		Use:   "validate DIR [--labels FILE | --image REF]",
+		Use:   "validate DIR [--labels FILE | --image REF] [--strict]",
 		Short: "Check a bundle directory's annotations and content, and its image labels",
 		Long:  bundleValidateLong,
 		Args:  cobra.ExactArgs(1),
@@ -131,7 +160,7 @@ func newBundleValidateCmd() *cobra.Command {
 			if labelsFile != "" && image != "" {
 				return usageError{errors.New("--labels and --image exclude each other")}
 			}
-			opts := bundledir.ValidateOptions{}
+			opts := bundledir.ValidateOptions{Strict: strict}
 			switch {
 			case labelsFile != "":
 				data, err := os.ReadFile(labelsFile)
@@ -164,6 +193,7 @@ func newBundleValidateCmd() *cobra.Command {
 	f.StringVar(&labelsFile, "labels", "", "image labels to compare with annotations.yaml (map, inspect output, image config or Dockerfile)")
 	f.StringVar(&image, "image", "", "read the labels of this bundle image from its registry")
 	f.StringVarP(&format, "output", "o", "text", "output format: text or json")
+	f.BoolVar(&strict, "strict", false, "report every warning as an error")
 	addImageFlags(f, &imgOpts)
 	return cmd
 }

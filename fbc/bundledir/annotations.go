@@ -7,8 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -59,76 +57,6 @@ func (a Annotations) Channels() []string {
 		}
 	}
 	return out
-}
-
-// metadataFiles holds what metadata/ contributed to a bundle.
-type metadataFiles struct {
-	annotations  *Annotations
-	dependencies []fbc.Property // raw {type, value} entries of dependencies.yaml
-	depsFile     string
-	properties   []fbc.Property // entries of properties.yaml
-	propsFile    string
-}
-
-// readMetadata looks at every file of metadata/ (in name order) and takes, as opm does, the first
-// that holds annotations, the first that holds dependencies and the first that holds properties.
-// Unlike opm, a file that is not YAML at all is an error rather than silently ignored, so that a
-// broken annotations.yaml is reported as such.
-func readMetadata(bundleDir string) (*metadataFiles, error) {
-	dir := filepath.Join(bundleDir, "metadata")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: read metadata directory: %w", bundleDir, err)
-	}
-	md := &metadataFiles{}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		rel := filepath.ToSlash(filepath.Join("metadata", e.Name()))
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
-		}
-		doc, err := firstDocumentJSON(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: not valid YAML: %v (fix the file; bundle metadata files must be YAML or JSON)", filepath.Join(bundleDir, rel), err)
-		}
-		if doc == nil {
-			continue
-		}
-		var top map[string]json.RawMessage
-		if json.Unmarshal(doc, &top) != nil {
-			continue // a YAML scalar or list: not a metadata file opm knows
-		}
-		if raw, ok := top["annotations"]; ok && md.annotations == nil {
-			a, err := decodeAnnotations(raw)
-			if err != nil {
-				return nil, fmt.Errorf("%s: annotations: %v (each annotation must be a string)", filepath.Join(bundleDir, rel), err)
-			}
-			if len(a) > 0 {
-				md.annotations = &Annotations{File: rel, Values: a}
-			}
-		}
-		if raw, ok := top["dependencies"]; ok && md.dependencies == nil {
-			deps, err := decodeTypedList(raw)
-			if err != nil {
-				return nil, fmt.Errorf("%s: dependencies: %v", filepath.Join(bundleDir, rel), err)
-			}
-			md.dependencies, md.depsFile = deps, rel
-		}
-		if raw, ok := top["properties"]; ok && md.properties == nil {
-			props, err := decodeTypedList(raw)
-			if err != nil {
-				return nil, fmt.Errorf("%s: properties: %v", filepath.Join(bundleDir, rel), err)
-			}
-			md.properties, md.propsFile = props, rel
-		}
-	}
-	if md.annotations == nil {
-		return nil, fmt.Errorf("bundle %s: no annotations file in metadata/ (add metadata/annotations.yaml with an \"annotations:\" map naming at least the package and channels)", bundleDir)
-	}
-	return md, nil
 }
 
 func decodeAnnotations(raw json.RawMessage) (map[string]string, error) {

@@ -1,6 +1,7 @@
 package bundledir
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -43,6 +44,46 @@ func FuzzDecodeManifest(f *testing.F) {
 		again, err := DecodeManifest(obj.JSON)
 		if err != nil || string(again.JSON) != string(obj.JSON) {
 			t.Fatalf("not stable: %q -> %q (%v)", obj.JSON, again, err)
+		}
+	})
+}
+
+// FuzzParseDependencies: any metadata file either fails cleanly or gives entries whose values are
+// JSON (or absent) and whose lines lie in the file; checkDependencies then never panics and points
+// into the file too.
+func FuzzParseDependencies(f *testing.F) {
+	for _, s := range []string{
+		kogitoDeps,
+		"dependencies:\n  - type: olm.package\n  value:\n    packageName: a\n",
+		"dependencies:\n- type: olm.package\nvalue:\n  packageName: a\n  version: \">1\"\n",
+		"# c\n---\ndependencies:\n  - {type: olm.gvk, value: {group: g, kind: K, version: v1}}\n---\ndependencies: []\n",
+		`{"dependencies": [{"type": "olm.label", "value": {"label": "x"}}, null]}`,
+		"dependencies:\n  -\n  - type: 1\n    value: [1]\n    Value: x\n", "dependencies: x\n", "- a\n", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		df, err := ParseDependencies(data)
+		if err != nil {
+			return
+		}
+		lines := bytes.Count(data, []byte("\n")) + 1
+		if df.Line < 0 || df.Line > lines || df.LaterDocument < 0 || df.LaterDocument > lines {
+			t.Fatalf("key line %d / later %d outside %d lines", df.Line, df.LaterDocument, lines)
+		}
+		for i, e := range df.Entries {
+			if e.Line < 0 || e.Line > lines {
+				t.Fatalf("entry %d at line %d of %d", i, e.Line, lines)
+			}
+			if e.Value != nil && !json.Valid(e.Value) {
+				t.Fatalf("entry %d: value %q is not JSON", i, e.Value)
+			}
+		}
+		warnings, _ := checkDependencies("f", df)
+		for _, w := range warnings {
+			if w.Line < 0 || w.Line > lines || w.Message == "" {
+				t.Fatalf("warning %+v outside %d lines", w, lines)
+			}
 		}
 	})
 }

@@ -41,7 +41,7 @@ func (o Object) Version() string {
 // readManifests decodes every non-hidden file directly under manifests/, in name order. As with
 // opm, only the first document of a file counts and files that are not Kubernetes objects are
 // skipped; each skip is reported as a warning.
-func readManifests(bundleDir string) (objs []Object, warnings []string, err error) {
+func readManifests(bundleDir string) (objs []Object, warnings []Warning, err error) {
 	dir := filepath.Join(bundleDir, "manifests")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -58,11 +58,11 @@ func readManifests(bundleDir string) (objs []Object, warnings []string, err erro
 		}
 		obj, extraDocs, err := decodeObject(data)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", rel, err))
+			warnings = append(warnings, warnf(filepath.Join(bundleDir, rel), 0, "skipped, as opm skips it: %v", err))
 			continue
 		}
 		if extraDocs > 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: only the first of %d YAML documents is part of the bundle", rel, extraDocs+1))
+			warnings = append(warnings, warnf(filepath.Join(bundleDir, rel), 0, "only the first of %d YAML documents is part of the bundle", extraDocs+1))
 		}
 		obj.File = rel
 		objs = append(objs, *obj)

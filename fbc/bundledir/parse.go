@@ -1,6 +1,7 @@
 package bundledir
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,10 +19,12 @@ type Bundle struct {
 	CSVFile      string         // e.g. manifests/foo.clusterserviceversion.yaml
 	Provided     []API          // CRD versions and owned API services
 	Required     []API          // CSV-required CRDs and API services
-	Dependencies []fbc.Property // metadata dependencies file entries, as written
+	Dependencies []fbc.Property // metadata dependencies file entries, as opm reads them
 	Properties   []fbc.Property // metadata properties file entries, as written
-	// Warnings are things opm silently tolerates (skipped manifest files, extra documents).
-	Warnings []string
+	// Warnings are things opm silently tolerates and renders anyway, as this package does: a
+	// dependency opm cannot read, a metadata file it ignores, a manifest file it skips, extra
+	// documents, a CSV olm.properties annotation that is not JSON.
+	Warnings []Warning
 }
 
 // Name is the bundle's name: its CSV's metadata.name.
@@ -31,8 +34,9 @@ func (b *Bundle) Name() string { return b.CSV.Name }
 func (b *Bundle) Package() string { return b.Annotations.Package() }
 
 // Parse reads a bundle directory: manifests/ must hold exactly one ClusterServiceVersion (plus
-// CRDs and other objects) and metadata/ an annotations file. Every problem is an error naming the
-// directory and file.
+// CRDs and other objects) and metadata/ an annotations file. What opm refuses is an error naming
+// the directory and file; what opm silently renders otherwise than the author meant is rendered
+// the same and listed in Warnings.
 func Parse(dir string) (*Bundle, error) {
 	for _, sub := range []string{"manifests", "metadata"} {
 		fi, err := os.Stat(filepath.Join(dir, sub))
@@ -52,8 +56,18 @@ func Parse(dir string) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{Dir: dir, Annotations: *md.annotations, Objects: objs, Warnings: warnings,
-		Dependencies: md.dependencies, Properties: md.properties}
+	b := &Bundle{Dir: dir, Annotations: *md.annotations, Objects: objs,
+		Warnings: append(md.warnings, warnings...), Properties: md.properties}
+	if md.dependencies != nil {
+		depWarnings, err := checkDependencies(md.depsFile, md.dependencies)
+		if err != nil {
+			return nil, err
+		}
+		b.Warnings = append(b.Warnings, depWarnings...)
+		for _, e := range md.dependencies.Entries {
+			b.Dependencies = append(b.Dependencies, fbc.Property{Type: e.Type, Value: e.Value})
+		}
+	}
 	var csvFiles []string
 	for _, o := range objs {
 		if o.Kind != kindCSV {
@@ -74,6 +88,12 @@ func Parse(dir string) (*Bundle, error) {
 	default:
 		return nil, fmt.Errorf("bundle %s: %d ClusterServiceVersions in manifests/ (%s): a bundle holds exactly one; move the others to their own bundle directories",
 			dir, len(csvFiles), strings.Join(csvFiles, ", "))
+	}
+	if raw, ok := b.CSV.Annotations["olm.properties"]; ok {
+		var fromCSV []fbc.Property
+		if err := json.Unmarshal([]byte(raw), &fromCSV); err != nil {
+			b.Warnings = append(b.Warnings, warnf(filepath.Join(dir, b.CSVFile), 0, "olm.properties annotation is not a JSON list of properties; opm ignores it, and so does olmcat: %v", err))
+		}
 	}
 	if b.Package() == "" {
 		return nil, fmt.Errorf("%s: no %s annotation: the bundle's package is unknown", filepath.Join(dir, md.annotations.File), LabelPackage)

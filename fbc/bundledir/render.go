@@ -57,9 +57,7 @@ func (b *Bundle) properties() ([]fbc.Property, error) {
 	if raw, ok := b.CSV.Annotations["olm.properties"]; ok {
 		var fromCSV []fbc.Property
 		if err := json.Unmarshal([]byte(raw), &fromCSV); err == nil {
-			own = append(own, fromCSV...)
-		} else {
-			b.Warnings = append(b.Warnings, fmt.Sprintf("%s: olm.properties annotation is not a JSON list of properties, ignored: %v", b.CSVFile, err))
+			own = append(own, fromCSV...) // otherwise ignored, as opm does (a warning of Parse)
 		}
 	}
 	for _, a := range b.Provided {

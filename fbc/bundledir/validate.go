@@ -24,12 +24,16 @@ const (
 type Finding struct {
 	Severity Severity `json:"severity"`
 	File     string   `json:"file,omitempty"` // relative to the bundle directory
+	Line     int      `json:"line,omitempty"` // 1-based line in File, when known
 	Message  string   `json:"message"`
 }
 
 func (f Finding) String() string {
-	if f.File == "" {
+	switch {
+	case f.File == "":
 		return fmt.Sprintf("%s: %s", f.Severity, f.Message)
+	case f.Line > 0:
+		return fmt.Sprintf("%s:%d: %s: %s", f.File, f.Line, f.Severity, f.Message)
 	}
 	return fmt.Sprintf("%s: %s: %s", f.File, f.Severity, f.Message)
 }
@@ -57,6 +61,8 @@ type ValidateOptions struct {
 	Labels map[string]string
 	// LabelsFrom names where the labels came from, for messages (a file or an image).
 	LabelsFrom string
+	// Strict reports every warning as an error.
+	Strict bool
 }
 
 var dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
@@ -90,7 +96,14 @@ func Validate(dir string, opts ValidateOptions) Report {
 		checkLabels(a, opts, add)
 	}
 	if mt := a.Values[LabelMediaType]; mt == "" || mt == MediaTypeRegistryV1 {
-		checkRegistryV1(dir, add)
+		checkRegistryV1(&r, dir, add)
+	}
+	if opts.Strict {
+		for i, f := range r.Findings {
+			if f.Severity == SeverityWarning {
+				r.Findings[i].Severity = SeverityError
+			}
+		}
 	}
 	return r
 }
@@ -169,14 +182,18 @@ func checkLabels(a *Annotations, opts ValidateOptions, add addFunc) {
 	}
 }
 
-func checkRegistryV1(dir string, add addFunc) {
+func checkRegistryV1(r *Report, dir string, add addFunc) {
 	b, err := Parse(dir)
 	if err != nil {
 		add(SeverityError, "", "%v", err)
 		return
 	}
 	for _, w := range b.Warnings {
-		add(SeverityWarning, "", "%s", w)
+		file := w.File
+		if rel, err := filepath.Rel(dir, w.File); err == nil {
+			file = filepath.ToSlash(rel)
+		}
+		r.Findings = append(r.Findings, Finding{Severity: SeverityWarning, File: file, Line: w.Line, Message: w.Message})
 	}
 	switch v := b.CSV.Version; {
 	case v == "":
