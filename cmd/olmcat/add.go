@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newAddCmd) }
@@ -65,7 +65,7 @@ func newAddCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			bundles, err := readNewBundles(cmd.ErrOrStderr(), args[1:], images, len(channels) > 0)
+			bundles, err := readNewBundles(cmd, args[1:], images, len(channels) > 0)
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,8 @@ func newAddCmd() *cobra.Command {
 
 // readNewBundles reads bundle directories (warning on stderr about what opm would render
 // otherwise than written) and FBC files of olm.bundle blobs.
-func readNewBundles(stderr io.Writer, args, images []string, haveChannels bool) ([]ops.NewBundle, error) {
+func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool) ([]ops.NewBundle, error) {
+	stderr := cmd.ErrOrStderr()
 	var dirs int
 	for _, a := range args {
 		if isBundleDir(a) {
@@ -100,7 +101,7 @@ func readNewBundles(stderr io.Writer, args, images []string, haveChannels bool) 
 	var out []ops.NewBundle
 	for _, a := range args {
 		if !isBundleDir(a) {
-			blobs, err := readBundleBlobs(a, haveChannels)
+			blobs, err := readBundleBlobs(cmd, a, haveChannels)
 			if err != nil {
 				return nil, err
 			}
@@ -134,13 +135,10 @@ func isBundleDir(p string) bool {
 	return true
 }
 
-func readBundleBlobs(path string, haveChannels bool) ([]ops.NewBundle, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, usageError{fmt.Errorf("bundle %s: %w (give a bundle directory with manifests/ and metadata/, or a file of olm.bundle blobs; pull and unpack bundle images first)", path, err)}
-	}
-	c, err := fbc.Load(path)
+func readBundleBlobs(cmd *cobra.Command, path string, haveChannels bool) ([]ops.NewBundle, error) {
+	c, err := readBlobs(cmd, path)
 	if err != nil {
-		return nil, loadFailure(path, err)
+		return nil, err
 	}
 	if len(c.Bundles) == 0 {
 		return nil, usageError{fmt.Errorf("%s is neither a bundle directory (manifests/ and metadata/) nor a file holding olm.bundle blobs", path)}
@@ -155,4 +153,18 @@ func readBundleBlobs(path string, haveChannels bool) ([]ops.NewBundle, error) {
 		out = append(out, nb)
 	}
 	return out, nil
+}
+
+// readBlobs loads a file or directory of rendered blobs (any catalog reference).
+func readBlobs(cmd *cobra.Command, ref string) (*fbc.Catalog, error) {
+	src, err := source.Open(cmd.Context(), ref, source.Options{AllowEmpty: true, Stdin: cmd.InOrStdin()})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	c, err := src.Load(cmd.Context())
+	if err != nil {
+		return nil, loadFailure(ref, err)
+	}
+	return c, nil
 }

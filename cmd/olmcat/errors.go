@@ -34,6 +34,12 @@ func (e exitError) Error() string {
 
 func (e exitError) Unwrap() error { return e.err }
 
+// outputError marks an output that could not be written (a full disk, a bad path).
+type outputError struct{ err error }
+
+func (e outputError) Error() string { return e.err.Error() }
+func (e outputError) Unwrap() error { return e.err }
+
 // usageError marks errors in how the command was called.
 type usageError struct{ err error }
 
@@ -47,9 +53,10 @@ func exitCode(err error) int {
 	}
 	var (
 		usage  usageError
+		output outputError
 		exists *atomicout.ExistsError
 	)
-	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) {
+	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) || errors.As(err, &output) {
 		return exitUsage
 	}
 	// cobra's own argument errors ("accepts 2 arg(s)", "unknown command") are usage errors too.

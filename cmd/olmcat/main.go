@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -42,10 +43,13 @@ func newRootCmd() *cobra.Command {
 }
 
 func main() {
-	ctx, stop := handleSignals()
+	ctx, received, stop := handleSignals()
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	scratch.RemoveAll() // whatever a failed command could not remove itself
+	if sig := received(); sig != 0 && code != exitOK && sig != syscall.SIGPIPE {
+		code = 128 + int(sig) // as a shell reports a process ended by the signal
+	}
 	os.Exit(code)
 }
 
@@ -54,32 +58,32 @@ func main() {
 // the temporary files every command registers with package scratch. SIGPIPE (a closed pipe on
 // stdout, e.g. `olmcat render ... | head`) then shows as a write error, which ends the command
 // quietly.
-func handleSignals() (context.Context, func()) {
+func handleSignals() (ctx context.Context, received func() syscall.Signal, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	done := make(chan struct{})
+	var first atomic.Int32
 	go func() {
-		interrupted := false
 		for {
 			select {
 			case <-done:
 				return
-			case sig := <-sigs:
+			case s := <-sigs:
+				sig := s.(syscall.Signal)
 				if sig == syscall.SIGPIPE {
 					cancel()
 					continue
 				}
-				if interrupted {
+				if !first.CompareAndSwap(0, int32(sig)) {
 					scratch.RemoveAll()
-					os.Exit(128 + int(sig.(syscall.Signal)))
+					os.Exit(128 + int(sig))
 				}
-				interrupted = true
 				cancel()
 			}
 		}
 	}()
-	return ctx, func() {
+	return ctx, func() syscall.Signal { return syscall.Signal(first.Load()) }, func() {
 		signal.Stop(sigs)
 		close(done)
 		cancel()
@@ -115,6 +119,10 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "olmcat: stopped by a signal; nothing was written")
+		return exitUsage
 	}
 	var exit exitError
 	if errors.As(err, &exit) && exit.err == nil {

@@ -34,7 +34,7 @@ func openReport(cmd *cobra.Command, path string, force bool) (*reportOutput, err
 	}
 	t, err := atomicout.File(path, true)
 	if err != nil {
-		return nil, fmt.Errorf("--report: %w", err)
+		return nil, outputError{fmt.Errorf("--report: %w", err)}
 	}
 	r.target = t
 	return r, nil
@@ -51,27 +51,27 @@ func (r *reportOutput) write(rep jsonReport) error {
 	case r.device:
 		f, err := os.OpenFile(r.path, os.O_WRONLY, 0)
 		if err != nil {
-			return fmt.Errorf("write report %s: %w", r.path, err)
+			return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
 		}
 		err = rep.WriteJSON(f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("write report %s: %w", r.path, err)
+			return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
 		}
 		return nil
 	}
 	f, err := os.Create(r.target.Path())
 	if err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
+		return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
 	}
 	err = rep.WriteJSON(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
+		return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (r *reportOutput) commit() error {
 		return nil
 	}
 	if err := r.target.Commit(); err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
+		return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
 	}
 	return nil
 }
