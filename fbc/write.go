@@ -145,10 +145,26 @@ type blobEncoder struct {
 	f    Format
 	json *json.Encoder
 	buf  bytes.Buffer
+	n    countingWriter
+}
+
+// countingWriter counts what goes through it, to hold each blob to the loader's size limit.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 func newBlobEncoder(w io.Writer, f Format) *blobEncoder {
-	e := &blobEncoder{w: w, f: f}
+	e := &blobEncoder{f: f}
+	e.n.w = w
+	w = &e.n
+	e.w = w
 	if f == YAML {
 		e.json = json.NewEncoder(&e.buf)
 		e.json.SetEscapeHTML(false)
@@ -161,8 +177,17 @@ func newBlobEncoder(w io.Writer, f Format) *blobEncoder {
 }
 
 // encode writes one blob. YAML goes through JSON first, as opm's writer does: keys come out sorted
-// and every document is preceded by "---".
+// and every document is preceded by "---". A blob larger than the loader accepts is an error.
 func (e *blobEncoder) encode(v any) error {
+	start := e.n.n
+	err := e.encodeBlob(v)
+	if size := e.n.n - start; err == nil && size > DefaultMaxBlobSize {
+		return tooLargeToWrite(v, size)
+	}
+	return err
+}
+
+func (e *blobEncoder) encodeBlob(v any) error {
 	if e.f != YAML {
 		return e.json.Encode(v)
 	}
@@ -179,4 +204,35 @@ func (e *blobEncoder) encode(v any) error {
 	}
 	_, err = e.w.Write(y)
 	return err
+}
+
+// BlobTooLargeError is a blob that would be written larger than the loader reads
+// (DefaultMaxBlobSize): writing it would make a catalog that olmcat itself refuses.
+type BlobTooLargeError struct {
+	Schema, Package, Name string
+	Size                  int
+}
+
+func (e *BlobTooLargeError) Error() string {
+	what := fmt.Sprintf("%s blob %q of package %q", e.Schema, e.Name, e.Package)
+	return fmt.Sprintf("%s would be %.1f MiB, larger than the %d MiB olmcat reads in one blob (and larger than a gRPC client receives by default); "+
+		"nothing was written: shrink the bundle (large CRDs? migrate with --migrate-level bundle-object-to-csv-metadata)",
+		what, float64(e.Size)/(1<<20), DefaultMaxBlobSize>>20)
+}
+
+func tooLargeToWrite(v any, size int) error {
+	e := &BlobTooLargeError{Size: size}
+	switch b := v.(type) {
+	case Package:
+		e.Schema, e.Package, e.Name = SchemaPackage, b.Name, b.Name
+	case Channel:
+		e.Schema, e.Package, e.Name = SchemaChannel, b.Package, b.Name
+	case Bundle:
+		e.Schema, e.Package, e.Name = SchemaBundle, b.Package, b.Name
+	case Deprecation:
+		e.Schema, e.Package = SchemaDeprecations, b.Package
+	case Meta:
+		e.Schema, e.Package, e.Name = b.Schema, b.Package, b.Name
+	}
+	return e
 }

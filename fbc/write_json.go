@@ -18,13 +18,17 @@ const typeBundleObject = "olm.bundle.object"
 func writeCatalogJSON(w *bufio.Writer, c *Catalog) error {
 	jw := &jsonBlobWriter{w: w}
 	for i := range c.Packages {
+		start := jw.n
 		jw.pkg(&c.Packages[i])
+		jw.limit(start, SchemaPackage, c.Packages[i].Name, c.Packages[i].Name)
 	}
 	for i := range c.Channels {
 		jw.channel(&c.Channels[i])
 	}
 	for i := range c.Bundles {
+		start := jw.n
 		jw.bundle(&c.Bundles[i])
+		jw.limit(start, SchemaBundle, c.Bundles[i].Package, c.Bundles[i].Name)
 	}
 	for i := range c.Deprecations {
 		jw.deprecation(&c.Deprecations[i])
@@ -80,11 +84,27 @@ type jsonBlobWriter struct {
 	w   *bufio.Writer
 	err error
 	buf bytes.Buffer
+	n   int // bytes written, to hold each blob to the loader's size limit
 }
 
 func (j *jsonBlobWriter) raw(s string) {
 	if j.err == nil {
 		_, j.err = j.w.WriteString(s)
+		j.n += len(s)
+	}
+}
+
+func (j *jsonBlobWriter) rawBytes(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(b)
+		j.n += len(b)
+	}
+}
+
+// limit fails the write when the blob written since start is larger than the loader accepts.
+func (j *jsonBlobWriter) limit(start int, schema, pkg, name string) {
+	if size := j.n - start; j.err == nil && size > DefaultMaxBlobSize {
+		j.err = &BlobTooLargeError{Schema: schema, Package: pkg, Name: name, Size: size}
 	}
 }
 
@@ -216,9 +236,7 @@ func (j *jsonBlobWriter) value(p Property) {
 	if p.Type == typeBundleObject && bytes.HasPrefix(v, []byte(head)) && bytes.HasSuffix(v, []byte(tail)) &&
 		!bytes.ContainsAny(v[len(head):len(v)-len(tail)], "\"\\") {
 		j.raw("{\n" + strings.Repeat("    ", 4) + `"data": "`)
-		if j.err == nil {
-			_, j.err = j.w.Write(v[len(head) : len(v)-len(tail)])
-		}
+		j.rawBytes(v[len(head) : len(v)-len(tail)])
 		j.raw("\"\n" + strings.Repeat("    ", 3) + "}")
 		return
 	}
@@ -229,9 +247,7 @@ func (j *jsonBlobWriter) value(p Property) {
 		}
 		return
 	}
-	if j.err == nil {
-		_, j.err = j.w.Write(j.buf.Bytes())
-	}
+	j.rawBytes(j.buf.Bytes())
 }
 
 func (j *jsonBlobWriter) deprecation(d *Deprecation) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/source"
 )
@@ -55,8 +56,9 @@ func exitCode(err error) int {
 		usage  usageError
 		output outputError
 		exists *atomicout.ExistsError
+		large  *fbc.BlobTooLargeError
 	)
-	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) || errors.As(err, &output) {
+	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) || errors.As(err, &output) || errors.As(err, &large) {
 		return exitUsage
 	}
 	// cobra's own argument errors ("accepts 2 arg(s)", "unknown command") are usage errors too.
