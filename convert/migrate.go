@@ -10,6 +10,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
@@ -39,7 +40,7 @@ type StrictError struct{ Report *tofbc.Report }
 
 func (e *StrictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d departure(s) from opm v1.72 migrate and --strict is set; nothing was written", e.Report.Input, len(e.Report.Departures))
+	fmt.Fprintf(&b, "%s: %s from opm v1.72 migrate and --strict is set; nothing was written", e.Report.Input, plural.Of(len(e.Report.Departures), "departure"))
 	for i, d := range e.Report.Departures {
 		if i == 10 {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Report.Departures)-10)

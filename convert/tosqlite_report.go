@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // SQLiteReport says what an FBC → index.db conversion wrote and, by name, everything of the catalog
@@ -119,8 +120,8 @@ func (r *SQLiteReport) Summary() string {
 	if !r.Committed {
 		verb = "did not write"
 	}
-	fmt.Fprintf(&b, "%s %s: %d packages, %d channels, %d bundles, %d channel entries\n",
-		verb, r.Output, r.Written.Packages, r.Written.Channels, r.Written.Bundles, r.Written.ChannelEntries)
+	fmt.Fprintf(&b, "olmcat: %s %s: %s, %s, %s, %s\n", verb, r.Output, plural.Of(r.Written.Packages, "package"),
+		plural.Of(r.Written.Channels, "channel"), plural.Of(r.Written.Bundles, "bundle"), plural.Of(r.Written.ChannelEntries, "channel entry"))
 	section := func(title string, list []Finding) {
 		if len(list) == 0 {
 			return
@@ -134,7 +135,7 @@ func (r *SQLiteReport) Summary() string {
 			kinds = append(kinds, k)
 		}
 		sort.Strings(kinds)
-		fmt.Fprintf(&b, "%s: %d\n", title, len(list))
+		fmt.Fprintf(&b, "olmcat: %s: %d\n", title, len(list))
 		for _, k := range kinds {
 			fmt.Fprintf(&b, "  %-26s %d\n", k, counts[k])
 		}
@@ -142,7 +143,7 @@ func (r *SQLiteReport) Summary() string {
 	section("not representable in index.db (lost)", r.Losses)
 	section("stored in another form (comes back differently)", r.Changes)
 	if len(r.Skipped) > 0 {
-		fmt.Fprintf(&b, "left out as invalid (--permissive): %d issues\n", len(r.Skipped))
+		fmt.Fprintf(&b, "olmcat: left out as invalid (--permissive): %s\n", plural.Of(len(r.Skipped), "issue"))
 	}
 	return b.String()
 }
@@ -152,7 +153,7 @@ type LossError struct{ Report *SQLiteReport }
 
 func (e *LossError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d parts of the catalog cannot be represented in an index.db (--strict):", len(e.Report.Losses))
+	fmt.Fprintf(&b, "%s of the catalog cannot be represented in an index.db (--strict):", plural.Of(len(e.Report.Losses), "part"))
 	for i, f := range e.Report.Losses {
 		if i == 20 {
 			fmt.Fprintf(&b, "\n  ... and %d more (see --report)", len(e.Report.Losses)-i)

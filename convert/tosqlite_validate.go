@@ -8,14 +8,15 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // InvalidCatalogError refuses a catalog that fails validation; Issues is the validation report.
 type InvalidCatalogError struct{ Issues model.Issues }
 
 func (e *InvalidCatalogError) Error() string {
-	return fmt.Sprintf("the catalog is invalid (%d problems); fix them, or pass --permissive to write the valid part and report the rest:\n%s",
-		len(e.Issues), e.Issues.Error())
+	return fmt.Sprintf("the catalog is invalid (%s); fix them, or pass --permissive to write the valid part and report the rest:\n%s",
+		plural.Of(len(e.Issues), "problem"), e.Issues.Error())
 }
 
 func (e *InvalidCatalogError) Unwrap() error { return e.Issues }

@@ -17,6 +17,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 func init() { register(newBundleCmd) }
@@ -139,7 +140,7 @@ func reportBundleWarnings(w io.Writer, b *bundledir.Bundle, strict bool) error {
 	}
 	if strict && len(b.Warnings) > 0 {
 		return exitError{code: exitFindings, err: fmt.Errorf("bundle %s refused (--strict): %s that opm would render without a word",
-			b.Dir, plural(len(b.Warnings), "problem"))}
+			b.Dir, plural.Of(len(b.Warnings), "problem"))}
 	}
 	return nil
 }
@@ -184,7 +185,7 @@ func newBundleValidateCmd() *cobra.Command {
 				return err
 			}
 			if n := r.Errors(); n > 0 {
-				return exitError{code: exitFindings, err: fmt.Errorf("bundle %s: %s", args[0], plural(n, "error"))}
+				return exitError{code: exitFindings, err: fmt.Errorf("bundle %s: %s", args[0], plural.Of(n, "error"))}
 			}
 			return nil
 		},

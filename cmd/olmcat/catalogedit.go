@@ -20,6 +20,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -73,7 +74,7 @@ func loadFailure(ref string, err error) error {
 		return err
 	}
 	return usageError{fmt.Errorf("%s does not load (%s); fix it first (olmcat validate shows every problem):\n%s",
-		ref, plural(len(issues), "problem"), issues.Error())}
+		ref, plural.Of(len(issues), "problem"), issues.Error())}
 }
 
 // formatOfFiles says YAML when every file that held blobs is named .yaml or .yml.
@@ -228,7 +229,7 @@ func writeCatalog(cmd *cobra.Command, in *catalogInput, cat *fbc.Catalog, o cata
 			return err
 		} else if len(foreign) > 0 && !o.force {
 			return usageError{fmt.Errorf("--in-place would replace %s, losing %s that are not catalog files (%s); write with --output-dir DIR instead, or pass --force",
-				ref.Raw, plural(len(foreign), "file"), strings.Join(firstN(foreign, 5), ", "))}
+				ref.Raw, plural.Of(len(foreign), "file"), strings.Join(firstN(foreign, 5), ", "))}
 		}
 		if err := ops.WriteDir(cat, ref.Path, format, true); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newGenerateCmd) }
@@ -35,6 +36,7 @@ func newGenerateDockerfileCmd() *cobra.Command {
 	var baseImage string
 	var labels []string
 	var force bool
+	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "dockerfile DIR",
 		Short: "Write DIR.Dockerfile building an index image for the catalog in DIR",
@@ -46,12 +48,13 @@ func newGenerateDockerfileCmd() *cobra.Command {
 				return usageError{fmt.Errorf("--extra-labels: %w", err)}
 			}
 			catalogDir := filepath.Clean(args[0])
-			fi, err := os.Stat(catalogDir)
+			src, err := in.open(cmd, args[0]) // the same checks (and words) as every command
 			if err != nil {
-				return usageError{fmt.Errorf("catalog directory: %w", err)}
+				return err
 			}
-			if !fi.IsDir() {
-				return usageError{fmt.Errorf("%s is not a directory: give the catalog's root directory", catalogDir)}
+			src.Close()
+			if src.Ref().Form != source.FormDir {
+				return usageError{fmt.Errorf("%s is a %s, not a directory: give the catalog's root directory", args[0], src.Ref().Form)}
 			}
 			name := filepath.Base(catalogDir)
 			if name == "." || name == string(filepath.Separator) {
@@ -77,13 +80,14 @@ func newGenerateDockerfileCmd() *cobra.Command {
 			if err := out.Commit(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
+			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote %s\n", path)
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&baseImage, "binary-image", "i", indeximage.DefaultBinaryImage, "image holding /bin/opm to build the index on")
 	cmd.Flags().StringSliceVarP(&labels, "extra-labels", "l", nil, "extra labels, key=value (repeatable; a later duplicate key wins)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing Dockerfile")
+	cmd.Flags().BoolVar(&in.allowEmpty, "allow-empty", false, "accept a directory without any catalog blob")
 	return cmd
 }
 

@@ -13,6 +13,12 @@ func TestGenerateDockerfile(t *testing.T) {
 	if err := os.Mkdir(catalog, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if code, _, stderr := runCLI(t, "generate", "dockerfile", catalog); code != exitUsage || !strings.Contains(stderr, "empty catalog") {
+		t.Errorf("an empty directory: exit %d, %q; want %d (a mistyped path must not get a Dockerfile)", code, stderr, exitUsage)
+	}
+	if err := os.WriteFile(filepath.Join(catalog, "catalog.json"), []byte(`{"schema":"olm.package","name":"p"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, _ := runCLI(t, "generate", "dockerfile", catalog, "-i", "quay.io/x/opm:v1", "-l", "team=olm"); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}

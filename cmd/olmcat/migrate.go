@@ -10,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
@@ -177,7 +178,7 @@ func runMigrateToFBC(cmd *cobra.Command, src *source.Source, out string, report 
 		what = fmt.Sprintf("index.db, schema version %d", sum.Departures.SchemaVersion)
 	}
 	fmt.Fprintf(stderr, "olmcat: migrated %s (%s): %s, %s into %s\n",
-		src, what, plural(sum.Packages, "package"), plural(sum.Bundles, "bundle"), out)
+		src, what, plural.Of(sum.Packages, "package"), plural.Of(sum.Bundles, "bundle"), out)
 	return nil
 }
 

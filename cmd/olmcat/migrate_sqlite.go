@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/olmcat/olmcat/convert"
+	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -64,7 +65,7 @@ func runMigrateToSQLite(cmd *cobra.Command, src *source.Source, out string, repo
 			fmt.Fprintln(cmd.OutOrStdout(), i.Error())
 		}
 		return exitError{code: exitFindings, err: fmt.Errorf("%s is invalid (%s); nothing written. Fix the catalog, or pass --permissive to write the valid part",
-			src, plural(len(invalid.Issues), "error"))}
+			src, plural.Of(len(invalid.Issues), "error"))}
 	}
 	if r != nil {
 		fmt.Fprint(cmd.ErrOrStderr(), r.Summary())

@@ -61,7 +61,7 @@ func TestMigrateCommandReportAndStrict(t *testing.T) {
 	dir := t.TempDir()
 	out, report := filepath.Join(dir, "out"), filepath.Join(dir, "report.json")
 	code, _, stderr := runCLI(t, "migrate", input, out, "--report", report)
-	if code != 0 || !strings.Contains(stderr, "departure(s) from opm v1.72 migrate") || !strings.Contains(stderr, "csv-edge-added") {
+	if code != 0 || !strings.Contains(stderr, "158 departures from opm v1.72 migrate") || !strings.Contains(stderr, "csv-edge-added") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	var r struct {

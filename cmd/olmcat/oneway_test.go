@@ -107,7 +107,7 @@ var readingCommands = map[string]func(t *testing.T, dir string, f referenceForm)
 	"serve": func(t *testing.T, dir string, f referenceForm) string {
 		addr, stop := serveInProcess(t, f)
 		defer stop()
-		code, out, errs := runCLI(t, "compat", "grpc://"+addr, dir, "-o", "json")
+		code, out, errs := runCLI(t, "compat", addr, dir, "-o", "json") // a bare HOST:PORT, as grpcurl users type it
 		var r struct{ Verdict string }
 		decode(t, out, &r)
 		return fmt.Sprintf("exit %d, %s%s", code, r.Verdict, errs)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -134,13 +135,6 @@ func writeValidateReport(stdout, stderr io.Writer, r model.Report, output string
 	if !r.Passed {
 		verdict = "invalid"
 	}
-	_, err := fmt.Fprintf(stderr, "%s: %s, %s\n", verdict, plural(r.Errors, "error"), plural(r.Warnings, "warning"))
+	_, err := fmt.Fprintf(stderr, "olmcat: %s: %s, %s\n", verdict, plural.Of(r.Errors, "error"), plural.Of(r.Warnings, "warning"))
 	return err
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

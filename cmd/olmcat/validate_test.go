@@ -44,7 +44,7 @@ func TestValidateExitCodesMatchOpm(t *testing.T) {
 					t.Errorf("issue line without file/severity: %q", l)
 				}
 			}
-			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "valid: ") && !strings.HasPrefix(last, "invalid: ") {
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "olmcat: valid: ") && !strings.HasPrefix(last, "olmcat: invalid: ") {
 				t.Errorf("no summary line: %q", last)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // Report formats accepted by Write.
@@ -38,9 +39,9 @@ func (r *Report) Write(w io.Writer, format string) error {
 // Summary is one line: what was compared and the verdict.
 func (r *Report) Summary() string {
 	t := r.Total
-	s := fmt.Sprintf("%s (%s) vs %s (%s): %s: %d calls, %d equal (%d after normalization), %d different, %d errors",
+	s := fmt.Sprintf("%s (%s) vs %s (%s): %s: %s, %d equal (%d after normalization), %d different, %s",
 		r.Left.Target, r.Left.Kind, r.Right.Target, r.Right.Kind, strings.ToUpper(r.Verdict()),
-		t.Calls, t.Equal, t.Normalized, t.Different, t.Errors)
+		plural.Of(t.Calls, "call"), t.Equal, t.Normalized, t.Different, plural.Of(t.Errors, "error"))
 	if r.Incomplete != "" {
 		s += "\nincomplete: " + r.Incomplete
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // InvalidCatalogError means the catalog cannot be served: it does not load, fails validation, or
@@ -27,7 +28,7 @@ type InvalidCatalogError struct {
 }
 
 func (e *InvalidCatalogError) Error() string {
-	return fmt.Sprintf("catalog %s cannot be served (%d problem(s)):\n%s", e.Root, len(e.Problems), strings.Join(e.Problems, "\n"))
+	return fmt.Sprintf("catalog %s cannot be served (%s):\n%s", e.Root, plural.Of(len(e.Problems), "problem"), strings.Join(e.Problems, "\n"))
 }
 
 // builder turns a catalog into an index and a body store in one streaming pass: blobs are

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // DepartureCode names a kind of place where olmcat's conversion departs from what opm v1.72's
@@ -146,7 +147,7 @@ func (r *Report) WriteSummary(w io.Writer, limit int) {
 	for _, c := range codes {
 		parts = append(parts, fmt.Sprintf("%s %d", c, counts[DepartureCode(c)]))
 	}
-	fmt.Fprintf(w, "olmcat: %d departure(s) from opm v1.72 migrate for %s (%s):\n", len(r.Departures), r.Input, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "olmcat: %s from opm v1.72 migrate for %s (%s):\n", plural.Of(len(r.Departures), "departure"), r.Input, strings.Join(parts, ", "))
 	for i, d := range r.Departures {
 		if limit > 0 && i == limit {
 			fmt.Fprintf(w, "  ... and %d more (use --report FILE for the full list)\n", len(r.Departures)-limit)
