@@ -360,3 +360,49 @@ func TestServeRefusesAPortInUse(t *testing.T) {
 		t.Errorf("port in use: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// An unpacked catalog reads back as the catalog it was unpacked from in every command: render
+// prints the same stream, diff finds nothing, compat finds every answer equal, and migrate --to
+// sqlite loses exactly what it loses from the original (no olm.bundle.object ref lost).
+func TestUnpackedCatalogRoundTrips(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(corpus(t, "fbc"), "*", "catalog"))
+	dirs = append(dirs, filepath.Join(corpus(t, "sqlite/kube-green-replaces"), "migrate"))
+	for _, dir := range dirs {
+		t.Run(filepath.Base(filepath.Dir(dir)), func(t *testing.T) {
+			tmp := t.TempDir()
+			unpacked := filepath.Join(tmp, "unpacked")
+			mustRun(t, "unpack", dir, unpacked)
+			if a, b := mustRun(t, "render", dir), mustRun(t, "render", unpacked); a != b {
+				t.Errorf("render differs")
+			}
+			var d struct{ Findings []json.RawMessage }
+			decode(t, mustRun(t, "diff", dir, unpacked, "-o", "json", "--fail-on", "any"), &d)
+			if len(d.Findings) != 0 {
+				t.Errorf("diff: %d findings", len(d.Findings))
+			}
+			code, out, errs := runCLI(t, "compat", dir, unpacked)
+			if code != 0 || !strings.Contains(out, "EQUAL") {
+				t.Errorf("compat: exit %d\n%s%s", code, out, errs)
+			}
+			losses := func(catalog, name string) string {
+				report := filepath.Join(tmp, name+".json")
+				runCLI(t, "migrate", catalog, filepath.Join(tmp, name+".db"), "--to", "sqlite", "--report", report, "--permissive")
+				var r struct{ Losses []struct{ Kind, Package, Channel, Bundle string } }
+				decode(t, string(mustReadFile(t, report)), &r)
+				return fmt.Sprint(r.Losses)
+			}
+			if a, b := losses(dir, "original"), losses(unpacked, "unpacked"); a != b {
+				t.Errorf("migrate --to sqlite loses different things from the unpacked catalog:\n original: %.400s\n unpacked: %.400s", a, b)
+			}
+		})
+	}
+}
+
+func mustReadFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
