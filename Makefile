@@ -7,8 +7,10 @@ FUZZTIME  ?= 5m
 
 .PHONY: build run test bench fuzz vet clean
 
+# A static binary (modernc sqlite is pure Go), stamped with the version and the source revision.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:
-	$(GO) build -o $(BIN) ./cmd/olmcat
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/olmcat
 
 # The main job on the bundled fixtures: index.db -> FBC, validate it, render it, back to index.db,
 # prove both serve the same gRPC answers, and show what the round trip changed.

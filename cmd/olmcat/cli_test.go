@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -33,4 +34,19 @@ func mustRun(t *testing.T, args ...string) string {
 		t.Fatalf("olmcat %s: exit %d\n%s", strings.Join(args, " "), code, errs)
 	}
 	return out
+}
+
+// olmcat version and olmcat --version say the same, from the build info.
+func TestVersion(t *testing.T) {
+	text := mustRun(t, "version")
+	if code, out, _ := runCLI(t, "--version"); code != 0 || out != text {
+		t.Errorf("--version: exit %d, %q; version: %q", code, out, text)
+	}
+	if !strings.HasPrefix(text, "olmcat ") || strings.Contains(text, "olmcat dev") || !strings.Contains(text, "go1.") {
+		t.Errorf("version line %q", text)
+	}
+	var v versionInfo
+	if err := json.Unmarshal([]byte(mustRun(t, "version", "-o", "json")), &v); err != nil || v.Version == "" || v.GoVersion == "" || v.Platform == "" {
+		t.Errorf("version -o json: %+v, %v", v, err)
+	}
 }

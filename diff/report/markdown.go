@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // Markdown writes the report for a pull-request comment: a summary, a table of changed packages, and
@@ -14,8 +15,9 @@ func Markdown(w io.Writer, r *diff.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### olmcat diff: `%s` → `%s`\n\n", r.Old.Source, r.New.Source)
 	s := r.Summary
-	fmt.Fprintf(&b, "%s · %s · %s · %d packages changed\n\n",
-		emphasize(s.Breaking, "breaking"), emphasize(s.Warning, "warning"), fmt.Sprintf("%d info", s.Info), changedPackages(r))
+	fmt.Fprintf(&b, "%s · %s · %s · %s changed\n\n",
+		emphasize(s.Breaking, fmt.Sprintf("%d breaking", s.Breaking)), emphasize(s.Warning, plural.Of(s.Warning, "warning")),
+		fmt.Sprintf("%d info", s.Info), plural.Of(changedPackages(r), "package"))
 	if changedPackages(r) > 0 {
 		b.WriteString("| package | status | channels | bundles | breaking | warning | info |\n|---|---|---|---|---|---|---|\n")
 		for _, p := range r.Packages {
@@ -58,11 +60,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func emphasize(n int, label string) string {
+// emphasize sets text in bold when n is not 0.
+func emphasize(n int, text string) string {
 	if n == 0 {
-		return fmt.Sprintf("%d %s", n, label)
+		return text
 	}
-	return fmt.Sprintf("**%d %s**", n, label)
+	return "**" + text + "**"
 }
 
 func severityBadge(s diff.Severity) string {

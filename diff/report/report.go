@@ -12,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // Formats accepted by Write.
@@ -73,8 +74,7 @@ func Table(w io.Writer, r *diff.Report) error {
 // summaryLine says what was compared and how many findings of each severity there are.
 func summaryLine(r *diff.Report) string {
 	s := r.Summary
-	return fmt.Sprintf("%s -> %s: %d breaking, %d warning, %d info (%d packages changed)",
-		r.Old.Source, r.New.Source, s.Breaking, s.Warning, s.Info, changedPackages(r))
+	return fmt.Sprintf("%s -> %s: %s (%s changed)", r.Old.Source, r.New.Source, severityCounts(s), plural.Of(changedPackages(r), "package"))
 }
 
 func changedPackages(r *diff.Report) int {
@@ -156,7 +156,7 @@ func Stat(w io.Writer, r *diff.Report) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "%d packages changed, %d unchanged; %s\n", changedPackages(r), len(r.Packages)-changedPackages(r), severityCounts(r.Summary))
+	_, err := fmt.Fprintf(w, "%s changed, %d unchanged; %s\n", plural.Of(changedPackages(r), "package"), len(r.Packages)-changedPackages(r), severityCounts(r.Summary))
 	return err
 }
 
@@ -166,5 +166,5 @@ func statCounts(p diff.PackageStat) string {
 }
 
 func severityCounts(c diff.Counts) string {
-	return fmt.Sprintf("%d breaking, %d warning, %d info", c.Breaking, c.Warning, c.Info)
+	return fmt.Sprintf("%d breaking, %s, %d info", c.Breaking, plural.Of(c.Warning, "warning"), c.Info)
 }

@@ -67,7 +67,7 @@ func (r *Report) appliedList() []string {
 	var out []string
 	for _, n := range r.Normalizations {
 		if n.Calls > 0 {
-			out = append(out, fmt.Sprintf("%s (%s, %d calls)", n.Name, n.Refs, n.Calls))
+			out = append(out, fmt.Sprintf("%s (%s, %s)", n.Name, n.Refs, plural.Of(n.Calls, "call")))
 		}
 	}
 	return out
