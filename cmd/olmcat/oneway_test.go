@@ -387,7 +387,9 @@ func TestUnpackedCatalogRoundTrips(t *testing.T) {
 			losses := func(catalog, name string) string {
 				report := filepath.Join(tmp, name+".json")
 				runCLI(t, "migrate", catalog, filepath.Join(tmp, name+".db"), "--to", "sqlite", "--report", report, "--permissive")
-				var r struct{ Losses []struct{ Kind, Package, Channel, Bundle string } }
+				var r struct {
+					Losses []struct{ Kind, Package, Channel, Bundle string }
+				}
 				decode(t, string(mustReadFile(t, report)), &r)
 				return fmt.Sprint(r.Losses)
 			}
