@@ -125,7 +125,7 @@ func propertiesEqual(a, b []fbc.Property) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Type != b[i].Type || !bytes.Equal(a[i].Value, b[i].Value) {
+		if a[i].Type != b[i].Type || !fbc.EqualJSON(a[i].Value, b[i].Value) {
 			return false
 		}
 	}

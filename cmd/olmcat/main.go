@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sync/atomic"
 	"syscall"
 
@@ -44,7 +45,9 @@ func newRootCmd() *cobra.Command {
 
 func main() {
 	ctx, received, stop := handleSignals()
+	stopProfile := startProfile(os.Stderr)
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	scratch.RemoveAll() // whatever a failed command could not remove itself
 	if sig := received(); sig != 0 && code != exitOK && sig != syscall.SIGPIPE {
@@ -148,4 +151,33 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 		c.err = fmt.Errorf("write standard output: %w", err)
 	}
 	return n, err
+}
+
+// startProfile writes a CPU profile to $OLMCAT_CPUPROFILE and a heap profile to $OLMCAT_MEMPROFILE
+// (for `go tool pprof`), when set: how olmcat's own figures are measured.
+func startProfile(stderr io.Writer) (stop func()) {
+	cpu, mem := os.Getenv("OLMCAT_CPUPROFILE"), os.Getenv("OLMCAT_MEMPROFILE")
+	var f *os.File
+	if cpu != "" {
+		var err error
+		if f, err = os.Create(cpu); err != nil {
+			fmt.Fprintf(stderr, "olmcat: warning: OLMCAT_CPUPROFILE: %v\n", err)
+		} else if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "olmcat: warning: OLMCAT_CPUPROFILE: %v\n", err)
+			f.Close()
+			f = nil
+		}
+	}
+	return func() {
+		if f != nil {
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+		if mem != "" {
+			if m, err := os.Create(mem); err == nil {
+				pprof.Lookup("allocs").WriteTo(m, 0)
+				m.Close()
+			}
+		}
+	}
 }

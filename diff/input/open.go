@@ -86,9 +86,15 @@ func (l *loader) loadFBC(src *source.Source) (*diff.Side, error) {
 		}
 		err := cat.Add(b)
 		own.published(cat, err)
-		if pending != nil && err == nil {
+		switch {
+		case err != nil:
+		case pending != nil:
 			pending.index = len(cat.Bundles) - 1
 			waiting = append(waiting, *pending)
+		default:
+			// Not paired by its text (e.g. the other side is an index.db, whose values are compact):
+			// equal property values are still kept once.
+			l.share.bundle(&cat.Bundles[len(cat.Bundles)-1])
 		}
 		return err
 	})

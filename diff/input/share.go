@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"errors"
 	"hash/maphash"
 	"sync"
@@ -172,7 +171,7 @@ func (s *sharer) bundle(b *fbc.Bundle) {
 // are garbage.
 func shareProperties(b *fbc.Bundle, other []fbc.Property) {
 	for i := range b.Properties {
-		if i < len(other) && other[i].Type == b.Properties[i].Type && bytes.Equal(other[i].Value, b.Properties[i].Value) {
+		if i < len(other) && other[i].Type == b.Properties[i].Type && fbc.EqualJSON(other[i].Value, b.Properties[i].Value) {
 			b.Properties[i].Value = other[i].Value
 		}
 	}
