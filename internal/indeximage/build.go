@@ -1,10 +1,8 @@
 package indeximage
 
 import (
-	"archive/tar"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"strings"
 	"time"
@@ -84,6 +82,9 @@ func (b *builder) image(base v1.Image) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("base image: read config: %w", err)
 	}
+	if cf == nil {
+		return nil, errors.New("base image: it has no config: it is not a container image; give an index image as the base")
+	}
 	manifestType, err := base.MediaType()
 	if err != nil {
 		return nil, fmt.Errorf("base image: %w", err)
@@ -98,7 +99,7 @@ func (b *builder) image(base v1.Image) (v1.Image, error) {
 	if removed != "" && (b.configsPath == removed || strings.HasPrefix(b.configsPath, removed+"/")) {
 		return nil, fmt.Errorf("configs path /%s lies inside /%s, which is removed with the database; choose another ConfigsPath", b.configsPath, removed)
 	}
-	kept, history, err := keptBaseLayers(base, cf, removed, b.opts.DatabaseLayers)
+	adds, err := keptBaseLayers(base, cf, removed, b.opts.DatabaseLayers)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +117,7 @@ func (b *builder) image(base v1.Image) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	adds := append(kept, mutate.Addendum{Layer: configsLayer, MediaType: layerType,
+	adds = append(adds, mutate.Addendum{Layer: configsLayer, MediaType: layerType,
 		History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD catalog /%s", b.configsPath), Comment: "File-Based Catalog"}})
 	cmd := []string{"serve", "/" + b.configsPath}
 	if b.opts.CacheDir != "" {
@@ -138,9 +139,6 @@ func (b *builder) image(base v1.Image) (v1.Image, error) {
 		return nil, err
 	}
 	out = out.DeepCopy()
-	if history != nil {
-		out.History = append(history, out.History[len(kept):]...)
-	}
 	out.Created = stamp
 	out.Architecture, out.OS, out.OSVersion, out.Variant, out.OSFeatures = cf.Architecture, cf.OS, cf.OSVersion, cf.Variant, cf.OSFeatures
 	out.Author = cf.Author
@@ -192,112 +190,4 @@ func opmBinary(explicit string, entrypoint []string) string {
 		return entrypoint[0]
 	}
 	return defaultOPMBinary
-}
-
-// keptBaseLayers returns the base layers to keep, with their history entries (empty-layer
-// entries included), or nil history when the base's history does not line up with its layers.
-func keptBaseLayers(base v1.Image, cf *v1.ConfigFile, removed string, known []v1.Hash) ([]mutate.Addendum, []v1.History, error) {
-	layers, err := base.Layers()
-	if err != nil {
-		return nil, nil, fmt.Errorf("base image: list layers: %w", err)
-	}
-	m, err := base.Manifest()
-	if err != nil {
-		return nil, nil, fmt.Errorf("base image: read manifest: %w", err)
-	}
-	knownDB := map[v1.Hash]bool{}
-	for _, h := range known {
-		knownDB[h] = true
-	}
-	nonEmpty := 0
-	for _, h := range cf.History {
-		if !h.EmptyLayer {
-			nonEmpty++
-		}
-	}
-	historyAligned := nonEmpty == len(layers)
-	var kept []mutate.Addendum
-	var history []v1.History
-	hi := 0
-	for i, l := range layers {
-		var layerHistory []v1.History
-		for historyAligned && hi < len(cf.History) {
-			h := cf.History[hi]
-			hi++
-			layerHistory = append(layerHistory, h)
-			if !h.EmptyLayer {
-				break
-			}
-		}
-		drop, err := holdsOnlyDatabase(l, i < len(cf.RootFS.DiffIDs) && knownDB[cf.RootFS.DiffIDs[i]], removed)
-		if err != nil {
-			return nil, nil, fmt.Errorf("base image: layer %d of %d: %w", i+1, len(layers), err)
-		}
-		if drop {
-			layerHistory = layerHistory[:len(layerHistory)-1] // keep the empty-layer entries before it
-		} else {
-			kept = append(kept, mutate.Addendum{Layer: l, MediaType: m.Layers[i].MediaType})
-		}
-		history = append(history, layerHistory...)
-	}
-	if !historyAligned {
-		return kept, nil, nil
-	}
-	return kept, append(history, cf.History[hi:]...), nil
-}
-
-// holdsOnlyDatabase reads a layer's headers until the first entry outside the removed path; a
-// base-image layer stops at its first entry, the database layer is read through.
-func holdsOnlyDatabase(l v1.Layer, known bool, removed string) (bool, error) {
-	if known {
-		return true, nil
-	}
-	if removed == "" {
-		return false, nil
-	}
-	rc, err := l.Uncompressed()
-	if err != nil {
-		return false, err
-	}
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	inside := 0
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return inside > 0, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("read tar stream: %w", err)
-		}
-		name, err := cleanEntryName(hdr.Name)
-		if err != nil {
-			return false, fmt.Errorf("entry %q: %w", hdr.Name, err)
-		}
-		switch databaseEntry(name, removed) {
-		case entryInside:
-			inside++
-		case entryOutside:
-			return false, nil
-		}
-	}
-}
-
-type entryPlace int
-
-const (
-	entryNeutral entryPlace = iota // the filesystem root or a parent of the database directory
-	entryInside
-	entryOutside
-)
-
-// databaseEntry places a cleaned layer entry name relative to the database path removed.
-func databaseEntry(name, removed string) entryPlace {
-	switch {
-	case name == "" || strings.HasPrefix(removed, name+"/"):
-		return entryNeutral
-	case name == removed || strings.HasPrefix(name, removed+"/") || name == path.Join(parentOf(removed), ".wh."+path.Base(removed)):
-		return entryInside
-	}
-	return entryOutside
 }

@@ -103,6 +103,9 @@ func extract(ctx context.Context, img v1.Image, where string, opts Options, blob
 	if err != nil {
 		return nil, fmt.Errorf("%s: read image config: %w", where, err)
 	}
+	if cf == nil {
+		return nil, fmt.Errorf("%s has no image config: it is not a container image; give the reference of an index image", where)
+	}
 	kind, imgPath, err := catalogLocation(cf.Config.Labels, where)
 	if err != nil {
 		return nil, err

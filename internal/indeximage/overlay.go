@@ -36,6 +36,9 @@ type overlayWalker struct {
 	layerDBInside                   int
 	layerDBOutside, lastLayerOnlyDB bool
 
+	copyBuf []byte          // see copyBuffer
+	dirs    map[string]bool // host directories prepare has checked or made
+
 	files, scannedLayers int
 	bytes, scanned       int64
 	found                bool // root, or something beneath it, was written
@@ -44,7 +47,7 @@ type overlayWalker struct {
 func newOverlayWalker(root string, single bool, dest string, limits Limits) *overlayWalker {
 	return &overlayWalker{
 		root: root, single: single, dest: dest, limits: limits.withDefaults(),
-		hidden: map[string]bool{}, opaque: map[string]bool{}, present: map[string]bool{},
+		hidden: map[string]bool{}, opaque: map[string]bool{}, present: map[string]bool{}, dirs: map[string]bool{},
 	}
 }
 
@@ -81,6 +84,15 @@ func mergeInto(dst, src map[string]bool) {
 	for k := range src {
 		dst[k] = true
 	}
+}
+
+// copyBuffer is the buffer every file of the walk is written through: large, as index.db files
+// run to hundreds of megabytes, and made once.
+func (w *overlayWalker) copyBuffer() []byte {
+	if w.copyBuf == nil {
+		w.copyBuf = make([]byte, 1<<20)
+	}
+	return w.copyBuf
 }
 
 // complete reports whether lower layers can no longer change the result.

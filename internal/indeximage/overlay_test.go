@@ -197,6 +197,21 @@ func TestSQLiteStopsAtTheLayerHoldingIndexDB(t *testing.T) {
 	}
 }
 
+// The extractor checks each directory once; a directory already written through must never
+// turn into a link that a later entry would be written through.
+func TestDirectoryWrittenThroughCannotBecomeALink(t *testing.T) {
+	img := imageWith(t, fbcLabels, amd64, layerOf(t, dir("configs"), dir("configs/e"),
+		file("configs/d/a.json", "{}"), symlink("configs/d", "e"), file("configs/d/b.json", "{}")))
+	tmp := t.TempDir()
+	_, err := extractImage(t, img, Options{TempDir: tmp})
+	if err == nil || !strings.Contains(err.Error(), `entry "configs/d"`) {
+		t.Fatalf("got %v, want the link over the directory refused", err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("a refused extraction left %d entries in the temp dir", len(entries))
+	}
+}
+
 func TestDuplicateEntriesInALayerLastWins(t *testing.T) {
 	img := imageWith(t, fbcLabels, amd64, layerOf(t, dir("configs"), file("configs/a.json", "first"), file("configs/a.json", "second")))
 	cat, err := extractImage(t, img, Options{})
