@@ -29,6 +29,7 @@ type Querier struct {
 	index    atomic.Pointer[queryRowIndex] // built by the first lookup that needs it
 	indexMu  sync.Mutex                    // serializes building index
 	stmts    sync.Map                      // SQL text -> *sql.Stmt on db
+	bundles  bundleCache                   // completed bundles, by name
 }
 
 // NewQuerier opens the index.db at path for serving. It fails with a clear message when the file

@@ -8,14 +8,18 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"google.golang.org/protobuf/proto"
 )
 
 // The property and dependency type that carries a GroupVersionKind.
 const queryGVKType = "olm.gvk"
 
-// queryBundleRow is what the single-bundle queries select before the bundle is completed.
+// queryBundleRow is what the single-bundle queries select before the bundle is completed. The
+// manifests (operatorbundle.bundle) are not selected with it: they are read by name when the
+// bundle is not in the querier's cache of completed bundles.
 type queryBundleRow struct {
-	name, blob, bundlePath, version, skipRange sql.NullString
+	name, bundlePath, version, skipRange sql.NullString
+	hasBlob                              bool // bundle IS NOT NULL
 }
 
 // fullBundle completes a bundle the way opm's GetBundle-style answers are built: manifests parsed
@@ -23,17 +27,38 @@ type queryBundleRow struct {
 // property rows matching name and (version or NULL) and (path or NULL). replaces, skips and
 // deprecation are never set.
 func (q *Querier) fullBundle(ctx context.Context, r queryBundleRow, pkgName, channelName string) (*api.Bundle, error) {
+	if cached := q.bundles.get(r.name.String); cached != nil {
+		out := proto.Clone(cached).(*api.Bundle)
+		out.PackageName, out.ChannelName = pkgName, channelName
+		return out, nil
+	}
+	out, err := q.completeBundle(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	q.bundles.put(r.name.String, out)
+	out = proto.Clone(out).(*api.Bundle)
+	out.PackageName, out.ChannelName = pkgName, channelName
+	return out, nil
+}
+
+// completeBundle builds the channel-independent part of a bundle's answer.
+func (q *Querier) completeBundle(ctx context.Context, r queryBundleRow) (*api.Bundle, error) {
 	out := &api.Bundle{}
-	if r.blob.Valid && r.blob.String != "" {
-		objs, csv, err := querySplitBundleBlob(r.blob.String)
-		if err != nil {
-			return nil, err
+	if r.hasBlob {
+		var blob sql.NullString
+		if err := q.queryRow(ctx, `SELECT bundle FROM operatorbundle WHERE name = ?`, r.name.String).Scan(&blob); err != nil {
+			return nil, q.wrap(err)
 		}
-		out.Object, out.CsvJson = objs, csv
+		if blob.String != "" {
+			objs, csv, err := querySplitBundleBlob(blob.String)
+			if err != nil {
+				return nil, err
+			}
+			out.Object, out.CsvJson = objs, csv
+		}
 	}
 	out.CsvName = r.name.String
-	out.PackageName = pkgName
-	out.ChannelName = channelName
 	out.BundlePath = r.bundlePath.String
 	out.Version = r.version.String
 	out.SkipRange = r.skipRange.String

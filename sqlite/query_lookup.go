@@ -18,10 +18,10 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 	}
 	var r queryBundleRow
 	err = q.queryRow(ctx, `
-		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
+		SELECT b.name, b.bundle IS NOT NULL, b.bundlepath, b.version, b.skiprange
 		FROM channel_entry AS e JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
 		WHERE e.rowid IN (SELECT value FROM json_each(?))
-		ORDER BY e.rowid LIMIT 1`, rowidList(ix.entries[[3]string{pkgName, channelName, csvName}])).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+		ORDER BY e.rowid LIMIT 1`, rowidList(ix.entries[[3]string{pkgName, channelName, csvName}])).Scan(&r.name, &r.hasBlob, &r.bundlePath, &r.version, &r.skipRange)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("no entry found for %s %s %s", pkgName, channelName, csvName)
 	}
@@ -60,13 +60,13 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, csvName, pkgName, c
 	replacers := ix.links.replacersOf(ix.entries[[3]string{pkgName, channelName, csvName}])
 	var r queryBundleRow
 	err = q.queryRow(ctx, `
-		SELECT b.name, b.bundle, b.bundlepath, b.version, b.skiprange
+		SELECT b.name, b.bundle IS NOT NULL, b.bundlepath, b.version, b.skiprange
 		FROM channel_entry AS new
 		JOIN channel_entry AS old ON new.replaces = old.entry_id
 		JOIN operatorbundle AS b ON b.name = new.operatorbundle_name
 		WHERE new.rowid IN (SELECT value FROM json_each(?))
 		AND old.operatorbundle_name = ? AND old.package_name = ? AND old.channel_name = ?
-		ORDER BY new.rowid LIMIT 1`, rowidList(replacers), csvName, pkgName, channelName).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+		ORDER BY new.rowid LIMIT 1`, rowidList(replacers), csvName, pkgName, channelName).Scan(&r.name, &r.hasBlob, &r.bundlePath, &r.version, &r.skipRange)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
 	}
@@ -217,12 +217,13 @@ func (q *Querier) GetDefaultBundleThatProvides(ctx context.Context, group, versi
 	var r queryBundleRow
 	var pkg, ch sql.NullString
 	var depth sql.NullInt64
+	var hasBlob sql.NullBool
 	// Rows fed to the aggregate in the order the unindexed plan met them: entries in rowid order,
 	// each joined through an automatic index on properties (type, value, bundle name, rowid).
 	err = q.queryRow(ctx, `
 		SELECT name, package_name, channel_name, bundle, bundlepath, version, skiprange, min(depth) FROM (
 			SELECT e.operatorbundle_name AS name, e.package_name AS package_name, e.channel_name AS channel_name,
-				b.bundle AS bundle, b.bundlepath AS bundlepath, b.version AS version, b.skiprange AS skiprange, e.depth AS depth
+				b.bundle IS NOT NULL AS bundle, b.bundlepath AS bundlepath, b.version AS version, b.skiprange AS skiprange, e.depth AS depth
 			FROM channel_entry AS e
 			JOIN operatorbundle AS b ON b.name = e.operatorbundle_name
 			JOIN properties AS p ON p.operatorbundle_name = e.operatorbundle_name
@@ -231,8 +232,9 @@ func (q *Querier) GetDefaultBundleThatProvides(ctx context.Context, group, versi
 			AND p.type = ? AND p.value = ? AND pk.default_channel = e.channel_name
 			ORDER BY e.rowid, p.rowid)
 		GROUP BY package_name, channel_name`, rowidList(entries), rowidList(props), queryGVKType, value).
-		Scan(&r.name, &pkg, &ch, &r.blob, &r.bundlePath, &r.version, &r.skipRange, &depth)
-	if err == sql.ErrNoRows || (err == nil && !r.blob.Valid) {
+		Scan(&r.name, &pkg, &ch, &hasBlob, &r.bundlePath, &r.version, &r.skipRange, &depth)
+	r.hasBlob = hasBlob.Valid && hasBlob.Bool
+	if err == sql.ErrNoRows || (err == nil && !r.hasBlob) {
 		return nil, fmt.Errorf("no entry found that provides %s %s %s", group, version, kind)
 	}
 	if err != nil {

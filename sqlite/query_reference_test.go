@@ -123,18 +123,20 @@ func refCompare[T any](t *testing.T, call string, got T, gotErr error, want T, w
 // package and channel after the bundle name (GetDefaultBundleThatProvides).
 func refBundle(ctx context.Context, q *Querier, query, pkg, ch string, args ...any) (*api.Bundle, error) {
 	var r queryBundleRow
+	var blob sql.NullString
 	var err error
 	if pkg == "" {
 		var p, c sql.NullString
 		var depth sql.NullInt64
-		err = q.db.QueryRowContext(ctx, query, args...).Scan(&r.name, &p, &c, &r.blob, &r.bundlePath, &r.version, &r.skipRange, &depth)
-		if err == nil && !r.blob.Valid {
+		err = q.db.QueryRowContext(ctx, query, args...).Scan(&r.name, &p, &c, &blob, &r.bundlePath, &r.version, &r.skipRange, &depth)
+		if err == nil && !blob.Valid {
 			err = sql.ErrNoRows
 		}
 		pkg, ch = p.String, c.String
 	} else {
-		err = q.db.QueryRowContext(ctx, query, args...).Scan(&r.name, &r.blob, &r.bundlePath, &r.version, &r.skipRange)
+		err = q.db.QueryRowContext(ctx, query, args...).Scan(&r.name, &blob, &r.bundlePath, &r.version, &r.skipRange)
 	}
+	r.hasBlob = blob.Valid
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
@@ -146,6 +147,55 @@ func normNumberPrecision(p *pair) bool {
 // float64 would spell them when that does not change their value (always, with viaFloat). Text
 // that is not JSON is returned unchanged.
 func canonicalJSON(text string, viaFloat bool) string {
+	if v, ok := canonicalCache.get(text, viaFloat); ok {
+		return v
+	}
+	v := encodeCanonicalJSON(text, viaFloat)
+	canonicalCache.put(text, viaFloat, v)
+	return v
+}
+
+// canonicalCache remembers canonical forms: the same property values come back in every answer
+// that holds their bundle (GetBundle per channel, each edge into it, ListBundles), on both sides.
+var canonicalCache = &jsonCache{max: 64 << 20}
+
+// jsonCache maps texts to their canonical form, up to max bytes of texts (then it starts over).
+type jsonCache struct {
+	mu    sync.Mutex
+	max   int
+	size  int
+	texts [2]map[string]string // by viaFloat
+}
+
+func (c *jsonCache) get(text string, viaFloat bool) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.texts[b2i(viaFloat)][text]
+	return v, ok
+}
+
+func (c *jsonCache) put(text string, viaFloat bool, v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.size+len(text)+len(v) > c.max {
+		c.texts, c.size = [2]map[string]string{}, 0
+	}
+	m := &c.texts[b2i(viaFloat)]
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[text] = v
+	c.size += len(text) + len(v)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func encodeCanonicalJSON(text string, viaFloat bool) string {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
