@@ -48,7 +48,7 @@ func TestDiffFailOnSetsExitCode(t *testing.T) {
 func TestDiffOutputs(t *testing.T) {
 	oldDir, newDir := pair(t, "sailoperator-v4.18-prune-channel")
 	table, _ := runCommand(t, "diff", oldDir, newDir)
-	if !strings.Contains(table, "1 breaking, 0 warning, 1 info") || !strings.Contains(table, "channel-removed") {
+	if !strings.Contains(table, "1 breaking, 0 warnings, 1 info") || !strings.Contains(table, "channel-removed") {
 		t.Errorf("table:\n%s", table)
 	}
 	out, code := runCommand(t, "diff", oldDir, newDir, "-o", "json")
@@ -63,13 +63,13 @@ func TestDiffOutputs(t *testing.T) {
 		t.Errorf("json: %+v", doc)
 	}
 	md, _ := runCommand(t, "diff", oldDir, newDir, "-o", "markdown")
-	if !strings.Contains(md, "<details open><summary><b>sailoperator</b>: 1 breaking, 0 warning, 1 info</summary>") ||
+	if !strings.Contains(md, "<details open><summary><b>sailoperator</b>: 1 breaking, 0 warnings, 1 info</summary>") ||
 		!strings.Contains(md, "| 🔴 breaking | `channel-removed` | channel 1.30-nightly |") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	stat, _ := runCommand(t, "diff", oldDir, newDir, "--stat")
-	want := "sailoperator | changed   | channels +0 -1, bundles +0 -1 ~0 | 1 breaking, 0 warning, 1 info\n" +
-		"1 packages changed, 0 unchanged; 1 breaking, 0 warning, 1 info\n"
+	want := "sailoperator | changed   | channels +0 -1, bundles +0 -1 ~0 | 1 breaking, 0 warnings, 1 info\n" +
+		"1 package changed, 0 unchanged; 1 breaking, 0 warnings, 1 info\n"
 	if stat != want {
 		t.Errorf("stat:\n%s\nwant:\n%s", stat, want)
 	}
