@@ -30,7 +30,11 @@ type Querier struct {
 	indexMu  sync.Mutex                    // serializes building index
 	stmts    sync.Map                      // SQL text -> *sql.Stmt on db
 	bundles  bundleCache                   // completed bundles, by name
+	listMu   sync.Mutex                    // guards list
+	list     *listSpool                    // the ListBundles stream, once read
 }
+
+var _ api.RawBundleLister = (*Querier)(nil)
 
 // NewQuerier opens the index.db at path for serving. It fails with a clear message when the file
 // is not a readable SQLite database. An index older than schema version 9 is served from a
@@ -94,6 +98,12 @@ func openQuerier(path, input string) (*Querier, error) {
 // Close closes the database (and removes a temporary upgraded copy).
 func (q *Querier) Close() error {
 	err := errors.Join(q.db.Close(), q.listDB.Close())
+	q.listMu.Lock()
+	if q.list != nil {
+		err = errors.Join(err, q.list.close())
+		q.list = nil
+	}
+	q.listMu.Unlock()
 	if q.tempCopy {
 		err = errors.Join(err, os.Remove(q.path))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"google.golang.org/protobuf/proto"
 )
 
 // queryListEntriesSQL yields every channel entry with the name of the entry it points at, ordered
@@ -58,7 +59,58 @@ type queryListedBundle struct {
 // there are several), every other edge is a skip, properties and dependencies are every row of the
 // bundle's name, deduplicated, and csvJson/object are filled only for bundles without an image.
 // Groups with a NULL version, image or channel, and names with no operatorbundle row, are left out.
+//
+// The stream is read from the database once, by the first call, and kept encoded (see listSpool):
+// the database does not change while it is served, and a client that reads slowly then holds no
+// database connection and no lock, only its own position in the kept stream.
 func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error) error {
+	return q.ListBundlesRaw(ctx, func(m api.PreEncoded) error {
+		b := &api.Bundle{}
+		if err := proto.Unmarshal(m, b); err != nil {
+			return err
+		}
+		return send(b)
+	})
+}
+
+// ListBundlesRaw is ListBundles in wire form, straight from the kept stream.
+func (q *Querier) ListBundlesRaw(ctx context.Context, send func(api.PreEncoded) error) error {
+	sp, err := q.listStream(ctx)
+	if err != nil {
+		return err
+	}
+	return sp.each(ctx, send)
+}
+
+// listStream returns the encoded ListBundles stream, reading it from the database on first use.
+// Callers that arrive while it is being read wait for it; a failed read is not kept.
+func (q *Querier) listStream(ctx context.Context) (*listSpool, error) {
+	q.listMu.Lock()
+	defer q.listMu.Unlock()
+	if q.list != nil {
+		return q.list, nil
+	}
+	sp := newListSpool()
+	err := q.readListBundles(ctx, func(b *api.Bundle) error {
+		data, err := proto.MarshalOptions{Deterministic: true}.Marshal(b)
+		if err != nil {
+			return err
+		}
+		return sp.add(data)
+	})
+	if err == nil {
+		err = sp.finish()
+	}
+	if err != nil {
+		sp.close()
+		return nil, err
+	}
+	q.list = sp
+	return sp, nil
+}
+
+// readListBundles reads the ListBundles stream from the database.
+func (q *Querier) readListBundles(ctx context.Context, send func(*api.Bundle) error) error {
 	// One connection runs all of this call's statements, stepping them side by side: taking
 	// several from the pool at once would deadlock when many clients list at the same time.
 	conn, err := q.listDB.Conn(ctx)

@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/olmcat/olmcat/grpccompat/api"
+)
+
+// The ListBundles stream kept on disk (a large index) is the stream kept in memory, message for
+// message, and the file goes away with the querier.
+func TestListStreamFromMemoryAndFromFile(t *testing.T) {
+	path := filepath.Join(conformanceDir, "sqlite", "synthetic-20x10", "input.db")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("conformance corpus not found at %s", conformanceDir)
+	}
+	collect := func(memory int) ([][]byte, string) {
+		old := listSpoolMemory
+		listSpoolMemory = memory
+		defer func() { listSpoolMemory = old }()
+		q, err := NewQuerier(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]byte
+		for range 2 { // the second call reads the kept stream
+			out = out[:0]
+			if err := q.ListBundlesRaw(context.Background(), func(m api.PreEncoded) error {
+				out = append(out, bytes.Clone(m))
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		file := ""
+		if q.list.file != nil {
+			file = q.list.file.Name()
+		}
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return out, file
+	}
+	inMemory, noFile := collect(64 << 20)
+	onDisk, file := collect(1024)
+	if noFile != "" || file == "" {
+		t.Fatalf("spool files: %q (memory), %q (small limit)", noFile, file)
+	}
+	if len(inMemory) < 100 || len(inMemory) != len(onDisk) {
+		t.Fatalf("%d messages in memory, %d from disk", len(inMemory), len(onDisk))
+	}
+	for i := range inMemory {
+		if !bytes.Equal(inMemory[i], onDisk[i]) {
+			t.Fatalf("message %d differs", i)
+		}
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("the spool file %s outlived the querier", file)
+	}
+}
