@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/internal/spool"
 )
 
 // Querier answers the api.Registry queries straight from an index.db with SQL, reproducing what
@@ -31,7 +32,7 @@ type Querier struct {
 	stmts    sync.Map                      // SQL text -> *sql.Stmt on db
 	bundles  bundleCache                   // completed bundles, by name
 	listMu   sync.Mutex                    // guards list
-	list     *listSpool                    // the ListBundles stream, once read
+	list     *spool.Spool                  // the ListBundles stream, once read
 }
 
 var _ api.RawBundleLister = (*Querier)(nil)
@@ -100,7 +101,7 @@ func (q *Querier) Close() error {
 	err := errors.Join(q.db.Close(), q.listDB.Close())
 	q.listMu.Lock()
 	if q.list != nil {
-		err = errors.Join(err, q.list.close())
+		err = errors.Join(err, q.list.Close())
 		q.list = nil
 	}
 	q.listMu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/internal/spool"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -60,7 +61,7 @@ type queryListedBundle struct {
 // bundle's name, deduplicated, and csvJson/object are filled only for bundles without an image.
 // Groups with a NULL version, image or channel, and names with no operatorbundle row, are left out.
 //
-// The stream is read from the database once, by the first call, and kept encoded (see listSpool):
+// The stream is read from the database once, by the first call, and kept encoded (a spool):
 // the database does not change while it is served, and a client that reads slowly then holds no
 // database connection and no lock, only its own position in the kept stream.
 func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error) error {
@@ -79,30 +80,46 @@ func (q *Querier) ListBundlesRaw(ctx context.Context, send func(api.PreEncoded) 
 	if err != nil {
 		return err
 	}
-	return sp.each(ctx, send)
+	for i := range sp.Len() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m, err := sp.Get(i)
+		if err != nil {
+			return q.wrap(err)
+		}
+		if err := send(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// listSpoolMemory is how much of the ListBundles stream is kept in memory; the rest of a large
+// stream (tens of thousands of bundles) is kept in a temporary file.
+var listSpoolMemory = 64 << 20
 
 // listStream returns the encoded ListBundles stream, reading it from the database on first use.
 // Callers that arrive while it is being read wait for it; a failed read is not kept.
-func (q *Querier) listStream(ctx context.Context) (*listSpool, error) {
+func (q *Querier) listStream(ctx context.Context) (*spool.Spool, error) {
 	q.listMu.Lock()
 	defer q.listMu.Unlock()
 	if q.list != nil {
 		return q.list, nil
 	}
-	sp := newListSpool()
+	sp := spool.New(listSpoolMemory)
 	err := q.readListBundles(ctx, func(b *api.Bundle) error {
 		data, err := proto.MarshalOptions{Deterministic: true}.Marshal(b)
 		if err != nil {
 			return err
 		}
-		return sp.add(data)
+		return sp.Add(data)
 	})
 	if err == nil {
-		err = sp.finish()
+		err = sp.Finish()
 	}
 	if err != nil {
-		sp.close()
+		sp.Close()
 		return nil, err
 	}
 	q.list = sp

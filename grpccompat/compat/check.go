@@ -33,6 +33,9 @@ type Options struct {
 	MaxFailures int
 	// Progress, when set, is called now and then with the number of calls done and planned.
 	Progress func(done, total int)
+
+	// wholeStreams compares ListBundles as one list (tests: the keyed comparison must agree).
+	wholeStreams bool
 }
 
 func (o *Options) defaults() {

@@ -87,10 +87,22 @@ feed:
 func (r *runner) do(ctx context.Context, stop context.CancelFunc, i int, c *Call) {
 	sides := [2]*side{{kind: r.lf.kind, facts: r.lf}, {kind: r.rf.kind, facts: r.rf}}
 	names := [2]string{"left", "right"}
+	keyed := r.keyedComparison(c)
+	var kept [2]*keyedStream
+	defer func() { kept[0].close(); kept[1].close() }()
 	var callErr *CallError
 	for s, t := range []Target{r.left, r.right} {
 		cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-		a, err := t.Invoke(cctx, c)
+		var a *Answer
+		var err error
+		if keyed {
+			kept[s], err = collectKeyed(cctx, t, c)
+			if kept[s] != nil {
+				a = kept[s].ans
+			}
+		} else {
+			a, err = t.Invoke(cctx, c)
+		}
 		cancel()
 		if ctx.Err() != nil {
 			return // the run is stopping: this call is not counted
@@ -117,7 +129,15 @@ func (r *runner) do(ctx context.Context, stop context.CancelFunc, i int, c *Call
 		r.record(i, c, VerdictError, nil, &detail{index: i, err: callErr})
 		return
 	}
-	out := r.cmp.compare(c, sides[0], sides[1])
+	var out comparison
+	if keyed {
+		out = r.cmp.compareKeyed(c, sides[0], sides[1], kept[0], kept[1])
+		if out.verdict == VerdictDifferent {
+			sides[0].ans, sides[1].ans = kept[0].whole(), kept[1].whole()
+		}
+	} else {
+		out = r.cmp.compare(c, sides[0], sides[1])
+	}
 	var d *detail
 	if out.verdict == VerdictDifferent {
 		d = &detail{index: i, diff: &Difference{ID: c.ID, Method: c.Method, Request: c.Request, Diff: out.diff, Applied: out.applied,

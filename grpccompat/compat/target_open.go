@@ -8,6 +8,7 @@ import (
 
 	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
 	"github.com/olmcat/olmcat/internal/source"
+	"google.golang.org/protobuf/proto"
 )
 
 // OpenOptions configure OpenTarget.
@@ -104,4 +105,29 @@ func ParseKind(s string) (Kind, error) {
 		return KindUnknown, nil
 	}
 	return KindUnknown, fmt.Errorf("unknown catalog kind %q (use sqlite, fbc or auto)", s)
+}
+
+// invokeEach performs c on t, handing stream messages to each one by one: straight from the
+// stream when t can (see streamer), else from the collected answer.
+func invokeEach(ctx context.Context, t Target, c *Call, each func(proto.Message)) (*Answer, error) {
+	if s, ok := t.(streamer); ok {
+		return s.invokeStream(ctx, c, each)
+	}
+	a, err := t.Invoke(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range a.Messages {
+		each(m)
+	}
+	a.Messages = nil
+	return a, nil
+}
+
+func (t *cleanupTarget) invokeStream(ctx context.Context, c *Call, each func(proto.Message)) (*Answer, error) {
+	return invokeEach(ctx, t.Target, c, each)
+}
+
+func (t *kindTarget) invokeStream(ctx context.Context, c *Call, each func(proto.Message)) (*Answer, error) {
+	return invokeEach(ctx, t.Target, c, each)
 }
