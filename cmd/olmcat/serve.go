@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/olmcat/olmcat/grpccompat/serve"
 )
@@ -25,24 +26,73 @@ A catalog that fails validation is refused at start: every problem is reported, 
 to the termination log, and the exit code is 1.
 
 Cache (FBC): the catalog is read once into an index and a store of bundle bodies. --cache-dir keeps
-them; the next start reuses them if the catalog is unchanged (content digest), and rebuilds them
-otherwise (a stale cache in a read-only directory is an error, never served). Build the cache at
-image build time with --cache-only, e.g.
+them; the next start reuses them if the catalog is unchanged (content digest) and the cache is
+whole (its own digest). As in opm, serving with --cache-dir requires that cache
+(--cache-enforce-integrity, default true there): a missing, stale or damaged cache is an error,
+never served; with --cache-enforce-integrity=false it is rebuilt instead. Build the cache at image
+build time with --cache-only, e.g.
   RUN olmcat serve /configs --cache-dir /tmp/cache --cache-only
   CMD ["serve", "/configs", "--cache-dir", "/tmp/cache"]
 Serving from a cache writes nothing, so it works on a read-only filesystem and as any user.
+
+Flags are opm serve's (v1.73), with the same meaning; --pprof-addr is off unless given (opm
+listens on localhost:6060 by default).
 
 SIGTERM, SIGINT and SIGHUP stop accepting calls and let in-flight calls finish (--drain-timeout),
 then remove the temporary cache and exit 0.
 
 ` + referenceHelp
 
+// serverFlags are the flags `olmcat serve` and `olmcat registry serve` share with opm's two servers.
+type serverFlags struct {
+	port, termLog, pprofAddr string
+	debug, captureProfiles   bool
+	drain                    time.Duration
+	in                       inputFlags
+}
+
+func addServerFlags(f *pflag.FlagSet, s *serverFlags) {
+	f.StringVarP(&s.port, "port", "p", "50051", "port to listen on (all interfaces), or host:port")
+	f.StringVarP(&s.termLog, "termination-log", "t", "/dev/termination-log", "file the start-up failure is written to (Kubernetes termination message); failing to open it only warns")
+	f.StringVar(&s.pprofAddr, "pprof-addr", "", "serve Go pprof profiles on this address (e.g. localhost:6060); off by default (opm: on at localhost:6060)")
+	f.BoolVar(&s.captureProfiles, "pprof-capture-profiles", false, "with --pprof-addr: record a CPU profile of the start-up, served at /debug/pprof/startup/cpu")
+	f.BoolVar(&s.debug, "debug", false, "log at debug level, including one record per call")
+	f.DurationVar(&s.drain, "drain-timeout", 30*time.Second, "on SIGTERM/SIGINT/SIGHUP, how long in-flight calls may run before they are cut")
+	addInputFlags(f, &s.in)
+}
+
+// run serves ref as the flags say; o holds what the command adds (cache settings).
+func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignored []string) error {
+	level := slog.LevelInfo
+	if s.debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	for _, msg := range ignored {
+		log.Info(msg)
+	}
+	termination := openTerminationLog(s.termLog, log)
+	if termination != nil {
+		defer termination.Close()
+	}
+	o.Path, o.Source, o.Addr, o.PprofAddr = ref, s.in.options(cmd), serve.ListenAddr(s.port), s.pprofAddr
+	o.CaptureStartupProfile, o.DrainTimeout, o.Logger = s.captureProfiles, s.drain, log
+	err := serve.Run(cmd.Context(), o)
+	if err != nil && termination != nil {
+		fmt.Fprintln(termination, err)
+	}
+	var listen *serve.ListenError
+	if errors.As(err, &listen) {
+		return usageError{err}
+	}
+	return err
+}
+
 func newServeCmd() *cobra.Command {
 	var (
-		port, termLog, cacheDir, pprofAddr string
-		cacheOnly, debug                   bool
-		drain                              time.Duration
-		in                                 inputFlags
+		s                      serverFlags
+		cacheDir               string
+		cacheOnly, enforceFlag bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve CATALOG",
@@ -50,38 +100,23 @@ func newServeCmd() *cobra.Command {
 		Long:  serveLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			level := slog.LevelInfo
-			if debug {
-				level = slog.LevelDebug
+			// opm's default: a pre-built cache is required when serving with --cache-dir.
+			enforce := cacheDir != "" && !cacheOnly
+			if cmd.Flags().Changed("cache-enforce-integrity") {
+				enforce = enforceFlag
 			}
-			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-			termination := openTerminationLog(termLog, log)
-			if termination != nil {
-				defer termination.Close()
+			var ignored []string
+			if s.captureProfiles && s.pprofAddr == "" {
+				ignored = append(ignored, "--pprof-capture-profiles has no effect without --pprof-addr")
 			}
-			err := serve.Run(cmd.Context(), serve.Options{
-				Path: args[0], Source: in.options(cmd), Addr: serve.ListenAddr(port), CacheDir: cacheDir,
-				CacheOnly: cacheOnly, PprofAddr: pprofAddr, DrainTimeout: drain, Logger: log,
-			})
-			if err != nil && termination != nil {
-				fmt.Fprintln(termination, err)
-			}
-			var listen *serve.ListenError
-			if errors.As(err, &listen) {
-				return usageError{err}
-			}
-			return err
+			return s.run(cmd, args[0], serve.Options{CacheDir: cacheDir, CacheOnly: cacheOnly, EnforceIntegrity: enforce}, ignored)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&port, "port", "p", "50051", "port to listen on (all interfaces), or host:port")
-	f.StringVarP(&termLog, "termination-log", "t", "/dev/termination-log", "file the start-up failure is written to (Kubernetes termination message); failing to open it only warns")
+	addServerFlags(f, &s)
 	f.StringVar(&cacheDir, "cache-dir", "", "FBC: keep the catalog index and bundle bodies here and reuse them while the catalog is unchanged")
 	f.BoolVar(&cacheOnly, "cache-only", false, "build (or verify) the cache and exit without serving")
-	f.StringVar(&pprofAddr, "pprof-addr", "", "serve Go pprof profiles on this address (e.g. localhost:6060); off by default")
-	f.BoolVar(&debug, "debug", false, "log at debug level, including one record per call")
-	f.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may run before they are cut")
-	addInputFlags(f, &in)
+	f.BoolVar(&enforceFlag, "cache-enforce-integrity", false, "fail instead of building the cache when it is missing or does not match the catalog (default: true with --cache-dir unless --cache-only, as in opm)")
 	return cmd
 }
 

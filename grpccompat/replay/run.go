@@ -62,11 +62,16 @@ func Serve(t testing.TB, b api.Backend, experimental bool) *grpc.ClientConn {
 // from opm's: code, message, and the response compared as JSON (streams as multisets).
 func Run(t *testing.T, b api.Backend, dir string, o Options) {
 	t.Helper()
+	RunConn(t, Serve(t, b, o.Experimental), dir, o)
+}
+
+// RunConn is Run against a server already listening (e.g. an olmcat serve process).
+func RunConn(t *testing.T, conn *grpc.ClientConn, dir string, o Options) {
+	t.Helper()
 	rec, err := Load(dir)
 	if err != nil {
 		t.Fatalf("load recording: %v", err)
 	}
-	conn := Serve(t, b, o.Experimental)
 	ctx := context.Background()
 	failures := 0
 	for _, c := range rec.Plan {

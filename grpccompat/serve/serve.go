@@ -20,14 +20,20 @@ import (
 
 // Options configure Run.
 type Options struct {
-	Path         string // catalog reference (see source.Parse)
-	Source       source.Options
-	Addr         string        // listen address, e.g. ":50051"
-	CacheDir     string        // FBC cache directory ("" = temporary)
-	CacheOnly    bool          // build or verify the cache, then return without serving
-	PprofAddr    string        // "" = no pprof endpoint
-	DrainTimeout time.Duration // how long in-flight calls may take after the signal
-	Logger       *slog.Logger
+	Path      string // catalog reference (see source.Parse)
+	Source    source.Options
+	Addr      string // listen address, e.g. ":50051"
+	CacheDir  string // FBC cache directory ("" = temporary)
+	CacheOnly bool   // build or verify the cache, then return without serving
+	// EnforceIntegrity refuses to serve (or to verify, with CacheOnly) a cache that is missing,
+	// stale or damaged, instead of building it: opm's --cache-enforce-integrity.
+	EnforceIntegrity bool
+	PprofAddr        string // "" = no pprof endpoint
+	// CaptureStartupProfile records a CPU profile from start until the catalog is served, served
+	// at /debug/pprof/startup/cpu on PprofAddr (opm's --pprof-capture-profiles).
+	CaptureStartupProfile bool
+	DrainTimeout          time.Duration // how long in-flight calls may take after the signal
+	Logger                *slog.Logger
 	// Ready, if set, is called once the catalog is loaded and health reports SERVING.
 	Ready func(addr net.Addr)
 }
@@ -54,9 +60,14 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return &ListenError{Addr: o.Addr, Err: err}
 	}
+	var startup *startupProfile
 	if o.PprofAddr != "" {
-		stop, err := startPprof(o.PprofAddr, log)
+		if o.CaptureStartupProfile {
+			startup = startStartupProfile(log)
+		}
+		stop, err := startPprof(o.PprofAddr, startup, log)
 		if err != nil {
+			startup.stop()
 			lis.Close()
 			return err
 		}
@@ -82,6 +93,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer backend.Close()
 	srv.SetBackend(backend)
+	startup.stop()
 	log.Info("serving registry", "addr", lis.Addr().String(), "load", time.Since(start))
 	if o.Ready != nil {
 		o.Ready(lis.Addr())
@@ -131,7 +143,7 @@ func (e *ListenError) Error() string {
 
 func (e *ListenError) Unwrap() error { return e.Err }
 
-func startPprof(addr string, log *slog.Logger) (stop func(), err error) {
+func startPprof(addr string, startup *startupProfile, log *slog.Logger) (stop func(), err error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("could not start pprof endpoint: %w", err)
@@ -142,6 +154,9 @@ func startPprof(addr string, log *slog.Logger) (stop func(), err error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	if startup != nil {
+		mux.HandleFunc(startupProfilePath, startup.serveHTTP)
+	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
