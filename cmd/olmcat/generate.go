@@ -28,6 +28,10 @@ const generateDockerfileLong = `Write the Dockerfile that builds an index image 
 pre-built into /tmp/cache, ENTRYPOINT /bin/opm serving /configs on port 50051, and the
 operators.operatorframework.io.index.configs.v1 label plus any --extra-labels.
 
+With --server olmcat the image builds on an olmcat image instead (a scratch image holding the
+static olmcat binary and /bin/grpc_health_probe linked to it, built from cmd/olmcat/Dockerfile in
+olmcat's repository): olmcat serves the catalog and answers OLM's grpc_health_probe.
+
 The Dockerfile is written beside DIR and named after it: 'olmcat generate dockerfile catalogs/prod'
 writes catalogs/prod.Dockerfile, to be built from catalogs/ (docker build -f prod.Dockerfile catalogs/).
 An existing Dockerfile is only replaced with --force.`
@@ -36,6 +40,7 @@ func newGenerateDockerfileCmd() *cobra.Command {
 	var baseImage string
 	var labels []string
 	var force bool
+	var server string
 	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "dockerfile DIR",
@@ -43,6 +48,12 @@ func newGenerateDockerfileCmd() *cobra.Command {
 		Long:  generateDockerfileLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if server != "opm" && server != "olmcat" {
+				return usageError{fmt.Errorf("--server must be opm or olmcat, not %q", server)}
+			}
+			if server == "olmcat" && !cmd.Flags().Changed("binary-image") {
+				baseImage = ""
+			}
 			extra, err := indeximage.ParseLabels(labels)
 			if err != nil {
 				return usageError{fmt.Errorf("--extra-labels: %w", err)}
@@ -70,7 +81,7 @@ func newGenerateDockerfileCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			werr := indeximage.WriteDockerfile(f, indeximage.DockerfileOptions{BaseImage: baseImage, IndexDir: name, ExtraLabels: extra})
+			werr := indeximage.WriteDockerfile(f, indeximage.DockerfileOptions{BaseImage: baseImage, IndexDir: name, ExtraLabels: extra, Olmcat: server == "olmcat"})
 			if cerr := f.Close(); werr == nil {
 				werr = cerr
 			}
@@ -84,7 +95,8 @@ func newGenerateDockerfileCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&baseImage, "binary-image", "i", indeximage.DefaultBinaryImage, "image holding /bin/opm to build the index on")
+	cmd.Flags().StringVarP(&baseImage, "binary-image", "i", indeximage.DefaultBinaryImage, "image holding the server binary to build the index on (default with --server olmcat: "+indeximage.DefaultServerImage+")")
+	cmd.Flags().StringVar(&server, "server", "opm", "the catalog server: opm (as opm generate dockerfile writes it) or olmcat")
 	cmd.Flags().StringSliceVarP(&labels, "extra-labels", "l", nil, "extra labels, key=value (repeatable; a later duplicate key wins)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing Dockerfile")
 	cmd.Flags().BoolVar(&in.allowEmpty, "allow-empty", false, "accept a directory without any catalog blob")

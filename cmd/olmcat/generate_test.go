@@ -47,3 +47,29 @@ func TestGenerateDockerfile(t *testing.T) {
 		t.Errorf("bad label: exit code %d, want %d", code, exitUsage)
 	}
 }
+
+// --server olmcat writes a Dockerfile for an image served by olmcat, built on the olmcat image.
+func TestGenerateDockerfileForOlmcat(t *testing.T) {
+	catalog := filepath.Join(t.TempDir(), "prod")
+	if err := os.Mkdir(catalog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(catalog, "catalog.json"), []byte(`{"schema":"olm.package","name":"p"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "generate", "dockerfile", catalog, "--server", "olmcat")
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(catalog), "prod.Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"FROM ghcr.io/olmcat/olmcat:latest\n", `ENTRYPOINT ["/bin/olmcat"]`, "ADD prod /configs\n",
+		`RUN ["/bin/olmcat", "serve", "/configs", "--cache-dir=/tmp/cache", "--cache-only"]`,
+		"LABEL operators.operatorframework.io.index.configs.v1=/configs"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("Dockerfile lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "opm") {
+		t.Errorf("an olmcat Dockerfile mentions opm:\n%s", b)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"sync/atomic"
 	"syscall"
@@ -39,11 +40,15 @@ func newRootCmd() *cobra.Command {
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd())
 	}
+	root.InitDefaultCompletionCmd() // cobra adds it on Execute; here it is also in the tree for help and tests
 	addVerbNounSpellings(root)
 	return root
 }
 
 func main() {
+	if filepath.Base(os.Args[0]) == healthProbeName {
+		os.Exit(healthProbe(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	ctx, received, stop := handleSignals()
 	stopProfile := startProfile(os.Stderr)
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -99,10 +99,13 @@ func newMigrateCmd() *cobra.Command {
 				toSQLite.Force = force
 				return runMigrateToSQLite(cmd, src, out, report, toSQLite)
 			}
-			if dest != "" && src.Image() == nil {
-				return usageError{errors.New("--to-image and --oci-layout need an index image as CATALOG (the new image is built on its layers); for a local catalog, use 'olmcat generate dockerfile OUT' and build that")}
+			if images.server != "opm" && images.server != "olmcat" {
+				return usageError{fmt.Errorf("--server must be opm or olmcat, not %q", images.server)}
 			}
-			if dest != "" && src.Format() != source.FormatSQLite {
+			if dest != "" && images.server == "opm" && src.Image() == nil {
+				return usageError{errors.New("--to-image and --oci-layout need an index image as CATALOG (the new image is built on its layers); for a local catalog, use --server olmcat, or 'olmcat generate dockerfile OUT' and build that")}
+			}
+			if dest != "" && images.server == "opm" && src.Format() != source.FormatSQLite {
 				return usageError{fmt.Errorf("%s is already a File-Based Catalog image (its catalog is at %s): there is nothing to migrate into a new image", src, src.Image().ImagePath)}
 			}
 			opts := convert.MigrateOptions{Format: format, Strict: toSQLite.Strict, Force: force}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -25,14 +27,18 @@ gives the same digest.`
 
 // migrateImageFlags are the flags of `olmcat migrate` for index-image inputs and outputs.
 type migrateImageFlags struct {
-	images    *indeximage.Options // shared with the input flags
-	toImage   string
-	ociLayout string
+	images       *indeximage.Options // shared with the input flags
+	toImage      string
+	ociLayout    string
+	server       string // opm or olmcat
+	serverBinary string
 }
 
 func addMigrateImageFlags(f *pflag.FlagSet, m *migrateImageFlags) {
 	f.StringVar(&m.toImage, "to-image", "", "with an index image CATALOG: also write the FBC index image to this registry reference, oci-layout:DIR[:TAG] or docker-archive:FILE")
 	f.StringVar(&m.ociLayout, "oci-layout", "", "with an index image CATALOG: also write the FBC index image as a new OCI layout directory (same as --to-image oci-layout:DIR)")
+	f.StringVar(&m.server, "server", "opm", "the catalog server of the written image: opm (the input image's opm, serving /configs) or olmcat (an image from scratch holding this olmcat)")
+	f.StringVar(&m.serverBinary, "server-binary", "", "with --server olmcat: the olmcat binary to put in the image (a static linux build for --platform; default: this olmcat)")
 }
 
 // destination is where the FBC index image goes, "" for nowhere.
@@ -49,6 +55,9 @@ func (m migrateImageFlags) destination() (string, error) {
 // writeMigratedImage builds the FBC index image of a migrated index image (its layers without the
 // database, plus the FBC written at out) and writes it to dest.
 func writeMigratedImage(cmd *cobra.Command, src *source.Source, out, dest string, force bool, m migrateImageFlags) error {
+	if m.server == "olmcat" {
+		return writeServerImage(cmd, out, dest, force, m)
+	}
 	img := src.Image()
 	ctx := cmd.Context()
 	build := indeximage.BuildOptions{DatabaseLayers: img.DatabaseLayers}
@@ -72,5 +81,50 @@ func writeMigratedImage(cmd *cobra.Command, src *source.Source, out, dest string
 		}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote FBC index image %s (%s)\n", dest, digest)
+	return nil
+}
+
+// writeServerImage builds a catalog image served by olmcat from the FBC written at out, with a
+// serve cache built by the same olmcat, and writes it to dest.
+func writeServerImage(cmd *cobra.Command, out, dest string, force bool, m migrateImageFlags) error {
+	ctx := cmd.Context()
+	binary := m.serverBinary
+	if binary == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find this olmcat's binary for the image: %w (give --server-binary)", err)
+		}
+		binary = self
+	}
+	platform, err := v1.ParsePlatform(m.images.Platform)
+	if err != nil || platform.OS != "linux" {
+		return usageError{fmt.Errorf("--platform %q: an olmcat server image is linux/ARCH", m.images.Platform)}
+	}
+	cache, remove, err := scratch.MkdirTemp("", "olmcat-image-cache-")
+	if err != nil {
+		return err
+	}
+	defer remove()
+	catalog, err := source.Open(ctx, out, source.Options{})
+	if err != nil {
+		return err
+	}
+	backend, err := catalog.Backend(ctx, source.BackendOptions{CacheDir: cache})
+	if err == nil {
+		err = backend.Close()
+	}
+	catalog.Close()
+	if err != nil {
+		return fmt.Errorf("build the serve cache for the image: %w", err)
+	}
+	img, err := indeximage.BuildServerImage(out, indeximage.ServerImageOptions{Binary: binary, Platform: *platform, CacheDir: cache})
+	if err != nil {
+		return usageError{err}
+	}
+	digest, err := indeximage.WriteImage(ctx, img, dest, force, *m.images)
+	if err != nil {
+		return fmt.Errorf("write the catalog server image to %s: %w", dest, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote catalog image %s served by olmcat (%s)\n", dest, digest)
 	return nil
 }

@@ -18,6 +18,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("OLMCAT_TEST_MAIN") == "1" && filepath.Base(os.Args[0]) == healthProbeName {
+		os.Exit(healthProbe(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if os.Getenv("OLMCAT_TEST_MAIN") == "1" {
 		os.Args = append([]string{"olmcat"}, os.Args[1:]...)
 		main()

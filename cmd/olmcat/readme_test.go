@@ -269,7 +269,8 @@ func lookupFlag(cmd *cobra.Command, word string) (f *pflag.Flag, value string, h
 	cmd.InitDefaultHelpFlag()
 	name, value, hasValue := strings.Cut(strings.TrimLeft(word, "-"), "=")
 	for _, fs := range []*pflag.FlagSet{cmd.Flags(), cmd.InheritedFlags()} {
-		if strings.HasPrefix(word, "--") {
+		// health-probe takes grpc_health_probe's single-dash long flags (-addr=:50051).
+		if strings.HasPrefix(word, "--") || cmd.DisableFlagParsing && len(name) > 1 {
 			f = fs.Lookup(name)
 		} else if len(name) == 1 {
 			f = fs.ShorthandLookup(name)
@@ -498,6 +499,10 @@ func (r *readmeRunner) prepare(t *testing.T, sandbox string, ex readmeExample) (
 		case isServe && f.Name == "port":
 			port = value
 			continue // added below
+		case cmd.Name() == "health-probe" && f.Name == "addr":
+			if value, err = r.peer(t, run, value); err != nil {
+				return nil, err
+			}
 		}
 		run.args = append(run.args, flag, value)
 	}

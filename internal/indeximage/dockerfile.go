@@ -21,6 +21,9 @@ type DockerfileOptions struct {
 	IndexDir string
 	// ExtraLabels are added after the configs label, sorted by key.
 	ExtraLabels map[string]string
+	// Olmcat builds on an olmcat image (DefaultServerImage unless BaseImage): olmcat serves the
+	// catalog and stands in for grpc_health_probe.
+	Olmcat bool
 }
 
 // WriteDockerfile writes the Dockerfile `opm generate dockerfile` writes: FROM the opm image,
@@ -30,6 +33,9 @@ func WriteDockerfile(w io.Writer, opts DockerfileOptions) error {
 	base := strings.TrimSpace(opts.BaseImage)
 	if base == "" {
 		base = DefaultBinaryImage
+		if opts.Olmcat {
+			base = DefaultServerImage
+		}
 	}
 	if strings.ContainsAny(base, " \t\r\n") {
 		return fmt.Errorf("base image %q contains white space", opts.BaseImage)
@@ -39,6 +45,26 @@ func WriteDockerfile(w io.Writer, opts DockerfileOptions) error {
 		return fmt.Errorf("catalog directory %q must be a non-empty path without white space (Dockerfile ADD)", opts.IndexDir)
 	}
 	b := bufio.NewWriter(w)
+	if opts.Olmcat {
+		fmt.Fprintf(b, `# The base image is expected to contain /bin/olmcat, and /bin/grpc_health_probe linked to it
+# (the probe OLM runs in catalog pods); see cmd/olmcat/Dockerfile in olmcat's repository.
+FROM %s
+
+# Configure the entrypoint and command
+ENTRYPOINT ["/bin/olmcat"]
+CMD ["serve", "/configs", "--cache-dir=/tmp/cache"]
+EXPOSE 50051
+
+# Copy declarative config root into image at /configs and pre-populate serve cache
+ADD %s /configs
+RUN ["/bin/olmcat", "serve", "/configs", "--cache-dir=/tmp/cache", "--cache-only"]
+
+# Set DC-specific label for the location of the DC root directory
+# in the image
+LABEL %s=/configs
+`, base, dir, ConfigsLabel)
+		return writeExtraLabels(b, opts.ExtraLabels)
+	}
 	fmt.Fprintf(b, `# The base image is expected to contain
 # /bin/opm (with a serve subcommand) and /bin/grpc_health_probe
 FROM %s
@@ -56,18 +82,22 @@ RUN ["/bin/opm", "serve", "/configs", "--cache-dir=/tmp/cache", "--cache-only"]
 # in the image
 LABEL %s=/configs
 `, base, dir, ConfigsLabel)
-	if len(opts.ExtraLabels) > 0 {
-		keys := make([]string, 0, len(opts.ExtraLabels))
-		for k := range opts.ExtraLabels {
+	return writeExtraLabels(b, opts.ExtraLabels)
+}
+
+func writeExtraLabels(b *bufio.Writer, labels map[string]string) error {
+	if len(labels) > 0 {
+		keys := make([]string, 0, len(labels))
+		for k := range labels {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		b.WriteString("\n# Set other custom labels\n")
 		for _, k := range keys {
-			if strings.ContainsAny(k+opts.ExtraLabels[k], "\r\n") {
+			if strings.ContainsAny(k+labels[k], "\r\n") {
 				return fmt.Errorf("label %q: keys and values cannot span lines in a Dockerfile", k)
 			}
-			fmt.Fprintf(b, "LABEL %s=%s\n", dockerfileQuote(k), dockerfileQuote(opts.ExtraLabels[k]))
+			fmt.Fprintf(b, "LABEL %s=%s\n", dockerfileQuote(k), dockerfileQuote(labels[k]))
 		}
 	}
 	return b.Flush()
