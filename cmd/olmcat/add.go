@@ -10,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -21,9 +22,11 @@ const addLong = `Add bundles to a catalog.
 
 Each BUNDLE is a bundle directory (manifests/ and metadata/, as in a bundle image), rendered as
 'olmcat bundle render' does, with the matching --image (one per directory, in order; without
---image the bundle has no image and keeps its manifests, as opm renders a bare directory). A BUNDLE
-may also be an FBC file or directory of olm.bundle blobs; those name no channel, so --channel is
-needed.
+--image the bundle has no image and keeps its manifests, as opm renders a bare directory); or a
+bundle image (REGISTRY/REPO:TAG or @DIGEST, oci-layout:DIR[:TAG], docker-archive:FILE), pulled
+without a container daemon and added as its directory would be with --image set to the reference,
+as 'opm index add --bundles' adds it. A BUNDLE may also be an FBC file or directory (or an index
+image) of olm.bundle blobs; those name no channel, so --channel is needed.
 
 Bundles are added in the order given, to the channels their annotations name (or every --channel);
 a package or channel that does not exist yet is created.
@@ -54,7 +57,7 @@ func newAddCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "add CATALOG BUNDLE... (--output-dir DIR | --output-db FILE | --in-place)",
-		Short: "Add bundles (bundle directories or rendered blobs) to a catalog's channels",
+		Short: "Add bundles (bundle directories, bundle images or rendered blobs) to a catalog's channels",
 		Long:  addLong,
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,11 +68,11 @@ func newAddCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			bundles, err := readNewBundles(cmd, args[1:], images, len(channels) > 0)
+			bundles, err := readNewBundles(cmd, args[1:], images, len(channels) > 0, in.images)
 			if err != nil {
 				return err
 			}
-			return editCatalog(cmd, args[0], in, out, args[1:], func(in *catalogInput) ([]string, error) {
+			return editCatalog(cmd, args[0], in, out, localInputPaths(args[1:]), func(in *catalogInput) ([]string, error) {
 				notes, err := ops.Add(in.cat, bundles, ops.AddOptions{Mode: m, Channels: channels, DefaultChannel: defChannel})
 				return notes, opError(err)
 			})
@@ -85,9 +88,9 @@ func newAddCmd() *cobra.Command {
 	return cmd
 }
 
-// readNewBundles reads bundle directories (warning on stderr about what opm would render
-// otherwise than written) and FBC files of olm.bundle blobs.
-func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool) ([]ops.NewBundle, error) {
+// readNewBundles reads bundle directories and bundle images (warning on stderr about what opm
+// would render otherwise than written) and FBC files of olm.bundle blobs.
+func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool, imgOpts indeximage.Options) ([]ops.NewBundle, error) {
 	stderr := cmd.ErrOrStderr()
 	var dirs int
 	for _, a := range args {
@@ -101,22 +104,36 @@ func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool
 	var out []ops.NewBundle
 	for _, a := range args {
 		if !isBundleDir(a) {
-			blobs, err := readBundleBlobs(cmd, a, haveChannels)
+			c, err := readBlobs(cmd, a, imgOpts)
+			b, isBundle, err := asBundleImage(cmd.Context(), a, err, imgOpts)
+			if err != nil {
+				return nil, err
+			}
+			if isBundle {
+				_ = reportBundleWarnings(stderr, b, false)
+				nb, err := ops.FromBundleDir(b, a)
+				if err != nil {
+					return nil, usageError{err}
+				}
+				out = append(out, nb)
+				continue
+			}
+			blobs, err := bundleBlobs(a, c, haveChannels)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, blobs...)
 			continue
 		}
+		image := ""
+		if len(images) > 0 {
+			image, images = images[0], images[1:]
+		}
 		b, err := bundledir.Parse(a)
 		if err != nil {
 			return nil, usageError{err}
 		}
 		_ = reportBundleWarnings(stderr, b, false)
-		image := ""
-		if len(images) > 0 {
-			image, images = images[0], images[1:]
-		}
 		nb, err := ops.FromBundleDir(b, image)
 		if err != nil {
 			return nil, usageError{err}
@@ -135,13 +152,9 @@ func isBundleDir(p string) bool {
 	return true
 }
 
-func readBundleBlobs(cmd *cobra.Command, path string, haveChannels bool) ([]ops.NewBundle, error) {
-	c, err := readBlobs(cmd, path)
-	if err != nil {
-		return nil, err
-	}
+func bundleBlobs(path string, c *fbc.Catalog, haveChannels bool) ([]ops.NewBundle, error) {
 	if len(c.Bundles) == 0 {
-		return nil, usageError{fmt.Errorf("%s is neither a bundle directory (manifests/ and metadata/) nor a file holding olm.bundle blobs", path)}
+		return nil, usageError{fmt.Errorf("%s is neither a bundle directory (manifests/ and metadata/), a bundle image, nor a file holding olm.bundle blobs", path)}
 	}
 	if !haveChannels {
 		return nil, usageError{fmt.Errorf("%s holds olm.bundle blobs, which name no channel: pass --channel", path)}
@@ -156,8 +169,8 @@ func readBundleBlobs(cmd *cobra.Command, path string, haveChannels bool) ([]ops.
 }
 
 // readBlobs loads a file or directory of rendered blobs (any catalog reference).
-func readBlobs(cmd *cobra.Command, ref string) (*fbc.Catalog, error) {
-	src, err := source.Open(cmd.Context(), ref, source.Options{AllowEmpty: true, Stdin: cmd.InOrStdin()})
+func readBlobs(cmd *cobra.Command, ref string, imgOpts indeximage.Options) (*fbc.Catalog, error) {
+	src, err := source.Open(cmd.Context(), ref, source.Options{Images: imgOpts, AllowEmpty: true, Stdin: cmd.InOrStdin()})
 	if err != nil {
 		return nil, err
 	}

@@ -8,10 +8,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/google/go-containerregistry/pkg/authn"
-	"github.com/google/go-containerregistry/pkg/name"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc"
@@ -22,9 +18,10 @@ import (
 
 func init() { register(newBundleCmd) }
 
-const bundleRenderLong = `Render bundle directories as olm.bundle blobs, exactly as opm v1.72's 'opm render DIR' does.
+const bundleRenderLong = `Render bundle directories and bundle images as olm.bundle blobs, exactly as opm v1.72's
+'opm render DIR' and 'opm render IMAGE' do.
 
-  olmcat bundle render DIR... [--image IMG]... [-o json|yaml]
+  olmcat bundle render (DIR | IMAGE)... [--image IMG]... [-o json|yaml]
 
 A bundle directory holds manifests/ (one ClusterServiceVersion, its CRDs and other objects) and
 metadata/ (annotations.yaml naming the package and channels; optional dependencies.yaml and
@@ -37,6 +34,13 @@ and the bundle image.
 --image gives the bundle image of each DIR, in order (one per DIR, or none): it becomes the blob's
 image and a related image. Without it the image is "", as opm renders a bare directory.
 
+An IMAGE is a bundle image reference (REGISTRY/REPO:TAG or @DIGEST, oci-layout:DIR[:TAG],
+docker-archive:FILE), read without a container daemon: its manifests and metadata directories
+(where its labels say, /manifests and /metadata by default) are extracted, with the protections
+of index images, and rendered as a directory is, with the reference as given as the image (opm
+does not resolve a tag to a digest). A label that disagrees with annotations.yaml is a warning:
+opm and OLM read annotations.yaml.
+
 Blobs go to stdout. What opm silently renders otherwise than the bundle's author meant is rendered
 exactly as opm renders it, with a warning on stderr ("olmcat: warning: FILE:LINE: ...") where opm
 says nothing: a dependency whose value opm cannot read (a mis-indented value: in dependencies.yaml
@@ -44,17 +48,18 @@ becomes an empty olm.package.required or olm.gvk.required), a metadata file that
 (opm ignores all of it, dependencies included), a manifest file that is not a Kubernetes object,
 extra YAML documents. --strict refuses such a bundle instead, printing the same messages as errors.
 
-Exit codes: 0 rendered, 1 refused by --strict, 2 bad usage or a bundle that cannot be rendered.`
+Exit codes: 0 rendered, 1 refused by --strict, 2 bad usage or a bundle that cannot be rendered
+(an unreadable image, an image that is not a bundle image, a layer that would escape).`
 
-const bundleValidateLong = `Check a bundle directory:
+const bundleValidateLong = `Check a bundle directory, or the bundle of a bundle image:
   - manifests/ and metadata/ exist and metadata/ has an annotations file that is valid YAML;
   - the annotations: media type (registry+v1, helm or plain), manifests and metadata paths
     (manifests/ and metadata/), package, channels (no empty names), default channel (a warning
     when absent or not among the channels);
   - a registry+v1 bundle parses: exactly one ClusterServiceVersion, with a semver spec.version, a
     valid olm.skipRange, and a CRD manifest for every CRD it owns;
-  - given image labels (--labels FILE, or --image REF read from its registry), that they agree with
-    annotations.yaml. annotations.yaml is authoritative (OLM reads only it), so a label that
+  - given image labels (--labels FILE, --image REF, or the labels of the bundle image validated),
+    that they agree with annotations.yaml. annotations.yaml is authoritative (OLM reads only it), so a label that
     differs is an error. FILE may be a JSON or YAML map of labels, 'docker inspect' output, an OCI
     image config, or the bundle's Dockerfile (LABEL instructions).
 
@@ -70,8 +75,8 @@ unreadable labels.`
 
 func newBundleCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bundle (render DIR... | validate DIR)",
-		Short: "Render bundle directories as olm.bundle blobs, or validate a bundle directory",
+		Use:   "bundle (render BUNDLE... | validate BUNDLE)",
+		Short: "Render bundle directories or images as olm.bundle blobs, or validate a bundle",
 	}
 	cmd.AddCommand(newBundleRenderCmd(), newBundleValidateCmd())
 	return cmd
@@ -81,9 +86,10 @@ func newBundleRenderCmd() *cobra.Command {
 	var images []string
 	var format string
 	var strict bool
+	var imgOpts indeximage.Options
 	cmd := &cobra.Command{
-		Use:   "render DIR... [--image IMG]... [--strict]",
-		Short: "Render bundle directories as olm.bundle blobs (as opm render does)",
+		Use:   "render (DIR | IMAGE)... [--image IMG]... [--strict]",
+		Short: "Render bundle directories or bundle images as olm.bundle blobs (as opm render does)",
 		Long:  bundleRenderLong,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,21 +97,23 @@ func newBundleRenderCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if len(images) > 0 && len(images) != len(args) {
-				return usageError{fmt.Errorf("%d --image for %d directories: give one per directory, in order, or none", len(images), len(args))}
+			dirs := len(args)
+			for _, a := range args {
+				if isBundleImageArg(a) {
+					dirs--
+				}
+			}
+			if len(images) > 0 && len(images) != dirs {
+				return usageError{fmt.Errorf("%d --image for %d directories: give one per directory, in order, or none (a bundle image is its own image)", len(images), dirs)}
 			}
 			out := &fbc.Catalog{}
-			for i, dir := range args {
-				b, err := bundledir.Parse(dir)
+			for _, arg := range args {
+				image, b, err := readBundleArg(cmd.Context(), arg, &images, imgOpts)
 				if err != nil {
-					return usageError{err}
+					return err
 				}
 				if err := reportBundleWarnings(cmd.ErrOrStderr(), b, strict); err != nil {
 					return err
-				}
-				image := ""
-				if len(images) > 0 {
-					image = images[i]
 				}
 				blob, err := b.Render(image)
 				if err != nil {
@@ -125,7 +133,26 @@ func newBundleRenderCmd() *cobra.Command {
 	cmd.Flags().StringArrayVar(&images, "image", nil, "bundle image of each DIR, in order (repeat)")
 	cmd.Flags().StringVarP(&format, "output", "o", "json", "output format: json or yaml")
 	cmd.Flags().BoolVar(&strict, "strict", false, "refuse a bundle opm would render otherwise than written (anything warned about)")
+	addImageFlags(cmd.Flags(), &imgOpts)
 	return cmd
+}
+
+// readBundleArg reads a bundle directory, whose image is the next of images (or none), or a bundle
+// image, whose image is its reference.
+func readBundleArg(ctx context.Context, arg string, images *[]string, opts indeximage.Options) (string, *bundledir.Bundle, error) {
+	if isBundleImageArg(arg) {
+		b, err := fetchBundleImage(ctx, arg, opts)
+		return arg, b, err
+	}
+	image := ""
+	if len(*images) > 0 {
+		image, *images = (*images)[0], (*images)[1:]
+	}
+	b, err := bundledir.Parse(arg)
+	if err != nil {
+		return "", nil, usageError{err}
+	}
+	return image, b, nil
 }
 
 // reportBundleWarnings prints a parsed bundle's warnings on w, or, with strict, prints them as
@@ -150,8 +177,8 @@ func newBundleValidateCmd() *cobra.Command {
 	var strict bool
 	var imgOpts indeximage.Options
 	cmd := &cobra.Command{
-		Use:   "validate DIR [--labels FILE | --image REF] [--strict]",
-		Short: "Check a bundle directory's annotations and content, and its image labels",
+		Use:   "validate (DIR [--labels FILE | --image REF] | IMAGE) [--strict]",
+		Short: "Check a bundle's annotations and content, and its image labels",
 		Long:  bundleValidateLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -160,6 +187,16 @@ func newBundleValidateCmd() *cobra.Command {
 			}
 			if labelsFile != "" && image != "" {
 				return usageError{errors.New("--labels and --image exclude each other")}
+			}
+			if isBundleImageArg(args[0]) {
+				if labelsFile != "" || image != "" {
+					return usageError{fmt.Errorf("%s is a bundle image, whose own labels are checked: --labels and --image are for a bundle directory", args[0])}
+				}
+				r, err := validateBundleImage(cmd.Context(), args[0], imgOpts, strict)
+				if err != nil {
+					return err
+				}
+				return finishBundleReport(cmd, r, format)
 			}
 			opts := bundledir.ValidateOptions{Strict: strict}
 			switch {
@@ -174,25 +211,18 @@ func newBundleValidateCmd() *cobra.Command {
 				}
 				opts.Labels, opts.LabelsFrom = labels, fmt.Sprintf("%s (%s)", labelsFile, form)
 			case image != "":
-				labels, err := imageLabels(cmd.Context(), image, imgOpts)
+				labels, err := indeximage.Labels(cmd.Context(), image, imgOpts)
 				if err != nil {
-					return usageError{err}
+					return bundleImageError(image, err)
 				}
 				opts.Labels, opts.LabelsFrom = labels, "image "+image
 			}
-			r := bundledir.Validate(args[0], opts)
-			if err := writeBundleReport(cmd.OutOrStdout(), r, format); err != nil {
-				return err
-			}
-			if n := r.Errors(); n > 0 {
-				return exitError{code: exitFindings, err: fmt.Errorf("bundle %s: %s", args[0], plural.Of(n, "error"))}
-			}
-			return nil
+			return finishBundleReport(cmd, bundledir.Validate(args[0], opts), format)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&labelsFile, "labels", "", "image labels to compare with annotations.yaml (map, inspect output, image config or Dockerfile)")
-	f.StringVar(&image, "image", "", "read the labels of this bundle image from its registry")
+	f.StringVar(&image, "image", "", "read the labels of this bundle image (registry, oci-layout:, docker-archive:)")
 	f.StringVarP(&format, "output", "o", "text", "output format: text or json")
 	f.BoolVar(&strict, "strict", false, "report every warning as an error")
 	addImageFlags(f, &imgOpts)
@@ -211,34 +241,12 @@ func writeBundleReport(w io.Writer, r bundledir.Report, format string) error {
 	return nil
 }
 
-// imageLabels reads an image's labels (its config) from a registry, for the platform asked.
-func imageLabels(ctx context.Context, ref string, opts indeximage.Options) (map[string]string, error) {
-	var nameOpts []name.Option
-	if opts.Insecure {
-		nameOpts = append(nameOpts, name.Insecure)
+func finishBundleReport(cmd *cobra.Command, r bundledir.Report, format string) error {
+	if err := writeBundleReport(cmd.OutOrStdout(), r, format); err != nil {
+		return err
 	}
-	r, err := name.ParseReference(ref, nameOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("image %q: %w", ref, err)
+	if n := r.Errors(); n > 0 {
+		return exitError{code: exitFindings, err: fmt.Errorf("bundle %s: %s", r.Dir, plural.Of(n, "error"))}
 	}
-	platform := opts.Platform
-	if platform == "" {
-		platform = indeximage.DefaultPlatform
-	}
-	p, err := v1.ParsePlatform(platform)
-	if err != nil {
-		return nil, fmt.Errorf("--platform %q: %w", platform, err)
-	}
-	img, err := remote.Image(r, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain), remote.WithPlatform(*p))
-	if err != nil {
-		return nil, fmt.Errorf("image %s: %w", ref, err)
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return nil, fmt.Errorf("image %s: read config: %w", ref, err)
-	}
-	if cf.Config.Labels == nil {
-		return map[string]string{}, nil
-	}
-	return cf.Config.Labels, nil
+	return nil
 }

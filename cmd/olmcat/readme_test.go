@@ -45,6 +45,8 @@ const (
 	// readmeIndexImage is the index image the README reads; the loopback registry holds
 	// fixtures/index.db under this name.
 	readmeIndexImage = "ns/index:v4.12"
+	// readmeBundleImage is the bundle image the README reads: testdata/readme/bundle-dir.
+	readmeBundleImage = "ns/operator-000-bundle:v1.0.4"
 )
 
 // readmeExample is one `olmcat ...` line of a sh block of the README.
@@ -355,7 +357,7 @@ func gitIn(t *testing.T, dir string, args ...string) {
 }
 
 // readmeRegistryHost serves a loopback registry holding readmeIndexImage, an index image of
-// fixtures/index.db, and returns its host.
+// fixtures/index.db, and readmeBundleImage, and returns its host.
 func readmeRegistryHost(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
@@ -368,6 +370,7 @@ func readmeRegistryHost(t *testing.T) string {
 	if err := remote.Write(ref, imagetest.DBImage(t, "../../fixtures/index.db")); err != nil {
 		t.Fatal(err)
 	}
+	imagetest.Push(t, host+"/"+readmeBundleImage, imagetest.BundleImage(t, "testdata/readme/bundle-dir"))
 	return host
 }
 

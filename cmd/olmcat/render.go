@@ -22,6 +22,10 @@ with its objects back in place.
 
 A single index.db is converted and written one package at a time, so its size does not matter.
 
+An image without the index labels but with the bundle labels is a bundle image: it is rendered as
+opm renders one, as its olm.bundle blob with the reference as its image (see 'olmcat bundle
+render'); --migrate-level applies to it as to the bundles of an index.db.
+
 ` + referenceHelp
 
 func newRenderCmd() *cobra.Command {
@@ -40,12 +44,12 @@ func newRenderCmd() *cobra.Command {
 			if in.migrateLevel, err = tofbc.ParseMigrateLevel(level); err != nil {
 				return usageError{err}
 			}
-			srcs, closeAll, err := in.openAll(cmd, args)
+			srcs, bundles, closeAll, err := openRenderInputs(cmd, in, args)
 			if err != nil {
 				return err
 			}
 			defer closeAll()
-			return render(cmd, srcs, format)
+			return render(cmd, srcs, bundles, format)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
@@ -54,14 +58,15 @@ func newRenderCmd() *cobra.Command {
 	return cmd
 }
 
-func render(cmd *cobra.Command, srcs []*source.Source, format fbc.Format) error {
+// render writes the catalogs of srcs and the bundles rendered from bundle images.
+func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, format fbc.Format) error {
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
 	summarize := func(src *source.Source) {
 		if r := src.Departures(); r != nil {
 			r.WriteSummary(cmd.ErrOrStderr(), 20)
 		}
 	}
-	if len(srcs) == 1 {
+	if len(srcs) == 1 && len(bundles.Bundles) == 0 {
 		err := srcs[0].WalkPackages(cmd.Context(), func(_ string, c *fbc.Catalog) error {
 			return fbc.Write(w, c, format)
 		})
@@ -72,6 +77,7 @@ func render(cmd *cobra.Command, srcs []*source.Source, format fbc.Format) error 
 		return w.Flush()
 	}
 	all := &fbc.Catalog{}
+	all.Append(bundles)
 	for _, src := range srcs {
 		c, err := src.Load(cmd.Context())
 		summarize(src)

@@ -212,3 +212,13 @@ func checkRegistryV1(r *Report, dir string, add addFunc) {
 		add(SeverityError, "", "%v", err)
 	}
 }
+
+// LabelFindings compares image labels with the bundle's annotations, as Validate does when given
+// ValidateOptions.Labels; from names the labels' origin in messages.
+func (b *Bundle) LabelFindings(labels map[string]string, from string) []Finding {
+	var out []Finding
+	checkLabels(&b.Annotations, ValidateOptions{Labels: labels, LabelsFrom: from}, func(sev Severity, file, format string, args ...any) {
+		out = append(out, Finding{Severity: sev, File: file, Message: fmt.Sprintf(format, args...)})
+	})
+	return out
+}

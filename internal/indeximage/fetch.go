@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -83,6 +82,9 @@ func Fetch(ctx context.Context, ref string, opts Options) (*Catalog, error) {
 		return nil, err
 	}
 	cat, err := extract(ctx, res.img, res.where, opts, res.blobsVerified)
+	if e, ok := err.(*NotIndexError); ok {
+		e.ref, e.digest = ref, res.digest
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +110,9 @@ func extract(ctx context.Context, img v1.Image, where string, opts Options, blob
 	}
 	kind, imgPath, err := catalogLocation(cf.Config.Labels, where)
 	if err != nil {
+		if e, ok := err.(*NotIndexError); ok {
+			e.img, e.blobsVerified = img, blobsVerified
+		}
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(opts.TempDir, "olmcat-image-")
@@ -187,18 +192,7 @@ func catalogLocation(labels map[string]string, where string) (Kind, string, erro
 		}
 		return c.kind, p, nil
 	}
-	hint := ""
-	if pkg, ok := labels[bundlePackageLabel]; ok {
-		hint = fmt.Sprintf(" It is an operator bundle image (package %q), not a catalog.", pkg)
-	} else if len(labels) > 0 {
-		var names []string
-		for k := range labels {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		hint = " Its labels: " + strings.Join(names, ", ") + "."
-	}
-	return 0, "", fmt.Errorf("%s is not an OLM index image: it has neither the %s label (SQLite index) nor the %s label (File-Based Catalog).%s If the catalog is there without its label, rebuild the image with the label set", where, DatabaseLabel, ConfigsLabel, hint)
+	return 0, "", &NotIndexError{Where: where, Labels: labels}
 }
 
 // readLayer streams one layer through the walker, then reads it to the end so that its content is
@@ -206,7 +200,7 @@ func catalogLocation(labels map[string]string, where string) (Kind, string, erro
 // client checks against their digest at the end of the stream). The diff ID comes from the
 // config, never from the layer: OCI-layout layers would compute it from their own content, which
 // proves nothing and costs a second read.
-func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w *overlayWalker) error {
+func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w layerSink) error {
 	if mt, err := l.MediaType(); err == nil && !tarLayerMediaType(mt) {
 		return fmt.Errorf("%s: media type %q is not a tar layer olmcat can read", where, mt)
 	}
@@ -223,7 +217,8 @@ func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w *o
 	if err := w.walkLayer(ctx, content, where); err != nil {
 		return err
 	}
-	if _, err := io.Copy(io.Discard, &budgetReader{r: content, read: &w.scanned, limit: w.limits.MaxScannedBytes}); err != nil {
+	read, limit := w.budget()
+	if _, err := io.Copy(io.Discard, &budgetReader{r: content, read: read, limit: limit}); err != nil {
 		return fmt.Errorf("%s: read to the end: %w (the layer is truncated or corrupt: pull or rebuild the image)", where, err)
 	}
 	if err := rc.Close(); err != nil {

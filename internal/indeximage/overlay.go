@@ -22,6 +22,7 @@ type overlayWalker struct {
 	single bool   // root must be one regular file
 	dest   string // host directory (or file, when single) receiving root's content
 	limits Limits
+	what   string // how errors name root: "catalog path", "bundle path"
 
 	hidden  map[string]bool // paths removed for lower layers by whiteouts or upper non-directories
 	opaque  map[string]bool // directories whose lower content is hidden ("" is the filesystem root)
@@ -46,18 +47,32 @@ type overlayWalker struct {
 
 func newOverlayWalker(root string, single bool, dest string, limits Limits) *overlayWalker {
 	return &overlayWalker{
-		root: root, single: single, dest: dest, limits: limits.withDefaults(),
+		root: root, single: single, dest: dest, limits: limits.withDefaults(), what: "catalog path",
 		hidden: map[string]bool{}, opaque: map[string]bool{}, present: map[string]bool{}, dirs: map[string]bool{},
 	}
 }
 
 // walkLayer applies one layer's uncompressed tar stream. where names the layer in errors.
 func (w *overlayWalker) walkLayer(ctx context.Context, r io.Reader, where string) error {
-	w.scannedLayers++
-	w.layerHidden, w.layerOpaque = map[string]bool{}, map[string]bool{}
-	w.layerPresent, w.layerFiles = map[string]bool{}, map[string]bool{}
-	w.layerDBInside, w.layerDBOutside = 0, false
-	tr := tar.NewReader(&budgetReader{r: r, read: &w.scanned, limit: w.limits.MaxScannedBytes})
+	return walkTar(ctx, r, where, []*overlayWalker{w})
+}
+
+func (w *overlayWalker) budget() (read *int64, limit int64) {
+	return &w.scanned, w.limits.MaxScannedBytes
+}
+
+// walkTar applies one layer to several walkers, reading it once (a bundle's manifests and
+// metadata). Their roots must not overlap: an entry's content can be read only once. The first
+// walker counts the bytes read.
+func walkTar(ctx context.Context, r io.Reader, where string, ws []*overlayWalker) error {
+	for _, w := range ws {
+		w.scannedLayers++
+		w.layerHidden, w.layerOpaque = map[string]bool{}, map[string]bool{}
+		w.layerPresent, w.layerFiles = map[string]bool{}, map[string]bool{}
+		w.layerDBInside, w.layerDBOutside = 0, false
+	}
+	read, limit := ws[0].budget()
+	tr := tar.NewReader(&budgetReader{r: r, read: read, limit: limit})
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -69,14 +84,18 @@ func (w *overlayWalker) walkLayer(ctx context.Context, r io.Reader, where string
 		if err != nil {
 			return fmt.Errorf("%s: read tar stream: %w (the layer is truncated or corrupt)", where, err)
 		}
-		if err := w.entry(hdr, tr); err != nil {
-			return fmt.Errorf("%s: entry %q: %w", where, hdr.Name, err)
+		for _, w := range ws {
+			if err := w.entry(hdr, tr); err != nil {
+				return fmt.Errorf("%s: entry %q: %w", where, hdr.Name, err)
+			}
 		}
 	}
-	w.lastLayerOnlyDB = w.dbDir != "" && w.layerDBInside > 0 && !w.layerDBOutside
-	mergeInto(w.hidden, w.layerHidden)
-	mergeInto(w.opaque, w.layerOpaque)
-	mergeInto(w.present, w.layerPresent)
+	for _, w := range ws {
+		w.lastLayerOnlyDB = w.dbDir != "" && w.layerDBInside > 0 && !w.layerDBOutside
+		mergeInto(w.hidden, w.layerHidden)
+		mergeInto(w.opaque, w.layerOpaque)
+		mergeInto(w.present, w.layerPresent)
+	}
 	return nil
 }
 
@@ -155,7 +174,7 @@ func (w *overlayWalker) entry(hdr *tar.Header, tr io.Reader) error {
 			return nil
 		}
 		if hdr.Typeflag == tar.TypeSymlink {
-			return fmt.Errorf("/%s is a symlink to %q and the catalog path /%s lies beneath it; olmcat does not follow symlinks in image paths: point the image label at the real location", name, hdr.Linkname, w.root)
+			return fmt.Errorf("/%s is a symlink to %q and the %s /%s lies beneath it; olmcat does not follow symlinks in image paths: point the image label at the real location", name, hdr.Linkname, w.what, w.root)
 		}
 		w.layerHidden[name] = true // a file replaces the parent directory: nothing of root below
 	}

@@ -24,9 +24,9 @@ func (w *overlayWalker) write(hdr *tar.Header, name string, body io.Reader) erro
 	dst := w.hostPath(name)
 	if !w.single && name == w.root && hdr.Typeflag != tar.TypeDir {
 		if hdr.Typeflag == tar.TypeSymlink {
-			return fmt.Errorf("%w: the catalog path /%s is a symlink to %q; olmcat does not follow it: point the label at the real directory", ErrUnsafeEntry, w.root, hdr.Linkname)
+			return fmt.Errorf("%w: the %s /%s is a symlink to %q; olmcat does not follow it: point the label at the real directory", ErrUnsafeEntry, w.what, w.root, hdr.Linkname)
 		}
-		return fmt.Errorf("the catalog path /%s is not a directory in the image (tar type %q)", w.root, hdr.Typeflag)
+		return fmt.Errorf("the %s /%s is not a directory in the image (tar type %q)", w.what, w.root, hdr.Typeflag)
 	}
 	switch hdr.Typeflag {
 	case tar.TypeDir:
@@ -63,9 +63,9 @@ func (w *overlayWalker) write(hdr *tar.Header, name string, body io.Reader) erro
 			return err
 		}
 	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
-		return fmt.Errorf("%w: device or fifo (type %q) inside the catalog path /%s", ErrUnsafeEntry, hdr.Typeflag, w.root)
+		return fmt.Errorf("%w: device or fifo (type %q) inside the %s /%s", ErrUnsafeEntry, hdr.Typeflag, w.what, w.root)
 	default:
-		return fmt.Errorf("%w: unsupported entry type %q inside the catalog path /%s", ErrUnsafeEntry, hdr.Typeflag, w.root)
+		return fmt.Errorf("%w: unsupported entry type %q inside the %s /%s", ErrUnsafeEntry, hdr.Typeflag, w.what, w.root)
 	}
 	if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA && hdr.Typeflag != tar.TypeGNUSparse {
 		delete(w.layerFiles, name)
@@ -190,7 +190,7 @@ func (w *overlayWalker) symlink(dst, name, linkname string) error {
 		resolved = path.Join(parentOf(name), linkname)
 	}
 	if resolved == ".." || strings.HasPrefix(resolved, "../") || !w.under(resolved) {
-		return fmt.Errorf("%w: symlink to %q points outside the catalog path /%s", ErrUnsafeEntry, linkname, w.root)
+		return fmt.Errorf("%w: symlink to %q points outside the %s /%s", ErrUnsafeEntry, linkname, w.what, w.root)
 	}
 	if err := w.prepare(dst, false); err != nil {
 		return err
@@ -210,7 +210,7 @@ func (w *overlayWalker) hardlink(dst, name, linkname string) error {
 		return fmt.Errorf("hard link target %q: %w", linkname, err)
 	}
 	if !w.under(target) || (w.single && name == w.root) {
-		return fmt.Errorf("%w: hard link to %q points outside the catalog path /%s", ErrUnsafeEntry, linkname, w.root)
+		return fmt.Errorf("%w: hard link to %q points outside the %s /%s", ErrUnsafeEntry, linkname, w.what, w.root)
 	}
 	if !w.layerFiles[target] {
 		return fmt.Errorf("%w: hard link to %q, which is not a regular file earlier in the same layer", ErrUnsafeEntry, linkname)
