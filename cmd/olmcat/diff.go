@@ -29,7 +29,8 @@ heads) are findings, each with a severity (breaking, warning, info) and the rule
 Problems of either input (load or validation errors) are findings too; the diff runs on what loads.
 
 Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
-request comment). --stat prints one line per changed package instead.
+request comment), html (one self-contained page with an SVG upgrade graph of each changed channel).
+--stat prints one line per changed package instead.
 
 Exit codes: 0 no finding at the --fail-on level (or no --fail-on), 1 findings at that level,
 2 bad usage or an input that cannot be used (either side: not found, damaged, empty, ...).
@@ -58,8 +59,8 @@ func newDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown {
-				return usageError{fmt.Errorf("-o must be table, json or markdown, not %q", output)}
+			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown && output != report.FormatHTML {
+				return usageError{fmt.Errorf("-o must be table, json, markdown or html, not %q", output)}
 			}
 			oldSide, newSide, err := openDiffSides(cmd, gitRev, args, input.Options{Source: in.options(cmd)})
 			if err != nil {
@@ -68,6 +69,8 @@ func newDiffCmd() *cobra.Command {
 			r := diff.Compare(oldSide, newSide)
 			if stat {
 				err = report.Stat(cmd.OutOrStdout(), r)
+			} else if output == report.FormatHTML {
+				err = report.HTML(cmd.OutOrStdout(), r, sideModel(oldSide), sideModel(newSide))
 			} else {
 				err = report.Write(cmd.OutOrStdout(), r, output)
 			}
@@ -81,7 +84,7 @@ func newDiffCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&gitRev, "git", "", "compare PATH at this git revision with the work tree")
-	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json or markdown")
+	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json, markdown or html")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
 	addInputFlags(cmd.Flags(), &in)

@@ -83,7 +83,6 @@ func TestDiffUsageErrors(t *testing.T) {
 		{"diff", oldDir, newDir, "--fail-on", "sometimes"},
 		{"diff", oldDir, filepath.Join(newDir, "missing")},
 		{"diff", "--git", "HEAD", oldDir, newDir},
-		{"graph", newDir},
 		{"graph", newDir, "--package", "no-such-package"},
 		{"graph", newDir, "--package", "hive-operator", "-o", "png"},
 	} {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,17 +16,24 @@ import (
 
 func init() { register(newGraphCmd) }
 
-const graphLong = `Draw the upgrade graph of a package as Mermaid or Graphviz DOT.
+const graphLong = `Draw the upgrade graph of a package as Mermaid, Graphviz DOT, SVG or an HTML page.
 
-  olmcat graph CATALOG --package P [--channel C] -o mermaid|dot [--diff OLD]
+  olmcat graph CATALOG [--package P] [--channel C] [-o mermaid|dot|svg|html] [--diff OLD]
 
-CATALOG and OLD are catalog references (below). Each channel is a
-subgraph; an edge points from a bundle to a bundle its users can upgrade to (solid: replaces,
-dotted: skips and skipRange); the head is drawn bold, names that are replaced or skipped but are not
-entries of the channel dashed.
+CATALOG and OLD are catalog references (below). --package may be left out when the catalog (or,
+with --diff, both catalogs together) has one package. Each channel is drawn apart, its bundles in
+semver order (0.1.2 before 0.1.10; names without a version last); an edge points from a bundle to
+a bundle its users can upgrade to (solid: replaces, dashed: skips, dotted: skipRange). The head is
+drawn bold, names that are replaced or skipped but are not entries of the channel dashed; the
+default channel and deprecated packages, channels and bundles are marked, and a legend says so.
 
-With --diff OLD the graph is the union of OLD and CATALOG: added bundles and edges are green, removed
-ones red and dashed, and bundles whose users can no longer reach the head (stranded) orange.
+-o svg is one standalone SVG document (newest bundles at the top, replaces edges on the left, skips
+and skipRange on the right); -o html is a self-contained page with the same pictures (no scripts,
+no external resources). Long channels are cut, saying how many bundles are not drawn.
+
+With --diff OLD the graph is the union of OLD and CATALOG: added bundles and edges are green,
+removed ones red (bundles dashed), and bundles whose users can no longer reach the head (stranded)
+orange. The head is the head of CATALOG: a head OLD had and CATALOG removed is drawn as removed.
 
 Exit codes: 0 drawn, 2 bad usage, unknown package or channel, or an input that cannot be used.
 
@@ -35,16 +43,15 @@ func newGraphCmd() *cobra.Command {
 	var pkg, channel, output, oldRef string
 	var in inputFlags
 	cmd := &cobra.Command{
-		Use:   "graph CATALOG --package P [--channel C] [-o mermaid|dot] [--diff OLD]",
-		Short: "Draw a package's upgrade graph (Mermaid or DOT), optionally compared with another revision",
+		Use:   "graph CATALOG [--package P] [--channel C] [-o mermaid|dot|svg|html] [--diff OLD]",
+		Short: "Draw a package's upgrade graph (Mermaid, DOT, SVG or HTML), optionally compared with another revision",
 		Long:  graphLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if pkg == "" {
-				return usageError{fmt.Errorf("--package is required")}
-			}
-			if output != picture.FormatMermaid && output != picture.FormatDOT {
-				return usageError{fmt.Errorf("-o must be mermaid or dot, not %q", output)}
+			switch output {
+			case picture.FormatMermaid, picture.FormatDOT, picture.FormatSVG, picture.FormatHTML:
+			default:
+				return usageError{fmt.Errorf("-o must be mermaid, dot, svg or html, not %q", output)}
 			}
 			g, err := drawGraph(cmd.Context(), args[0], oldRef, pkg, channel, input.Options{Source: in.options(cmd)})
 			if err != nil {
@@ -53,9 +60,9 @@ func newGraphCmd() *cobra.Command {
 			return picture.Write(cmd.OutOrStdout(), g, output)
 		},
 	}
-	cmd.Flags().StringVar(&pkg, "package", "", "package to draw (required)")
+	cmd.Flags().StringVar(&pkg, "package", "", "package to draw (needed when the catalog has several)")
 	cmd.Flags().StringVar(&channel, "channel", "", "draw only this channel")
-	cmd.Flags().StringVarP(&output, "output", "o", picture.FormatMermaid, "output format: mermaid or dot")
+	cmd.Flags().StringVarP(&output, "output", "o", picture.FormatMermaid, "output format: mermaid, dot, svg or html")
 	cmd.Flags().StringVar(&oldRef, "diff", "", "compare with this older revision of the catalog")
 	addInputFlags(cmd.Flags(), &in)
 	return cmd
@@ -68,7 +75,11 @@ func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts i
 		if err != nil {
 			return nil, err
 		}
-		g, err := picture.Build(sideModel(side), pkg, channel)
+		m := sideModel(side)
+		if pkg, err = onlyPackage(pkg, m); err != nil {
+			return nil, err
+		}
+		g, err := picture.Build(m, pkg, channel)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -78,11 +89,30 @@ func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts i
 	if err != nil {
 		return nil, err
 	}
-	g, err := picture.BuildDiff(sideModel(oldSide), sideModel(newSide), diff.Compare(oldSide, newSide), pkg, channel)
+	oldModel, newModel := sideModel(oldSide), sideModel(newSide)
+	if pkg, err = onlyPackage(pkg, oldModel, newModel); err != nil {
+		return nil, err
+	}
+	g, err := picture.BuildDiff(oldModel, newModel, diff.Compare(oldSide, newSide), pkg, channel)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return g, nil
+}
+
+// onlyPackage is the package asked for, or the one package of the models when none was asked for.
+func onlyPackage(pkg string, models ...*model.Model) (string, error) {
+	if pkg != "" {
+		return pkg, nil
+	}
+	names := picture.Packages(models...)
+	switch len(names) {
+	case 1:
+		return names[0], nil
+	case 0:
+		return "", usageError{fmt.Errorf("the catalog has no package to draw")}
+	}
+	return "", usageError{fmt.Errorf("the catalog has %d packages, choose one with --package: %s", len(names), strings.Join(names, ", "))}
 }
 
 // sideModel builds the model of whatever part of a side loaded; drawing needs no validation.

@@ -4,22 +4,20 @@ package picture
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/fbc/model"
 )
 
-// Status marks what a revision comparison says about a node or an edge; empty when unchanged or
-// when the graph is not a comparison.
+// Status marks what a revision comparison says about a channel, node or edge; empty when unchanged
+// or when the graph is not a comparison.
 type Status string
 
 const (
 	Unchanged Status = ""
 	Added     Status = "added"
 	Removed   Status = "removed"
-	Stranded  Status = "stranded" // nodes only: users of this bundle lost their way to the head
 )
 
 // Edge kinds, by the channel-entry field that makes the edge.
@@ -31,25 +29,36 @@ const (
 
 // Graph is the upgrade graph of some channels of one package.
 type Graph struct {
-	Package  string
-	Channels []Channel
+	Package        string
+	DefaultChannel string
+	// OldDefaultChannel is set by BuildDiff when the old revision's default channel was another one.
+	OldDefaultChannel string
+	Deprecation       string // the package's deprecation message, "" when it is not deprecated
+	Diff              bool   // the graph is the union of two revisions
+	Channels          []Channel
 }
 
 // Channel is the graph of one channel: every entry, plus names that entries replace or skip without
-// being entries themselves (External).
+// being entries themselves (External). Nodes are in ascending version order (see SortNodes).
 type Channel struct {
-	Name  string
-	Nodes []Node
-	Edges []Edge
+	Name        string
+	Default     bool
+	WasDefault  bool // BuildDiff: the old revision's default channel, when the default changed
+	Deprecation string
+	Status      Status
+	Nodes       []Node
+	Edges       []Edge
 }
 
 // Node is one bundle of the channel.
 type Node struct {
-	Name     string
-	Version  string
-	Head     bool
-	External bool // named by a replaces or skips, but not an entry of the channel
-	Status   Status
+	Name        string
+	Version     string
+	Head        bool // in a comparison, the head of the new revision
+	External    bool // named by a replaces or skips, but not an entry of the channel
+	Status      Status
+	Stranded    bool // users of this bundle could reach the head before and cannot now
+	Deprecation string
 }
 
 // Edge says users of From can upgrade to To.
@@ -69,15 +78,18 @@ func Build(m *model.Model, pkg, channel string) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{Package: pkg}
+	g := &Graph{Package: pkg, DefaultChannel: p.DefaultChannel, Deprecation: message(p.Deprecation)}
 	for _, name := range names {
-		g.Channels = append(g.Channels, drawChannel(p.Channels[name]))
+		ch := drawChannel(p.Channels[name])
+		ch.Default = name == p.DefaultChannel
+		g.Channels = append(g.Channels, ch)
 	}
 	return g, nil
 }
 
-// BuildDiff draws the union of a package's graphs in two revisions: nodes and edges only one side
-// has are Added or Removed, and the bundles the report finds stranded are Stranded.
+// BuildDiff draws the union of a package's graphs in two revisions: channels, nodes and edges only
+// one side has are Added or Removed, and the bundles the report finds stranded are Stranded. Heads,
+// the default channel and deprecations are the new revision's (the old one's for what it alone has).
 func BuildDiff(oldModel, newModel *model.Model, r *diff.Report, pkg, channel string) (*Graph, error) {
 	np, err := findPackage(newModel, pkg, " in the new catalog")
 	if err != nil {
@@ -100,20 +112,34 @@ func BuildDiff(oldModel, newModel *model.Model, r *diff.Report, pkg, channel str
 			stranded[f.Channel+"\x00"+f.Bundle] = true
 		}
 	}
-	g := &Graph{Package: pkg}
+	g := &Graph{Package: pkg, DefaultChannel: np.DefaultChannel, Deprecation: message(np.Deprecation), Diff: true}
+	if len(np.Channels) == 0 {
+		g.DefaultChannel, g.Deprecation = op.DefaultChannel, message(op.Deprecation)
+	} else if op.DefaultChannel != "" && op.DefaultChannel != np.DefaultChannel {
+		g.OldDefaultChannel = op.DefaultChannel
+	}
 	for _, name := range names {
+		oc, nc := op.Channels[name], np.Channels[name]
 		var oldCh, newCh Channel
-		if c := op.Channels[name]; c != nil {
-			oldCh = drawChannel(c)
+		if oc != nil {
+			oldCh = drawChannel(oc)
 		}
-		if c := np.Channels[name]; c != nil {
-			newCh = drawChannel(c)
+		if nc != nil {
+			newCh = drawChannel(nc)
 		}
 		merged := mergeChannels(name, oldCh, newCh)
+		switch {
+		case oc == nil:
+			merged.Status, merged.Deprecation = Added, newCh.Deprecation
+		case nc == nil:
+			merged.Status, merged.Deprecation = Removed, oldCh.Deprecation
+		default:
+			merged.Deprecation = newCh.Deprecation
+		}
+		merged.Default = name == g.DefaultChannel
+		merged.WasDefault = name == g.OldDefaultChannel
 		for i := range merged.Nodes {
-			if stranded[name+"\x00"+merged.Nodes[i].Name] {
-				merged.Nodes[i].Status = Stranded
-			}
+			merged.Nodes[i].Stranded = stranded[name+"\x00"+merged.Nodes[i].Name]
 		}
 		g.Channels = append(g.Channels, merged)
 	}
@@ -124,11 +150,7 @@ func findPackage(m *model.Model, pkg, where string) (*model.Package, error) {
 	if p := m.Packages[pkg]; p != nil {
 		return p, nil
 	}
-	var names []string
-	for _, p := range m.SortedPackages() {
-		names = append(names, p.Name)
-	}
-	return nil, fmt.Errorf("no package %q%s (packages: %s)", pkg, where, strings.Join(names, ", "))
+	return nil, fmt.Errorf("no package %q%s (packages: %s)", pkg, where, strings.Join(Packages(m), ", "))
 }
 
 // channelNames picks the channels to draw: the one asked for, or all of both revisions, sorted.
@@ -142,11 +164,7 @@ func channelNames(p, other *model.Package, channel string) ([]string, error) {
 			set[name] = true
 		}
 	}
-	names := make([]string, 0, len(set))
-	for name := range set {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := sortedKeys(set)
 	if channel == "" {
 		return names, nil
 	}
@@ -157,14 +175,18 @@ func channelNames(p, other *model.Package, channel string) ([]string, error) {
 }
 
 func drawChannel(c *model.Channel) Channel {
-	out := Channel{Name: c.Name}
+	out := Channel{Name: c.Name, Deprecation: message(c.Deprecation)}
 	heads := map[string]bool{}
 	for _, h := range c.Heads() {
 		heads[h] = true
 	}
 	external := map[string]bool{}
 	for _, e := range c.SortedEntries() {
-		out.Nodes = append(out.Nodes, Node{Name: e.Name, Version: version(e), Head: heads[e.Name]})
+		n := Node{Name: e.Name, Head: heads[e.Name]}
+		if e.Bundle != nil {
+			n.Version, n.Deprecation = e.Bundle.VersionString, message(e.Bundle.Deprecation)
+		}
+		out.Nodes = append(out.Nodes, n)
 		if e.Replaces != "" {
 			out.Edges = append(out.Edges, Edge{From: e.Replaces, To: e.Name, Kind: EdgeReplaces})
 			external[e.Replaces] = true
@@ -189,21 +211,20 @@ func drawChannel(c *model.Channel) Channel {
 	}
 	for _, name := range sortedKeys(external) {
 		if _, ok := c.Entries[name]; !ok {
-			out.Nodes = append(out.Nodes, Node{Name: name, External: true})
+			n := Node{Name: name, External: true}
+			if c.Package != nil && c.Package.Bundles[name] != nil {
+				n.Version = c.Package.Bundles[name].VersionString
+			}
+			out.Nodes = append(out.Nodes, n)
 		}
 	}
+	SortNodes(out.Nodes)
+	sortEdges(out.Nodes, out.Edges)
 	return out
 }
 
-func version(e *model.Entry) string {
-	if e.Bundle == nil {
-		return ""
-	}
-	return e.Bundle.VersionString
-}
-
 // mergeChannels is the union of two revisions of a channel. An entry only the new revision has is
-// Added, one only the old revision has is Removed (even when an edge still names it).
+// Added, one only the old revision has is Removed (even when an edge still names it) and no head.
 func mergeChannels(name string, oldCh, newCh Channel) Channel {
 	out := Channel{Name: name}
 	oldNodes, newNodes := nodesByName(oldCh), nodesByName(newCh)
@@ -216,7 +237,7 @@ func mergeChannels(name string, oldCh, newCh Channel) Channel {
 			nn.Status = Added
 			out.Nodes = append(out.Nodes, nn)
 		case oldEntry && !newEntry:
-			o.Status = Removed
+			o.Status, o.Head = Removed, false
 			out.Nodes = append(out.Nodes, o)
 		case inNew:
 			out.Nodes = append(out.Nodes, nn)
@@ -243,39 +264,7 @@ func mergeChannels(name string, oldCh, newCh Channel) Channel {
 			out.Edges = append(out.Edges, e)
 		}
 	}
-	return out
-}
-
-func nodesByName(c Channel) map[string]Node {
-	out := make(map[string]Node, len(c.Nodes))
-	for _, n := range c.Nodes {
-		out[n.Name] = n
-	}
-	return out
-}
-
-func unionNames(a, b map[string]Node) []string {
-	set := map[string]bool{}
-	for k := range a {
-		set[k] = true
-	}
-	for k := range b {
-		set[k] = true
-	}
-	return sortedKeys(set)
-}
-
-func sortedCopy(list []string) []string {
-	out := append([]string(nil), list...)
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	SortNodes(out.Nodes)
+	sortEdges(out.Nodes, out.Edges)
 	return out
 }

@@ -2,6 +2,7 @@ package picture_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +49,7 @@ func TestBuildKairos(t *testing.T) {
 	for _, e := range ch.Edges {
 		edges = append(edges, strings.TrimPrefix(e.From, "kairos-operator.")+" "+e.Kind+" "+strings.TrimPrefix(e.To, "kairos-operator."))
 	}
-	want := []string{"v2.0.1 replaces v2.1.1", "v2.1.0 skips v2.1.1", "v2.1.1 replaces v2.2.0", "v2.0.1 skips v2.2.0", "v2.1.0 skips v2.2.0"}
+	want := []string{"v2.0.1 replaces v2.1.1", "v2.1.0 skips v2.1.1", "v2.0.1 skips v2.2.0", "v2.1.0 skips v2.2.0", "v2.1.1 replaces v2.2.0"}
 	if strings.Join(edges, "; ") != strings.Join(want, "; ") {
 		t.Errorf("edges:\n got %v\nwant %v", edges, want)
 	}
@@ -61,7 +62,7 @@ func TestBuildKairos(t *testing.T) {
 	if err := picture.Mermaid(&mermaid, g); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{`subgraph c0["channel candidate-v2"]`, `c0n3["kairos-operator.v2.2.0<br/>2.2.0<br/>(head)"]`,
+	for _, line := range []string{`subgraph c0["channel candidate-v2 (default)"]`, `c0n3["kairos-operator.v2.2.0<br/>2.2.0<br/>(head)"]`,
 		"c0n0 -->|replaces| c0n2", "c0n1 -.->|skips| c0n3", "class c0n3 head"} {
 		if !strings.Contains(mermaid.String(), line) {
 			t.Errorf("mermaid lacks %q:\n%s", line, mermaid.String())
@@ -70,7 +71,7 @@ func TestBuildKairos(t *testing.T) {
 	if err := picture.DOT(&dot, g); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(dot.String(), `"candidate-v2/kairos-operator.v2.1.0" -> "candidate-v2/kairos-operator.v2.2.0" [label="skips", style=dotted];`) {
+	if !strings.Contains(dot.String(), `"candidate-v2/kairos-operator.v2.1.0" -> "candidate-v2/kairos-operator.v2.2.0" [label="skips", style=dashed];`) {
 		t.Errorf("dot:\n%s", dot.String())
 	}
 	checkDOTSyntax(t, dot.Bytes())
@@ -110,15 +111,15 @@ func TestBuildDiffTrident(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := map[string]picture.Status{}
+	status := map[string]string{}
 	for _, n := range g.Channels[0].Nodes {
-		status[strings.TrimPrefix(n.Name, p)] = n.Status
+		status[strings.TrimPrefix(n.Name, p)] = fmt.Sprintf("%s/%v", n.Status, n.Stranded)
 	}
-	want := map[string]picture.Status{"24.2.0": picture.Stranded, "24.6.0": picture.Stranded, "24.10.0": picture.Removed,
-		"24.10.1": "", "25.2.0": "", "25.2.1": ""}
+	want := map[string]string{"24.2.0": "/true", "24.6.0": "/true", "24.10.0": "removed/false",
+		"24.10.1": "/false", "25.2.0": "/false", "25.2.1": "/false"}
 	for n, s := range want {
 		if status[n] != s {
-			t.Errorf("node %s status %q, want %q", n, status[n], s)
+			t.Errorf("node %s status/stranded %q, want %q", n, status[n], s)
 		}
 	}
 	edges := map[string]picture.Status{}
@@ -133,7 +134,8 @@ func TestBuildDiffTrident(t *testing.T) {
 	if err := picture.Mermaid(&mermaid, g); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(mermaid.String(), "classDef stranded") || !strings.Contains(mermaid.String(), "stroke-dasharray:4") {
+	if !strings.Contains(mermaid.String(), "classDef stranded") || !strings.Contains(mermaid.String(), "stroke-dasharray:4") ||
+		!strings.Contains(mermaid.String(), "orange: stranded") {
 		t.Errorf("mermaid:\n%s", mermaid.String())
 	}
 	if err := picture.DOT(&dot, g); err != nil {

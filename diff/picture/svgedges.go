@@ -1,0 +1,131 @@
+package picture
+
+import (
+	"fmt"
+	"strings"
+)
+
+// edgeStroke is how an edge looks: its kind is the dash pattern, its comparison status the colour.
+func edgeStroke(kind string, status Status) string {
+	colour, width := colourEdge, "1.5"
+	switch status {
+	case Added:
+		colour, width = colourAdded, "2"
+	case Removed:
+		colour, width = colourRemoved, "2"
+	}
+	s := fmt.Sprintf(" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"", colour, width)
+	switch kind {
+	case EdgeSkips:
+		s += " stroke-dasharray=\"6 4\""
+	case EdgeSkipRange:
+		s += " stroke-dasharray=\"2 3\""
+	}
+	return s
+}
+
+func edgeColour(status Status) string {
+	switch status {
+	case Added:
+		return colourAdded
+	case Removed:
+		return colourRemoved
+	}
+	return colourEdge
+}
+
+// busesSVG draws every bus of the layout; xl and xr are the left and right edges of the bundles.
+func busesSVG(l *channelLayout, xl, xr int) string {
+	// farthest[row, kind] is the farthest lane a line leaves that row for: nearer junctions on that
+	// line get a dot, so that a line passing by is not read as joining.
+	farthest := map[string]int{}
+	for _, bs := range l.buses {
+		for _, f := range bs.from {
+			key := fmt.Sprintf("%d/%s", f, bs.kind)
+			if lane, ok := farthest[key]; !ok || bs.lane > lane {
+				farthest[key] = bs.lane
+			}
+		}
+	}
+	var b strings.Builder
+	for _, bs := range l.buses {
+		edge, laneX, dir := xr, xr+laneStart+bs.lane*laneGap, 1
+		if bs.kind == EdgeReplaces {
+			edge, laneX, dir = xl, xl-laneStart-bs.lane*laneGap, -1
+		}
+		var d, dots strings.Builder
+		var names []string
+		for _, f := range bs.from {
+			y := l.rowY(f) + departOff[bs.kind]
+			fmt.Fprintf(&d, "M%d,%dH%d", edge, y, laneX)
+			if len(bs.from) > 1 || farthest[fmt.Sprintf("%d/%s", f, bs.kind)] > bs.lane {
+				fmt.Fprintf(&dots, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"%s\"/>", laneX, y, edgeColour(bs.status))
+			}
+			names = append(names, l.rows[f].node.Name)
+		}
+		yt := l.rowY(bs.to) + arriveOff[bs.kind]
+		fmt.Fprintf(&d, "M%d,%dV%dM%d,%dH%d", laneX, bs.ymin, bs.ymax, laneX, yt, edge+dir*6)
+		title := fmt.Sprintf("%s %s %s", l.rows[bs.to].node.Name, bs.kind, strings.Join(names, ", "))
+		if bs.status != Unchanged {
+			title += " (" + string(bs.status) + ")"
+		}
+		fmt.Fprintf(&b, "<g class=\"edge %s\"><title>%s</title><path d=\"%s\"%s/>%s", bs.kind, esc(title), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
+		fmt.Fprintf(&b, "<path d=\"M%d,%dl%d,-3v6z\" fill=\"%s\"/></g>\n", edge, yt, dir*7, edgeColour(bs.status))
+	}
+	return b.String()
+}
+
+// legendBlock explains, with samples, what the graph's pictures show.
+func legendBlock(g *Graph) block {
+	const lineH, wrap = 28, 900
+	var b strings.Builder
+	intro := []string{"Bundles in version order, newest at the top. Edges point to the upgrade target:",
+		"replaces on the left of the bundles, skips and skipRange on the right; a dot joins lines."}
+	width := 0
+	for i, line := range intro {
+		fmt.Fprintf(&b, "<text x=\"0\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s</text>\n", 12+16*i, colourMuted, esc(line))
+		width = max(width, textWidth(line, 6.6))
+	}
+	x, y := 0, 16*len(intro)+8
+	for _, k := range legendKeys(g) {
+		sample, sampleW, text := legendSample(k)
+		w := sampleW + 6 + textWidth(text, 6.6) + 18
+		if x > 0 && x+w > wrap {
+			x, y = 0, y+lineH
+		}
+		fmt.Fprintf(&b, "<g transform=\"translate(%d,%d)\">%s<text x=\"%d\" y=\"13\" font-size=\"12\" fill=\"%s\">%s</text></g>\n",
+			x, y, sample, sampleW+6, colourText, esc(text))
+		x += w
+		width = max(width, x)
+	}
+	return block{b.String(), width, y + lineH - 6}
+}
+
+// legendSample draws one key's sample and says what it means.
+func legendSample(key string) (svg string, width int, text string) {
+	line := func(kind string, status Status) string {
+		return fmt.Sprintf("<path d=\"M0,9H30\"%s/><path d=\"M36,9l-7,-3v6z\" fill=\"%s\"/>", edgeStroke(kind, status), edgeColour(status))
+	}
+	box := func(n Node) string { return nodeSVG(n, 0, -2, max(60, nodeWidth(n)+8), "sample") }
+	boxW := func(n Node) int { return max(60, nodeWidth(n)+8) }
+	switch key {
+	case keyReplaces:
+		return line(EdgeReplaces, Unchanged), 36, "replaces"
+	case keySkips:
+		return line(EdgeSkips, Unchanged), 36, "skips"
+	case keySkipRange:
+		return line(EdgeSkipRange, Unchanged), 36, "skipRange"
+	case keyHead:
+		return box(Node{Head: true}), boxW(Node{Head: true}), "channel head"
+	case keyDefault:
+		return tag(0, 2, "default", colourDflt, "#ffffff"), tagWidth("default"), "default channel"
+	case keyDeprecated:
+		return tag(0, 2, "deprecated", colourDeprecated, "#ffffff"), tagWidth("deprecated"), "deprecated package, channel or bundle"
+	case keyExternal:
+		return box(Node{External: true}), boxW(Node{External: true}), "replaced or skipped, but not in the channel"
+	case keyAdded, keyRemoved:
+		n := Node{Status: Status(key)}
+		return box(n) + fmt.Sprintf("<g transform=\"translate(%d,0)\">%s</g>", boxW(n)+6, line(EdgeReplaces, n.Status)), boxW(n) + 42, key + " bundle or edge"
+	}
+	return box(Node{Stranded: true}), boxW(Node{Stranded: true}), "stranded: its users could reach the head before and cannot now"
+}

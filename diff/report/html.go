@@ -1,0 +1,218 @@
+package report
+
+import (
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/diff/picture"
+	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/plural"
+)
+
+// FormatHTML is the self-contained HTML page of HTML; unlike the formats of Write it needs the models
+// of both sides to draw the graphs.
+const FormatHTML = "html"
+
+// maxGraphs caps the channel pictures of one page; the rest are counted, not drawn.
+const maxGraphs = 100
+
+// HTML writes the report as one self-contained HTML page (inline CSS and SVG, no scripts, nothing
+// fetched): the verdict, a table of changed packages, then one section per package, those with
+// breaking findings first, with its findings and the union graph of each channel the findings name.
+func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
+	names, groups := diff.ByPackage(r.Findings)
+	page := htmlPage{Report: r, Verdict: verdict(r), Style: template.CSS(picture.PageStyle + reportStyle)}
+	for _, p := range r.Packages {
+		if p.Status != diff.StatusUnchanged {
+			page.Changed = append(page.Changed, p)
+		}
+	}
+	graphs := 0
+	for _, name := range names {
+		s := htmlSection{Name: displayName(name), ID: "package-" + name, Findings: groups[name]}
+		sort.SliceStable(s.Findings, func(i, j int) bool { return s.Findings[i].Severity.Rank() > s.Findings[j].Severity.Rank() })
+		for _, f := range s.Findings {
+			s.Counts.Breaking += boolInt(f.Severity == diff.Breaking)
+			s.Counts.Warning += boolInt(f.Severity == diff.Warning)
+			s.Counts.Info += boolInt(f.Severity == diff.Info)
+		}
+		s.CountText = severityCounts(s.Counts)
+		for _, p := range r.Packages {
+			if p.Name == name {
+				s.Status = p.Status
+			}
+		}
+		channels := changedChannels(s.Findings)
+		if s.Status == diff.StatusAdded || s.Status == diff.StatusRemoved {
+			channels = nil // all of them
+		}
+		if name != "" && (channels == nil || len(channels) > 0) {
+			svg, drawn, left, err := sectionGraphs(oldModel, newModel, r, name, channels, maxGraphs-graphs)
+			if err != nil {
+				return err
+			}
+			graphs += drawn
+			s.Graphs, s.LeftOut = svg, left
+		}
+		page.Sections = append(page.Sections, s)
+	}
+	sort.SliceStable(page.Sections, func(i, j int) bool {
+		return worst(page.Sections[i].Counts) > worst(page.Sections[j].Counts)
+	})
+	return htmlTemplate.Execute(w, page)
+}
+
+type htmlPage struct {
+	Report   *diff.Report
+	Verdict  htmlVerdict
+	Style    template.CSS
+	Changed  []diff.PackageStat
+	Sections []htmlSection
+}
+
+type htmlVerdict struct {
+	Class, Text string
+}
+
+type htmlSection struct {
+	Name, ID, Status string
+	Counts           diff.Counts
+	CountText        string
+	Findings         []diff.Finding
+	Graphs           template.HTML
+	LeftOut          int // changed channels not drawn because the page has maxGraphs already
+}
+
+func verdict(r *diff.Report) htmlVerdict {
+	s := r.Summary
+	counts := severityCounts(s) + " · " + plural.Of(changedPackages(r), "package") + " changed"
+	switch {
+	case s.Breaking > 0:
+		return htmlVerdict{"breaking", "Breaking: " + counts}
+	case s.Warning > 0:
+		return htmlVerdict{"warning", "Warnings, nothing breaking: " + counts}
+	case s.Info > 0:
+		return htmlVerdict{"info", "Nothing breaking: " + counts}
+	}
+	return htmlVerdict{"none", "No changes"}
+}
+
+func worst(c diff.Counts) int {
+	switch {
+	case c.Breaking > 0:
+		return 3
+	case c.Warning > 0:
+		return 2
+	}
+	return 1
+}
+
+// changedChannels are the channels the findings name, and both default channels when it changed,
+// sorted.
+func changedChannels(fs []diff.Finding) []string {
+	set := map[string]bool{}
+	for _, f := range fs {
+		if f.Channel != "" {
+			set[f.Channel] = true
+		}
+		if f.Kind == diff.DefaultChannelChanged {
+			set[f.Old], set[f.New] = true, true
+		}
+	}
+	delete(set, "")
+	out := make([]string, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sectionGraphs draws the legend and up to limit of the given channels (nil: all) of one package
+// as HTML, and says how many it drew and how many it left out.
+func sectionGraphs(oldModel, newModel *model.Model, r *diff.Report, pkg string, channels []string, limit int) (template.HTML, int, int, error) {
+	g, err := picture.BuildDiff(oldModel, newModel, r, pkg, "")
+	if err != nil {
+		return "", 0, 0, nil // a package neither model has (e.g. one that did not load) has nothing to draw
+	}
+	want := map[string]bool{}
+	for _, c := range channels {
+		want[c] = true
+	}
+	var kept []picture.Channel
+	left := 0
+	for _, ch := range g.Channels {
+		switch {
+		case channels != nil && !want[ch.Name]:
+		case len(kept) < limit:
+			kept = append(kept, ch)
+		default:
+			left++
+		}
+	}
+	if len(kept) == 0 {
+		return "", 0, left, nil
+	}
+	g.Channels = kept
+	var b strings.Builder
+	if err := picture.WriteGraphs(&b, g); err != nil {
+		return "", 0, 0, err
+	}
+	return template.HTML(b.String()), len(kept), left, nil // picture escapes every text it draws
+}
+
+func severityClass(s diff.Severity) string { return string(s) }
+
+const reportStyle = `.verdict{font-size:22px;margin:0 0 4px;padding:8px 12px;border-radius:6px;border-left:6px solid #6e7781;background:#f6f8fa}
+.verdict.breaking{border-color:#cf222e;background:#ffebe9}.verdict.warning{border-color:#bf8700;background:#fff8c5}
+.verdict.info{border-color:#0969da;background:#ddf4ff}
+tr.breaking td{background:#fff5f5}
+`
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"where": where, "change": change, "class": severityClass, "plural": plural.Of,
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>olmcat diff: {{.Report.Old.Source}} → {{.Report.New.Source}}</title>
+<style>
+{{.Style}}</style>
+</head>
+<body>
+<h1 class="verdict {{.Verdict.Class}}">{{.Verdict.Text}}</h1>
+<p class="muted">olmcat diff <code>{{.Report.Old.Source}}</code> ({{.Report.Old.Format}}) → <code>{{.Report.New.Source}}</code> ({{.Report.New.Format}})</p>
+{{- if .Changed}}
+<table class="packages">
+<tr><th>package</th><th>status</th><th>channels</th><th>bundles</th><th>breaking</th><th>warning</th><th>info</th></tr>
+{{- range .Changed}}
+<tr><td><a href="#package-{{.Name}}">{{if .Name}}{{.Name}}{{else}}(catalog){{end}}</a></td><td>{{.Status}}</td><td>+{{.ChannelsAdded}} −{{.ChannelsRemoved}}</td><td>+{{.BundlesAdded}} −{{.BundlesRemoved}} ~{{.BundlesChanged}}</td><td>{{.Findings.Breaking}}</td><td>{{.Findings.Warning}}</td><td>{{.Findings.Info}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- range .Sections}}
+<section class="package" id="{{.ID}}">
+<h2>{{.Name}}{{if .Status}} <span class="badge">{{.Status}}</span>{{end}}{{if .Counts.Breaking}} <span class="badge breaking">{{.Counts.Breaking}} breaking</span>{{end}}</h2>
+<p class="muted">{{.CountText}}</p>
+<table class="findings">
+<tr><th>severity</th><th>kind</th><th>where</th><th>change</th></tr>
+{{- range .Findings}}
+<tr class="{{class .Severity}}"><td><span class="badge {{class .Severity}}">{{.Severity}}</span></td><td class="kind">{{.Kind}}</td><td class="where">{{where .}}</td><td class="change">{{change .}}</td></tr>
+{{- end}}
+</table>
+{{- if .Graphs}}
+<h3>Upgrade graphs of the changed channels (old and new together)</h3>
+{{.Graphs}}
+{{- end}}
+{{- if .LeftOut}}
+<p class="muted">{{plural .LeftOut "changed channel"}} not drawn: the page already has its limit of graphs.</p>
+{{- end}}
+</section>
+{{- end}}
+<p class="muted">Report schema {{.Report.SchemaVersion}}; made by olmcat.</p>
+</body>
+</html>
+`))
