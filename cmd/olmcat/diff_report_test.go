@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -77,5 +80,61 @@ func TestDiffHeadMovedBackwardsIsAWarning(t *testing.T) {
 	}
 	if severityOf["head-moved-backwards"] != "warning" || severityOf["stranded"] != "breaking" {
 		t.Errorf("severities %v\n%s", severityOf, out)
+	}
+}
+
+// The README's excerpts of each format are what olmcat diff prints on the infrawatch pair.
+func TestReadmeDiffExcerpts(t *testing.T) {
+	oldDB, newDB := pair(t, "../sqlite/infrawatch-new-default-channel") // the sqlite pairs hold old.db and new.db
+	readme, err := os.ReadFile(readmeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	section = section[strings.Index(section, "### Diff and graphs"):]
+	section = section[:strings.Index(section, "\n### Serve and parity")]
+	block := func(fence string) []string {
+		_, rest, ok := strings.Cut(section, "\n"+fence+"\n")
+		body, _, ok2 := strings.Cut(rest, "\n"+fence[:strings.LastIndex(fence, "`")+1]+"\n")
+		if !ok || !ok2 {
+			t.Fatalf("README's Diff and graphs section has no %s block", fence)
+		}
+		return strings.Split(body, "\n")
+	}
+	dir := t.TempDir()
+	copyFile(t, oldDB+".db", filepath.Join(dir, "old.db"))
+	copyFile(t, newDB+".db", filepath.Join(dir, "new.db"))
+	t.Chdir(dir)
+	t.Setenv("COLUMNS", "")
+	for fence, args := range map[string][]string{
+		"```text":      {"diff", "old.db", "new.db"},
+		"````markdown": {"diff", "old.db", "new.db", "-o", "markdown"},
+	} {
+		_, out, _ := runCLI(t, args...)
+		lines := map[string]bool{}
+		for _, l := range strings.Split(out, "\n") {
+			lines[l] = true
+		}
+		for _, l := range block(fence) {
+			if l != "…" && !lines[l] {
+				t.Errorf("README %s line not in the output of olmcat %s:\n%s", fence, strings.Join(args, " "), l)
+			}
+		}
+	}
+	_, out, _ := runCLI(t, "diff", "old.db", "new.db", "-o", "json")
+	var doc struct{ Findings []map[string]any }
+	var excerpt map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(strings.Join(block("```json"), "\n")), &excerpt); err != nil {
+		t.Fatalf("README json excerpt: %v", err)
+	}
+	found := false
+	for _, f := range doc.Findings {
+		found = found || reflect.DeepEqual(f, excerpt)
+	}
+	if !found {
+		t.Errorf("README json excerpt is no finding of the pair: %v", excerpt)
 	}
 }
