@@ -160,7 +160,7 @@ var Rules = map[Kind]Rule{
 	ChannelPropertyChanged: {CategoryCatalog, Info, "channel properties carry no upgrade meaning"},
 
 	HeadChanged:           {CategoryGraph, Info, "the channel head moved to a higher version"},
-	HeadMovedBackwards:    {CategoryGraph, Warning, "the channel head now has a lower version than before"},
+	HeadMovedBackwards:    {CategoryGraph, Warning, "the head moved to a lower version, as a rollback does; OLM follows replaces edges, not version order, and the users it cuts off are stranded findings (breaking)"},
 	MultipleHeadsAppeared: {CategoryGraph, Breaking, "a channel with several heads is invalid and cannot be served"},
 	CycleIntroduced:       {CategoryGraph, Breaking, "an upgrade cycle can loop installed users or hide the head"},
 	Stranded:              {CategoryGraph, Breaking, "users of this bundle could upgrade to the head before and cannot now"},

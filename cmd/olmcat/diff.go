@@ -38,7 +38,7 @@ Exit codes: 0 no finding at the --fail-on level (or no --fail-on), 1 findings at
 ` + referenceHelp
 
 func newDiffCmd() *cobra.Command {
-	var gitRev, output, failOn string
+	var gitRev, output, failOn, color string
 	var stat bool
 	var in inputFlags
 	cmd := &cobra.Command{
@@ -62,17 +62,22 @@ func newDiffCmd() *cobra.Command {
 			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown && output != report.FormatHTML {
 				return usageError{fmt.Errorf("-o must be table, json, markdown or html, not %q", output)}
 			}
+			opts, err := diffReportOptions(cmd, args, output, color)
+			if err != nil {
+				return err
+			}
 			oldSide, newSide, err := openDiffSides(cmd, gitRev, args, input.Options{Source: in.options(cmd)})
 			if err != nil {
 				return err
 			}
 			r := diff.Compare(oldSide, newSide)
+			opts.Old, opts.New = oldSide, newSide
 			if stat {
 				err = report.Stat(cmd.OutOrStdout(), r)
 			} else if output == report.FormatHTML {
 				err = report.HTML(cmd.OutOrStdout(), r, sideModel(oldSide), sideModel(newSide))
 			} else {
-				err = report.Write(cmd.OutOrStdout(), r, output)
+				err = report.Render(cmd.OutOrStdout(), r, opts)
 			}
 			if err != nil {
 				return err
@@ -87,6 +92,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json, markdown or html")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
+	cmd.Flags().StringVar(&color, "color", "auto", "colour table severities: auto (on a terminal, unless NO_COLOR is set), always or never")
 	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }

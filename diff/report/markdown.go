@@ -3,61 +3,211 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
-// Markdown writes the report for a pull-request comment: a summary, a table of changed packages, and
-// one collapsible section of findings per package (open when it has breaking findings).
-func Markdown(w io.Writer, r *diff.Report) error {
+// Default caps of the Markdown pictures.
+const (
+	defaultMaxDiagrams = 10
+	defaultMaxNodes    = 40
+)
+
+// GitHub refuses comments over 65,536 characters: findings stop at findingsBudget bytes and pictures
+// at commentBudget, leaving room for the legend and the command; what is left out is counted.
+const (
+	findingsBudget = 40000
+	commentBudget  = 60000
+)
+
+// Markdown writes the report for a pull-request comment, with default options (no pictures).
+func Markdown(w io.Writer, r *diff.Report) error { return MarkdownOptions(w, r, Options{}) }
+
+// MarkdownOptions writes the report for a pull-request comment: the verdict, a table of changed
+// packages, one collapsible section of findings per package (worst first, open when it has breaking
+// findings), the upgrade graphs of changed channels as Mermaid, a legend, and the command that
+// reproduces the diff.
+func MarkdownOptions(w io.Writer, r *diff.Report, opts Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### olmcat diff: `%s` → `%s`\n\n", r.Old.Source, r.New.Source)
-	s := r.Summary
-	fmt.Fprintf(&b, "%s · %s · %s · %s changed\n\n",
-		emphasize(s.Breaking, fmt.Sprintf("%d breaking", s.Breaking)), emphasize(s.Warning, plural.Of(s.Warning, "warning")),
-		fmt.Sprintf("%d info", s.Info), plural.Of(changedPackages(r), "package"))
-	if changedPackages(r) > 0 {
-		b.WriteString("| package | status | channels | bundles | breaking | warning | info |\n|---|---|---|---|---|---|---|\n")
-		for _, p := range r.Packages {
-			if p.Status == diff.StatusUnchanged {
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %s | +%d −%d | +%d −%d ~%d | %d | %d | %d |\n", cell(displayName(p.Name)), p.Status,
-				p.ChannelsAdded, p.ChannelsRemoved, p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged,
-				p.Findings.Breaking, p.Findings.Warning, p.Findings.Info)
+	fmt.Fprintf(&b, "### %s olmcat diff: %s — %s\n\n", verdictBadge(r), Verdict(r), verdictCounts(r))
+	fmt.Fprintf(&b, "Compared `%s` (%s) with `%s` (%s).\n\n", code(r.Old.Source), sideCounts(r.Old), code(r.New.Source), sideCounts(r.New))
+	names, groups := diff.ByPackage(r.Findings)
+	sort.SliceStable(names, func(i, j int) bool { return worstRank(groups[names[i]]) > worstRank(groups[names[j]]) })
+	if len(names) > 0 {
+		b.WriteString("| package | status | breaking | warnings | info | channels | bundles |\n|---|---|---:|---:|---:|---|---|\n")
+		for _, name := range names {
+			p := packageStat(r, name)
+			c := countOf(groups[name])
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s |\n", cell(displayName(name)), p.Status,
+				emphasize(c.Breaking, fmt.Sprint(c.Breaking)), c.Warning, c.Info,
+				counted(p.ChannelsAdded, p.ChannelsRemoved), counted(p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged))
 		}
 		b.WriteString("\n")
 	}
-	names, groups := diff.ByPackage(r.Findings)
 	for _, name := range names {
-		var counts diff.Counts
-		for _, f := range groups[name] {
-			counts.Breaking += boolInt(f.Severity == diff.Breaking)
-			counts.Warning += boolInt(f.Severity == diff.Warning)
-			counts.Info += boolInt(f.Severity == diff.Info)
-		}
-		open := ""
-		if counts.Breaking > 0 {
-			open = " open"
-		}
-		fmt.Fprintf(&b, "<details%s><summary><b>%s</b>: %s</summary>\n\n", open, escapeHTML(displayName(name)), severityCounts(counts))
-		b.WriteString("| severity | kind | where | change |\n|---|---|---|---|\n")
-		for _, f := range groups[name] {
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", severityBadge(f.Severity), f.Kind, cell(where(f)), cell(change(f)))
-		}
-		b.WriteString("\n</details>\n\n")
+		writeFindings(&b, name, bySeverity(groups[name]))
+	}
+	writePictures(&b, r, opts)
+	b.WriteString(legend)
+	if cmd := reproduce(r, opts); cmd != "" {
+		fmt.Fprintf(&b, "Reproduce with:\n\n```sh\n%s\n```\n", cmd)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// writeFindings writes one package's collapsible section, open when it has breaking findings.
+func writeFindings(b *strings.Builder, name string, fs []diff.Finding) {
+	open := ""
+	if worstRank(fs) == diff.Breaking.Rank() {
+		open = " open"
 	}
-	return 0
+	fmt.Fprintf(b, "<details%s><summary><b>%s</b>: %s</summary>\n\n", open, escapeHTML(displayName(name)), severityCounts(countOf(fs)))
+	shown := 0
+	for _, f := range fs {
+		if b.Len() > findingsBudget {
+			break
+		}
+		if shown == 0 {
+			b.WriteString("| severity | kind | where | change |\n|---|---|---|---|\n")
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %s |\n", severityBadge(f.Severity), f.Kind, cell(where(f)), cell(change(f)))
+		shown++
+	}
+	if left := len(fs) - shown; left > 0 {
+		fmt.Fprintf(b, "\n_Not listed, to keep the comment within GitHub's size limit: %s of this package, the mildest; `-o json` has every finding._\n",
+			plural.Of(left, "more finding"))
+	}
+	b.WriteString("\n</details>\n\n")
+}
+
+func writePictures(b *strings.Builder, r *diff.Report, opts Options) {
+	ps := charts(r, opts.Old, opts.New)
+	if len(ps) == 0 {
+		return
+	}
+	maxDiagrams, maxNodes := opts.MaxDiagrams, opts.MaxNodes
+	if maxDiagrams <= 0 {
+		maxDiagrams = defaultMaxDiagrams
+	}
+	if maxNodes <= 0 {
+		maxNodes = defaultMaxNodes
+	}
+	b.WriteString("#### Upgrade graphs of the changed channels\n\n")
+	drawn := 0
+	for _, p := range ps[:min(len(ps), maxDiagrams)] {
+		var one strings.Builder
+		p.trim(maxNodes)
+		fmt.Fprintf(&one, "Package **%s**, channel **%s**:\n\n", escapeHTML(p.pkg), escapeHTML(p.channel))
+		p.mermaid(&one)
+		if p.hiddenNodes > 0 || p.hiddenEdges > 0 {
+			fmt.Fprintf(&one, "\n_Not drawn: %s and %s of this channel, further from the change (at most %d bundles a picture); `-o json` lists every upgrade._\n",
+				plural.Of(p.hiddenNodes, "bundle"), plural.Of(p.hiddenEdges, "upgrade edge"), maxNodes)
+		}
+		if b.Len()+one.Len() > commentBudget {
+			break
+		}
+		b.WriteString(one.String() + "\n")
+		drawn++
+	}
+	if left := len(ps) - drawn; left > 0 {
+		var rest []string
+		for _, p := range ps[drawn:] {
+			rest = append(rest, p.pkg+"/"+p.channel)
+		}
+		fmt.Fprintf(b, "_Not drawn: %s whose graph changed (at most %d pictures, and the comment within GitHub's size limit): %s._\n\n",
+			plural.Of(left, "more channel"), maxDiagrams, escapeHTML(strings.Join(rest, ", ")))
+	}
+}
+
+const legend = `<details><summary>Legend</summary>
+
+- 🔴 **breaking**: installed users lose something they had (an upgrade path, a package, a channel), or the new catalog is invalid. ` + "`--fail-on breaking`" + ` fails on these.
+- 🟠 **warning**: users keep working, but a reviewer should look (for example a head moved back to a lower version, or a longer upgrade path).
+- ℹ️ **info**: a change worth knowing about, harmless by itself.
+- The **head** of a channel is the entry no other entry replaces or skips: where upgrades lead. A bundle is **stranded** when its users could upgrade to the head before and cannot now.
+- Pictures: users upgrade along the arrows, labelled replaces, skips or skipRange. Green: added; red and dashed: removed; orange: stranded; thick border: the head.
+- Every kind and the rule behind its severity: ` + "`olmcat diff --help`" + ` and diff/SCHEMA.md.
+
+</details>
+
+`
+
+// reproduce is the command line that gave this report.
+func reproduce(r *diff.Report, opts Options) string {
+	if opts.Command != "" {
+		return opts.Command
+	}
+	if strings.Contains(r.Old.Source, " (") {
+		return "" // a --git side absent at its revision: the sources are no longer references
+	}
+	return CommandLine("olmcat", "diff", r.Old.Source, r.New.Source, "-o", "markdown")
+}
+
+// CommandLine quotes words for a POSIX shell: words of safe characters as they are, others in
+// single quotes.
+func CommandLine(words ...string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+			out[i] = w
+		} else {
+			out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func verdictBadge(r *diff.Report) string {
+	switch Verdict(r) {
+	case "BREAKING":
+		return "🔴"
+	case "WARNING":
+		return "🟠"
+	}
+	return "🟢"
+}
+
+func sideCounts(s diff.SideSummary) string {
+	parts := []string{s.Format, plural.Of(s.Packages, "package"), plural.Of(s.Channels, "channel"), plural.Of(s.Bundles, "bundle")}
+	if s.Problems > 0 {
+		parts = append(parts, plural.Of(s.Problems, "problem"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func packageStat(r *diff.Report, name string) diff.PackageStat {
+	for _, p := range r.Packages {
+		if p.Name == name {
+			return p
+		}
+	}
+	return diff.PackageStat{Name: name, Status: diff.StatusChanged}
+}
+
+// counted writes counts of added, removed and changed things, leaving out zeros: "2 added, 1 removed".
+func counted(counts ...int) string {
+	var parts []string
+	for i, n := range counts {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, []string{"added", "removed", "changed"}[i]))
+		}
+	}
+	if len(parts) == 0 {
+		return "unchanged"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func worstRank(fs []diff.Finding) int {
+	w := 0
+	for _, f := range fs {
+		w = max(w, f.Severity.Rank())
+	}
+	return w
 }
 
 // emphasize sets text in bold when n is not 0.
@@ -78,9 +228,12 @@ func severityBadge(s diff.Severity) string {
 	return "ℹ️ info"
 }
 
+// code makes text safe inside a Markdown code span.
+func code(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
 // cell makes text safe inside a Markdown table cell: no HTML, no pipes, line breaks as <br>.
 func cell(s string) string {
-	s = escapeHTML(s)
+	s = escapeHTML(strings.TrimSpace(s))
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", "<br>")
 }

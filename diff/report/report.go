@@ -1,15 +1,15 @@
 // Package report writes a diff.Report for people and programs: terminal tables, JSON (the versioned
 // schema of diff/SCHEMA.md), Markdown for a pull-request comment, and a one-line-per-package stat.
+// The formats for people open with a one-line verdict and list findings worst first; JSON keeps the
+// stable order of the schema.
 package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"sort"
+	"unicode/utf8"
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/internal/plural"
@@ -22,17 +22,41 @@ const (
 	FormatMarkdown = "markdown"
 )
 
-// Write renders the report in one of the formats.
+// DefaultWidth is the table width when the output is not a terminal (pipes, CI logs).
+const DefaultWidth = 120
+
+// Options say how to render a report for people.
+type Options struct {
+	Format string // table (default), json or markdown
+	// Width is the widest a table line may be, in columns; 0 means DefaultWidth.
+	Width int
+	// Color marks severities with ANSI colours in tables.
+	Color bool
+	// Command is the command line that reproduces the diff, shown in Markdown.
+	Command string
+	// Old and New are the catalogs compared. With them, Markdown draws the upgrade graph of every
+	// channel whose graph changed; without them it draws none.
+	Old, New *diff.Side
+	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 40 bundles each).
+	MaxDiagrams, MaxNodes int
+}
+
+// Write renders the report in one of the formats, with default options.
 func Write(w io.Writer, r *diff.Report, format string) error {
-	switch format {
+	return Render(w, r, Options{Format: format})
+}
+
+// Render renders the report as the options say.
+func Render(w io.Writer, r *diff.Report, opts Options) error {
+	switch opts.Format {
 	case FormatTable, "":
-		return Table(w, r)
+		return TableOptions(w, r, opts)
 	case FormatJSON:
 		return JSON(w, r)
 	case FormatMarkdown:
-		return Markdown(w, r)
+		return MarkdownOptions(w, r, opts)
 	}
-	return fmt.Errorf("unknown output format %q (use table, json or markdown)", format)
+	return fmt.Errorf("unknown output format %q (use table, json or markdown)", opts.Format)
 }
 
 // JSON writes the report as indented JSON, HTML characters unescaped.
@@ -43,38 +67,45 @@ func JSON(w io.Writer, r *diff.Report) error {
 	return enc.Encode(r)
 }
 
-// Table writes a summary line, then one table of findings per changed package.
-func Table(w io.Writer, r *diff.Report) error {
-	if _, err := fmt.Fprintln(w, summaryLine(r)); err != nil {
-		return err
+// Verdict names the worst news of a report: BREAKING, WARNING, OK (information only) or NO CHANGES.
+func Verdict(r *diff.Report) string {
+	switch s := r.Summary; {
+	case s.Breaking > 0:
+		return "BREAKING"
+	case s.Warning > 0:
+		return "WARNING"
+	case s.Info > 0:
+		return "OK"
 	}
-	names, groups := diff.ByPackage(r.Findings)
-	for _, name := range names {
-		if _, err := fmt.Fprintf(w, "\n%s\n", packageTitle(r, name)); err != nil {
-			return err
-		}
-		t := tablewriter.NewTable(w,
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithRowAutoWrap(tw.WrapNormal),
-			tablewriter.WithRowMaxWidth(60),
-		)
-		t.Header("SEVERITY", "KIND", "WHERE", "CHANGE")
-		for _, f := range groups[name] {
-			if err := t.Append(string(f.Severity), string(f.Kind), where(f), change(f)); err != nil {
-				return err
-			}
-		}
-		if err := t.Render(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return "NO CHANGES"
 }
 
-// summaryLine says what was compared and how many findings of each severity there are.
-func summaryLine(r *diff.Report) string {
-	s := r.Summary
-	return fmt.Sprintf("%s -> %s: %s (%s changed)", r.Old.Source, r.New.Source, severityCounts(s), plural.Of(changedPackages(r), "package"))
+// verdictCounts is the verdict line after the verdict: "1 breaking, 2 warnings, 5 info in 3 packages".
+func verdictCounts(r *diff.Report) string {
+	if r.Summary.Total() == 0 {
+		return fmt.Sprintf("the catalogs are the same (%s compared)", plural.Of(len(r.Packages), "package"))
+	}
+	if n := changedPackages(r); n > 0 {
+		return fmt.Sprintf("%s in %s", severityCounts(r.Summary), plural.Of(n, "package"))
+	}
+	return severityCounts(r.Summary) // findings of the catalog as a whole only
+}
+
+// summaryLine is the terminal's first line: the verdict, the counts and what was compared. When
+// that is wider than width, what was compared goes on two more lines.
+func summaryLine(r *diff.Report, width int) string {
+	line := fmt.Sprintf("olmcat diff: %s — %s", Verdict(r), verdictCounts(r))
+	if one := fmt.Sprintf("%s (%s → %s)", line, r.Old.Source, r.New.Source); utf8.RuneCountInString(one) <= width {
+		return one
+	}
+	return fmt.Sprintf("%s\n  old: %s\n  new: %s", line, r.Old.Source, r.New.Source)
+}
+
+// bySeverity returns the findings worst first, in the report's stable order within a severity.
+func bySeverity(fs []diff.Finding) []diff.Finding {
+	out := append([]diff.Finding(nil), fs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity.Rank() > out[j].Severity.Rank() })
+	return out
 }
 
 func changedPackages(r *diff.Report) int {
@@ -93,51 +124,6 @@ func displayName(pkg string) string {
 		return "(catalog)"
 	}
 	return pkg
-}
-
-func packageTitle(r *diff.Report, name string) string {
-	if name == "" {
-		return displayName(name)
-	}
-	for _, p := range r.Packages {
-		if p.Name == name {
-			return fmt.Sprintf("package %s (%s)", name, p.Status)
-		}
-	}
-	return "package " + name
-}
-
-// where locates a finding inside its package.
-func where(f diff.Finding) string {
-	var parts []string
-	if f.Channel != "" {
-		parts = append(parts, "channel "+f.Channel)
-	}
-	if f.Bundle != "" {
-		parts = append(parts, "bundle "+f.Bundle)
-	}
-	if f.Field != "" {
-		parts = append(parts, f.Field)
-	}
-	return strings.Join(parts, "\n")
-}
-
-// change is the message, with old and new values when they add something.
-func change(f diff.Finding) string {
-	msg := f.Message
-	if f.Old != "" || f.New != "" {
-		if !strings.Contains(msg, f.Old) || !strings.Contains(msg, f.New) {
-			msg += "\n" + orDash(f.Old) + " → " + orDash(f.New)
-		}
-	}
-	return msg
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // Stat writes one line per changed package and a total line, like git diff --stat.
@@ -167,4 +153,21 @@ func statCounts(p diff.PackageStat) string {
 
 func severityCounts(c diff.Counts) string {
 	return fmt.Sprintf("%d breaking, %s, %d info", c.Breaking, plural.Of(c.Warning, "warning"), c.Info)
+}
+
+func countOf(fs []diff.Finding) diff.Counts {
+	var c diff.Counts
+	for _, f := range fs {
+		c.Breaking += boolInt(f.Severity == diff.Breaking)
+		c.Warning += boolInt(f.Severity == diff.Warning)
+		c.Info += boolInt(f.Severity == diff.Info)
+	}
+	return c
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

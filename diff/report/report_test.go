@@ -45,8 +45,11 @@ func TestMarkdownEscapes(t *testing.T) {
 		!strings.Contains(md, `a\|b`) {
 		t.Errorf("package-less section or pipe escaping:\n%s", md)
 	}
-	if strings.Count(md, "<details") != 2 || strings.Count(md, "</details>") != 2 {
-		t.Errorf("want two collapsible sections:\n%s", md)
+	if strings.Count(md, "<details") != 3 || strings.Count(md, "</details>") != 3 {
+		t.Errorf("want two collapsible sections and the legend:\n%s", md)
+	}
+	if !strings.Contains(md, "| ℹ️ info | `deprecation-removed` | package konflux-operator | package \"konflux-operator\" no longer deprecated: ") {
+		t.Errorf("package finding not located in its package:\n%s", md)
 	}
 }
 
@@ -65,8 +68,8 @@ func TestStatAndTable(t *testing.T) {
 	if err := report.Table(&table, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"old -> new: 0 breaking, 0 warnings, 6 info (2 packages changed)", "(catalog)",
-		"package konflux-operator (changed)", "deprecation-removed", "channel stable-v0.0"} {
+	for _, s := range []string{"olmcat diff: OK — 0 breaking, 0 warnings, 6 info in 2 packages (old → new)\n", "(catalog)",
+		"package konflux-operator", "deprecation-removed", "channel stable-v0.0"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -17,8 +18,10 @@ import (
 )
 
 // openGit extracts PATH as it was at REV (git archive, into a temporary directory) and opens it
-// like a local path: a directory, a file or an index.db. A path that did not exist at the revision
-// is an empty catalog with AllowEmpty (a diff then shows everything as new), else NotFound.
+// like a local path: a directory, a file or an index.db. PATH reads as in a checkout of REV: the
+// symbolic links on its way and inside it are those of the revision, and what they lead to is
+// extracted too. A path that did not exist at the revision is an empty catalog with AllowEmpty (a
+// diff then shows everything as new), else NotFound.
 func (s *Source) openGit(ctx context.Context) error {
 	raw, rev := s.ref.Raw, s.ref.Rev
 	abs, err := filepath.Abs(s.ref.Path)
@@ -36,29 +39,26 @@ func (s *Source) openGit(ctx context.Context) error {
 			Hint: "fetch it first, e.g. git fetch origin"}
 	}
 	commit = strings.TrimSpace(commit)
-	rel, err := relativeTo(top, abs)
+	rel, err := inRepo(top, abs)
 	if err != nil {
 		return &Error{Ref: raw, Problem: BadGitRevision, Detail: err.Error()}
-	}
-	if _, err := git(ctx, top, "cat-file", "-e", commit+":"+rel); err != nil {
-		if s.opts.AllowEmpty {
-			s.format, s.stream = FormatFBC, []byte{}
-			return nil
-		}
-		return &Error{Ref: raw, Problem: NotFound, Detail: fmt.Sprintf("%s did not exist at %s", rel, rev),
-			Hint: "check the path and the revision"}
 	}
 	tmp, remove, err := scratch.MkdirTemp("", "olmcat-git-")
 	if err != nil {
 		return err
 	}
 	s.closers = append(s.closers, func() { remove() })
-	args := []string{"archive", "--format=tar", commit}
-	if rel != "." {
-		args = append(args, "--", rel)
-	}
-	if err := extractArchive(ctx, top, tmp, args); err != nil {
+	found, err := gitTree{ctx: ctx, top: top, commit: commit}.extractTree(tmp, rel)
+	if err != nil {
 		return &Error{Ref: raw, Problem: BadGitRevision, Detail: fmt.Sprintf("extract %s at %s: %v", rel, rev, err), Err: err}
+	}
+	if !found {
+		if s.opts.AllowEmpty {
+			s.format, s.stream = FormatFBC, []byte{}
+			return nil
+		}
+		return &Error{Ref: raw, Problem: NotFound, Detail: fmt.Sprintf("%s did not exist at %s", rel, rev),
+			Hint: "check the path and the revision"}
 	}
 	return s.openLocal(ctx, filepath.Join(tmp, filepath.FromSlash(rel)))
 }
@@ -79,6 +79,31 @@ func workTree(ctx context.Context, p string) (string, error) {
 	}
 	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	return strings.TrimSpace(top), err
+}
+
+// inRepo returns target relative to the work tree top as written, leaving the symbolic links inside
+// the repository for the revision to resolve: the shallowest ancestor of target that is the top
+// (through links outside the repository, such as a linked home directory) starts it. A target that
+// reaches the repository only through a link is resolved in the work tree instead.
+func inRepo(top, target string) (string, error) {
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		return "", err
+	}
+	var ancestors []string
+	for p := target; ; p = filepath.Dir(p) {
+		ancestors = append(ancestors, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	for i := len(ancestors) - 1; i >= 0; i-- {
+		if r, err := filepath.EvalSymlinks(ancestors[i]); err == nil && r == realTop {
+			rel, err := filepath.Rel(ancestors[i], target)
+			return filepath.ToSlash(rel), err
+		}
+	}
+	return relativeTo(top, target)
 }
 
 // relativeTo returns target relative to the work tree top, with forward slashes ("." for top).
@@ -147,8 +172,15 @@ func gitError(err error, stderr *bytes.Buffer) error {
 
 // untar writes the directories, regular files and symbolic links of a tar stream under dir, so
 // that the revision reads exactly as the same tree checked out (the catalog loader then follows
-// the links that stay inside the catalog, as it does in a work tree). No entry may leave dir.
+// the links that stay inside the catalog, as it does in a work tree). Writing through an os.Root,
+// no entry can land outside dir, even through a link. Entries already there, from an earlier
+// extraction of the same commit, are kept.
 func untar(r io.Reader, dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
@@ -162,33 +194,34 @@ func untar(r io.Reader, dir string) error {
 		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
 			return fmt.Errorf("archive entry %q leaves the extraction directory", h.Name)
 		}
-		target := filepath.Join(dir, filepath.FromSlash(name))
 		if h.Typeflag != tar.TypeDir {
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 				return err
 			}
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
+			err = root.MkdirAll(name, 0o755)
 		case tar.TypeSymlink:
-			if err := os.Symlink(h.Linkname, target); err != nil {
-				return err
+			if _, lerr := root.Lstat(name); lerr == nil {
+				continue
 			}
+			err = root.Symlink(h.Linkname, name)
 		case tar.TypeReg:
-			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if err != nil {
-				return err
+			var f *os.File
+			f, err = root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, fs.ErrExist) {
+				continue
 			}
-			_, err = io.Copy(f, tr)
-			if cerr := f.Close(); err == nil {
-				err = cerr
+			if err == nil {
+				_, err = io.Copy(f, tr)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
 			}
-			if err != nil {
-				return err
-			}
+		}
+		if err != nil {
+			return err
 		}
 	}
 }

@@ -1,0 +1,175 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/olmcat/olmcat/diff"
+)
+
+// maxCellLines caps a cell; what is cut ends with an ellipsis (-o json has every value whole).
+const maxCellLines = 12
+
+// Table writes the verdict line, then one table of every finding, worst first, at DefaultWidth
+// and without colour.
+func Table(w io.Writer, r *diff.Report) error { return TableOptions(w, r, Options{}) }
+
+// TableOptions is Table at the options' width and colour.
+func TableOptions(w io.Writer, r *diff.Report, opts Options) error {
+	width := opts.Width
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	paint := painter(opts.Color)
+	line := summaryLine(r, width)
+	if opts.Color {
+		line = strings.Replace(line, Verdict(r), paint(verdictSeverity(r), Verdict(r)), 1)
+	}
+	if _, err := fmt.Fprintln(w, line); err != nil {
+		return err
+	}
+	if len(r.Findings) == 0 {
+		return nil
+	}
+	findings := bySeverity(r.Findings)
+	rows := [][]string{{"SEVERITY", "KIND", "WHERE", "CHANGE"}}
+	for _, f := range findings {
+		rows = append(rows, []string{string(f.Severity), string(f.Kind), whereInCatalog(f), change(f)})
+	}
+	// Every column has a space either side and a border on its right, plus the left border.
+	widths := fitColumns(naturalWidths(rows), width-1-3*len(rows[0]))
+	for i, row := range rows {
+		for c, cell := range row {
+			rows[i][c] = wrap(cell, widths[c])
+		}
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+	)
+	t.Header(rows[0])
+	for i, row := range rows[1:] {
+		row[0] = paint(findings[i].Severity, row[0])
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func verdictSeverity(r *diff.Report) diff.Severity {
+	switch {
+	case r.Summary.Breaking > 0:
+		return diff.Breaking
+	case r.Summary.Warning > 0:
+		return diff.Warning
+	}
+	return diff.Info
+}
+
+// painter colours text by severity when on is set: breaking bold red, warning yellow, info cyan.
+func painter(on bool) func(diff.Severity, string) string {
+	codes := map[diff.Severity]string{diff.Breaking: "1;31", diff.Warning: "33", diff.Info: "36"}
+	return func(s diff.Severity, text string) string {
+		if !on || codes[s] == "" {
+			return text
+		}
+		return "\x1b[" + codes[s] + "m" + text + "\x1b[0m"
+	}
+}
+
+// naturalWidths is the longest line of each column.
+func naturalWidths(rows [][]string) []int {
+	out := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for c, cell := range row {
+			for _, l := range strings.Split(cell, "\n") {
+				out[c] = max(out[c], utf8.RuneCountInString(l))
+			}
+		}
+	}
+	return out
+}
+
+// fitColumns shares avail columns out: every column gets its natural width when they all fit;
+// otherwise the widest are cut to one common cap, the largest that fits (no column below 8).
+func fitColumns(natural []int, avail int) []int {
+	out := append([]int(nil), natural...)
+	sum := 0
+	for _, n := range natural {
+		sum += n
+	}
+	if sum <= avail {
+		return out
+	}
+	const minWidth = 8
+	capWidth := minWidth
+	for c := minWidth; ; c++ {
+		total, grows := 0, false
+		for _, n := range natural {
+			total += min(n, c)
+			grows = grows || n > c
+		}
+		if total > avail || !grows {
+			break
+		}
+		capWidth = c
+	}
+	for i, n := range natural {
+		out[i] = min(n, capWidth)
+	}
+	return out
+}
+
+// wrap breaks text into lines of at most width runes: at spaces where it can, inside a word
+// longer than the line otherwise (after its last - / : @ or _ that fits, else its last dot); beyond maxCellLines
+// the last line ends with an ellipsis.
+func wrap(text string, width int) string {
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			for utf8.RuneCountInString(word) > width {
+				if line != "" {
+					lines, line = append(lines, line), ""
+				}
+				r := []rune(word)
+				cut, head := width, string(r[:width])
+				if i := strings.LastIndexAny(head, "-/:@_"); i > 0 {
+					cut = utf8.RuneCountInString(head[:i+1])
+				} else if i := strings.LastIndex(head, "."); i > 0 {
+					cut = utf8.RuneCountInString(head[:i+1])
+				}
+				lines, word = append(lines, string(r[:cut])), string(r[cut:])
+			}
+			switch {
+			case line == "":
+				line = word
+			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+				line += " " + word
+			default:
+				lines, line = append(lines, line), word
+			}
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) > maxCellLines {
+		lines = lines[:maxCellLines]
+		last := []rune(lines[maxCellLines-1])
+		if len(last) >= width {
+			last = last[:width-1]
+		}
+		lines[maxCellLines-1] = string(last) + "…"
+	}
+	return strings.Join(lines, "\n")
+}
