@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -95,16 +94,5 @@ func waitServing(t *testing.T, addr string, stderr *bytes.Buffer) *grpc.ClientCo
 			conn.Close()
 			t.Fatalf("not SERVING after 60 s (%v):\n%s", err, stderr.String())
 		}
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

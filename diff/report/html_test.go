@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/xml"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,24 +16,11 @@ import (
 	"github.com/olmcat/olmcat/fbc/model"
 )
 
-const diffPairs = "../../../shared/diffpairs"
-
-var allPairs = []string{"fbc/hive-operator-v4.18-consecutive", "fbc/ocmirror-node-observability-two-index-snapshots",
-	"fbc/project-quay-v4.20-consecutive", "fbc/sailoperator-v4.18-prune-channel", "fbc/victoriametrics-v4.18-bundleobject-to-csvmetadata",
-	"sqlite/infrawatch-new-default-channel", "sqlite/host-operator-replace-bundle", "sqlite/cockroach-package-rename", "sqlite/cluster-assessment-add-channel"}
-
 // htmlOfPair writes the HTML report of a real pair of ../shared/diffpairs (fbc/NAME/{old,new} or
 // sqlite/NAME/{old,new}.db).
-func htmlOfPair(t testing.TB, name string) (string, *diff.Report) {
+func htmlOfPair(t *testing.T, name string) (string, *diff.Report) {
 	t.Helper()
-	dir := filepath.Join(diffPairs, name)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("diff pairs not available (%s): %v", dir, err)
-	}
-	oldRef, newRef := filepath.Join(dir, "old"), filepath.Join(dir, "new")
-	if strings.HasPrefix(name, "sqlite/") {
-		oldRef, newRef = oldRef+".db", newRef+".db"
-	}
+	oldRef, newRef := pairPaths(t, name)
 	o, n, err := input.OpenPair(context.Background(), oldRef, newRef, input.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +81,7 @@ func checkSelfContained(t *testing.T, name, page string, strict bool) {
 // first), a findings row per finding, and a well-formed SVG graph for each channel the findings
 // name, with a legend; and nothing is fetched from anywhere.
 func TestHTMLOfDiffPairs(t *testing.T) {
-	for _, name := range allPairs {
+	for _, name := range allPairs(t) {
 		page, r := htmlOfPair(t, name)
 		checkSelfContained(t, name, page, true)
 		body := page[strings.Index(page, "<body>")+len("<body>"):]
