@@ -8,11 +8,11 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// identity names a stream message for a person.
+// identity names a stream message for a person ("" for a message known by its content only).
 func identity(m proto.Message) string {
 	k := messageKey(m)
 	if k == "" {
-		return messageText(m.ProtoReflect())
+		return ""
 	}
 	parts := strings.Split(k, "\x00")
 	if len(parts) == 4 { // a channel entry

@@ -90,7 +90,7 @@ func diffAnswers(label string, l, r *Answer, codesOnly bool) string {
 // group compares the stream messages of one identity, by position.
 func (d *differ) group(label string, lm, rm []proto.Message) {
 	n := max(len(lm), len(rm))
-	for i := range n {
+	at := func(i int) string {
 		var id string
 		if i < len(lm) {
 			id = identity(lm[i])
@@ -98,17 +98,24 @@ func (d *differ) group(label string, lm, rm []proto.Message) {
 			id = identity(rm[i])
 		}
 		if n > 1 {
-			id += " #" + strconv.Itoa(i+1)
+			id = strings.TrimSpace(id + " #" + strconv.Itoa(i+1))
 		}
-		at := label + "[" + id + "]"
+		if id == "" {
+			return label
+		}
+		return label + "[" + id + "]"
+	}
+	for i := range n {
 		switch {
 		case i >= len(rm):
-			d.absent(at, lm[i].ProtoReflect(), true)
+			d.absent(at(i), lm[i].ProtoReflect(), true)
 		case i >= len(lm):
-			d.absent(at, rm[i].ProtoReflect(), false)
+			d.absent(at(i), rm[i].ProtoReflect(), false)
 		case proto.Equal(lm[i], rm[i]):
+		case d.full():
+			d.more++
 		default:
-			d.message(at, lm[i].ProtoReflect(), rm[i].ProtoReflect())
+			d.message(at(i), lm[i].ProtoReflect(), rm[i].ProtoReflect())
 		}
 	}
 }
