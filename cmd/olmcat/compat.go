@@ -38,7 +38,9 @@ runs N calls of it). Answers are compared field by field after the normalization
 legitimate differences (--normalize, see the list below; --strict turns them all off). Those that
 absorb SQLite-vs-FBC differences apply only when one side is an index.db server and the other an
 FBC server. The report lists, per method, the calls that are equal, equal after normalization,
-different and failed, then each difference with its request, both answers and a minimal diff.
+different and failed, then each difference with its request, both answers and what differs, one
+line per field: GetBundle(etcd, alpha, etcdoperator.v0.9.2).properties[3].value $.group: left "a"
+right "b" (the package documentation of grpccompat/compat describes these lines).
 
 Exit codes: 0 every call answered the same; 1 some calls differ; 2 bad usage, a side that cannot be
 opened or reached, or a run that could not be completed (the partial report is still written).

@@ -193,7 +193,7 @@ func (c *comparer) compareKeyed(call *Call, left, right *side, lk, rk *keyedStre
 		}
 	}
 	if verdict == VerdictDifferent {
-		res.diff = truncateText(diff.String(), c.maxDiff)
+		res.diff = capLines(diff.String(), c.maxDiff)
 	}
 	return res
 }

@@ -93,14 +93,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, d := range r.Differences {
 		fmt.Fprintf(&b, "\n%s %s %s\n", d.ID, shortMethod(d.Method), compactRequest(d.Request))
-		fmt.Fprintf(&b, "  left:  %s\n  right: %s\n", truncateText(d.Left, 300), truncateText(d.Right, 300))
-		fmt.Fprintf(&b, "  diff (-left +right):\n%s\n", indent(strings.TrimRight(d.Diff, "\n"), "    "))
+		fmt.Fprintf(&b, "  left:  %s\n  right: %s\n", hang(recut(d.Left, 300)), hang(recut(d.Right, 300)))
+		fmt.Fprintf(&b, "  differences:\n%s\n", indent(strings.TrimRight(d.Diff, "\n"), "    "))
 	}
 	if r.Omitted > 0 {
 		fmt.Fprintf(&b, "\n... %d more differences not shown (raise the limit to see them)\n", r.Omitted)
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "\nerror: %s %s %s: %s side: %s\n", e.ID, shortMethod(e.Method), compactRequest(e.Request), e.Side, e.Error)
+		fmt.Fprintf(&b, "\nerror: %s %s %s: %s side: %s\n", e.ID, shortMethod(e.Method), compactRequest(e.Request), e.Side, printable(e.Error))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -130,14 +130,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	for _, d := range r.Differences {
 		fmt.Fprintf(&b, "\n<details><summary><code>%s %s %s</code></summary>\n\n", d.ID, shortMethod(d.Method), htmlEscape(compactRequest(d.Request)))
-		fmt.Fprintf(&b, "```diff\n%s\n```\n\nleft:\n```json\n%s\n```\nright:\n```json\n%s\n```\n</details>\n",
-			fence(strings.TrimRight(d.Diff, "\n")), fence(truncateText(d.Left, 1500)), fence(truncateText(d.Right, 1500)))
+		fmt.Fprintf(&b, "```text\n%s\n```\n\nleft:\n```json\n%s\n```\nright:\n```json\n%s\n```\n</details>\n",
+			fence(strings.TrimRight(d.Diff, "\n")), fence(recut(d.Left, 1500)), fence(recut(d.Right, 1500)))
 	}
 	if r.Omitted > 0 {
 		fmt.Fprintf(&b, "\n%d more differences not shown.\n", r.Omitted)
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "\n- error: `%s %s` on the %s side: %s\n", e.ID, shortMethod(e.Method), e.Side, e.Error)
+		fmt.Fprintf(&b, "\n- error: `%s %s` on the %s side: %s\n", e.ID, shortMethod(e.Method), e.Side, printable(e.Error))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -146,10 +146,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 func compactRequest(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
+		return printable(string(raw))
 	}
-	return b.String()
+	return printable(b.String())
 }
+
+// hang indents the lines after the first under "  left:  ".
+func hang(s string) string { return strings.ReplaceAll(s, "\n", "\n         ") }
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)

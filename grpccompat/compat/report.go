@@ -57,10 +57,12 @@ type Difference struct {
 	Method  string          `json:"method"`
 	Request json.RawMessage `json:"request"`
 	// Left and Right are the answers as compared (after normalization), in the corpus answer
-	// format, cut when long.
+	// format (non-printable characters \u-escaped), cut when long with a note on a line of its
+	// own: "... (N more characters)", or "... (N messages in all)" for a long stream.
 	Left  string `json:"left"`
 	Right string `json:"right"`
-	// Diff is what differs (-left +right), stream messages matched by identity.
+	// Diff is what differs, one line per differing field (see the package doc), at most 40 lines
+	// per call and 8,000 bytes, each cut noted ("... and N more differences").
 	Diff    string   `json:"diff"`
 	Applied []string `json:"normalizationsApplied,omitempty"`
 }

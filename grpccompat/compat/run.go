@@ -178,15 +178,16 @@ func answerText(a *Answer) string {
 			}
 		}
 	}
-	b, err := shown.MarshalJSON()
+	raw, err := shown.MarshalJSON()
 	if err != nil {
 		return "(cannot render: " + err.Error() + ")"
 	}
-	text := truncateText(string(b), maxAnswerText)
-	if shown != a {
-		text += fmt.Sprintf(" (%d messages in all)", len(a.Messages))
+	b := printable(string(raw))
+	if shown != a { // the length of the whole text is not known
+		body, _ := cutText(b, maxAnswerText)
+		return body + fmt.Sprintf("\n... (%d messages in all)", len(a.Messages))
 	}
-	return text
+	return truncateText(b, maxAnswerText)
 }
 
 func (r *runner) record(i int, c *Call, verdict string, applied []string, d *detail) {
