@@ -72,10 +72,17 @@ func (s *Server) handleAll(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
+	f, err := st.Open()
+	if err != nil {
+		s.log.Error("cannot open the blob store", "error", err)
+		httpError(w, http.StatusInternalServerError, "")
+		return
+	}
+	defer f.Close()
 	w.Header().Set("Content-Type", contentType)
 	// ServeContent is what catalogd answers /all with: Last-Modified, conditional requests, ranges,
 	// Content-Length and HEAD.
-	http.ServeContent(w, r, "", st.ModTime(), st.All())
+	http.ServeContent(w, r, "", st.ModTime(), f)
 }
 
 func (s *Server) handleMetas(w http.ResponseWriter, r *http.Request) {

@@ -30,6 +30,8 @@ import (
 //	OLMCAT_CACHE_DIR=DIR           passed as --cache-dir (optional)
 //	OLMCAT_LOAD_SECONDS=30         length of the load phase (0 skips it)
 //	OLMCAT_LOAD_CLIENTS=200        concurrent clients in the load phase
+//	OLMCAT_HTTP=1                  also serve catalogd's HTTP API, and load it instead of gRPC
+//	                               (see httpLoad)
 //
 // It reports: time until health says SERVING, one full ListBundles stream, then the load phase
 // (clients mixing GetBundle, GetPackage and ListBundles on 127.0.0.1): calls, errors, p50/p99
@@ -50,6 +52,11 @@ func TestLoad(t *testing.T) {
 	if d := os.Getenv("OLMCAT_CACHE_DIR"); d != "" {
 		args = append(args, "--cache-dir", d)
 	}
+	httpAddr := ""
+	if os.Getenv("OLMCAT_HTTP") == "1" {
+		httpAddr = freeAddr(t)
+		args = append(args, "--http-addr", httpAddr)
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = io.Discard
 	start := time.Now()
@@ -68,6 +75,11 @@ func TestLoad(t *testing.T) {
 	}
 	defer conn.Close()
 	ready := waitServing(t, conn, start)
+	if httpAddr != "" {
+		httpLoad(t, httpAddr, start.Add(ready), clients, time.Duration(seconds)*time.Second)
+		t.Logf("ready (health SERVING) after %v; server peak RSS: %s", ready.Round(time.Millisecond), peakRSS(cmd.Process.Pid))
+		return
+	}
 	t.Logf("ready (health SERVING) after %v (server CPU %v)", ready.Round(time.Millisecond), cpuTime(cmd.Process.Pid))
 
 	reg := api.NewRegistryClient(conn)
