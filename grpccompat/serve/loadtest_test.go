@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,7 +64,7 @@ func TestLoad(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer stopServer(cmd)
 
 	// Reconnect quickly while the server is starting: grpc's default backoff (1s and up) would
 	// be measured as start-up time.
@@ -93,6 +94,20 @@ func TestLoad(t *testing.T) {
 		loadPhase(t, addr, rows, clients, time.Duration(seconds)*time.Second)
 	}
 	t.Logf("server peak RSS: %s", peakRSS(cmd.Process.Pid))
+}
+
+// stopServer ends the server as Kubernetes does, SIGTERM then SIGKILL, so that it removes its
+// temporary cache and blob store.
+func stopServer(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }
 
 func envInt(name string, def int) int {
