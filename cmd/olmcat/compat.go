@@ -42,6 +42,13 @@ different and failed, then each difference with its request, both answers and wh
 line per field: GetBundle(etcd, alpha, etcdoperator.v0.9.2).properties[3].value $.group: left "a"
 right "b" (the package documentation of grpccompat/compat describes these lines).
 
+--http compares catalogd's HTTP API (OLM v1) instead: each side is a live server
+(http://HOST:PORT, or http://HOST:PORT/catalogs/NAME as a ClusterCatalog's URL), a recorded answer
+set (a directory with all.jsonl, the body of /api/v1/all, and optional metas/QUERY.jsonl), or a
+catalog olmcat serves in-process as 'olmcat serve --http-addr' does. /api/v1/all is compared as a
+set of blobs, then every metas query derived from the blobs of both (by schema, package, name and
+their combinations, plus values and a parameter that match nothing): status and blobs.
+
 Exit codes: 0 every call answered the same; 1 some calls differ; 2 bad usage, a side that cannot be
 opened or reached, or a run that could not be completed (the partial report is still written).
 
@@ -58,6 +65,7 @@ type compatFlags struct {
 	caFile, platform                      string
 	force, allowEmpty                     bool
 	leftKind, rightKind                   string
+	http                                  bool
 }
 
 func newCompatCmd() *cobra.Command {
@@ -91,6 +99,7 @@ func newCompatCmd() *cobra.Command {
 	fl.StringVar(&f.caFile, "ca-file", "", "PEM CA certificates to verify TLS servers with (implies --tls)")
 	fl.StringVar(&f.leftKind, "left-kind", "auto", "kind of server LEFT is when it cannot be told from its answers: sqlite, fbc or auto")
 	fl.StringVar(&f.rightKind, "right-kind", "auto", "kind of server RIGHT is: sqlite, fbc or auto")
+	fl.BoolVar(&f.http, "http", false, "compare catalogd's HTTP API (OLM v1: /api/v1/all and /api/v1/metas) instead of gRPC")
 	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
 	return cmd
@@ -112,6 +121,9 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	opts, err := f.options()
 	if err != nil {
 		return usageError{err}
+	}
+	if f.http {
+		return runCompatHTTP(cmd, leftSpec, rightSpec, f)
 	}
 	var planOut *atomicout.Target
 	if f.savePlan != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/olmcat/olmcat/grpccompat/httpapi"
 	"github.com/olmcat/olmcat/grpccompat/serve"
 )
 
@@ -34,6 +35,13 @@ build time with --cache-only, e.g.
   RUN olmcat serve /configs --cache-dir /tmp/cache --cache-only
   CMD ["serve", "/configs", "--cache-dir", "/tmp/cache"]
 Serving from a cache writes nothing, so it works on a read-only filesystem and as any user.
+
+OLM v1 (catalogd's HTTP API): --http-addr also serves the catalog as catalogd does, from the same
+loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?schema=&package=&name=
+(the matching blobs), also under /catalogs/NAME/api/v1/... as a ClusterCatalog's URL has them, and
+/healthz. An index.db is served there as 'olmcat render' converts it. --grpc=false serves HTTP alone.
+  olmcat serve ./catalog --http-addr :8080 --grpc=false
+  curl -s 'localhost:8080/api/v1/metas?schema=olm.package'
 
 Flags are opm serve's (v1.73), with the same meaning; --pprof-addr is off unless given (opm
 listens on localhost:6060 by default).
@@ -93,6 +101,8 @@ func newServeCmd() *cobra.Command {
 		s                      serverFlags
 		cacheDir               string
 		cacheOnly, enforceFlag bool
+		httpAddr, catalogName  string
+		grpcOn                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve CATALOG",
@@ -109,13 +119,31 @@ func newServeCmd() *cobra.Command {
 			if s.captureProfiles && s.pprofAddr == "" {
 				ignored = append(ignored, "--pprof-capture-profiles has no effect without --pprof-addr")
 			}
-			return s.run(cmd, args[0], serve.Options{CacheDir: cacheDir, CacheOnly: cacheOnly, EnforceIntegrity: enforce}, ignored)
+			if !grpcOn && httpAddr == "" {
+				return usageError{errors.New("--grpc=false serves nothing without --http-addr")}
+			}
+			if cacheOnly && httpAddr != "" {
+				ignored = append(ignored, "--http-addr has no effect with --cache-only")
+			}
+			if err := httpapi.CheckCatalogName(catalogName); catalogName != "" && err != nil {
+				return usageError{fmt.Errorf("--http-catalog-name: %w", err)}
+			}
+			if httpAddr != "" {
+				httpAddr = serve.ListenAddr(httpAddr)
+			}
+			return s.run(cmd, args[0], serve.Options{
+				CacheDir: cacheDir, CacheOnly: cacheOnly, EnforceIntegrity: enforce,
+				HTTPAddr: httpAddr, HTTPOnly: !grpcOn, HTTPCatalogName: catalogName,
+			}, ignored)
 		},
 	}
 	f := cmd.Flags()
 	addServerFlags(f, &s)
 	f.StringVar(&cacheDir, "cache-dir", "", "FBC: keep the catalog index and bundle bodies here and reuse them while the catalog is unchanged")
 	f.BoolVar(&cacheOnly, "cache-only", false, "build (or verify) the cache and exit without serving")
+	f.StringVar(&httpAddr, "http-addr", "", "also serve catalogd's HTTP API (OLM v1) on this port or host:port, e.g. :8080")
+	f.BoolVar(&grpcOn, "grpc", true, "serve the gRPC registry API on --port; --grpc=false with --http-addr serves HTTP only")
+	f.StringVar(&catalogName, "http-catalog-name", "", "with --http-addr: the NAME answered under /catalogs/NAME/api/v1/... (default: any valid name)")
 	f.BoolVar(&enforceFlag, "cache-enforce-integrity", false, "fail instead of building the cache when it is missing or does not match the catalog (default: true with --cache-dir unless --cache-only, as in opm)")
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +31,8 @@ import (
 //	OLMCAT_CACHE_DIR=DIR           passed as --cache-dir (optional)
 //	OLMCAT_LOAD_SECONDS=30         length of the load phase (0 skips it)
 //	OLMCAT_LOAD_CLIENTS=200        concurrent clients in the load phase
+//	OLMCAT_HTTP=1                  also serve catalogd's HTTP API, and load it instead of gRPC
+//	                               (see httpLoad)
 //
 // It reports: time until health says SERVING, one full ListBundles stream, then the load phase
 // (clients mixing GetBundle, GetPackage and ListBundles on 127.0.0.1): calls, errors, p50/p99
@@ -50,13 +53,18 @@ func TestLoad(t *testing.T) {
 	if d := os.Getenv("OLMCAT_CACHE_DIR"); d != "" {
 		args = append(args, "--cache-dir", d)
 	}
+	httpAddr := ""
+	if os.Getenv("OLMCAT_HTTP") == "1" {
+		httpAddr = freeAddr(t)
+		args = append(args, "--http-addr", httpAddr)
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = io.Discard
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer stopServer(cmd)
 
 	// Reconnect quickly while the server is starting: grpc's default backoff (1s and up) would
 	// be measured as start-up time.
@@ -68,6 +76,11 @@ func TestLoad(t *testing.T) {
 	}
 	defer conn.Close()
 	ready := waitServing(t, conn, start)
+	if httpAddr != "" {
+		httpLoad(t, httpAddr, start.Add(ready), clients, time.Duration(seconds)*time.Second)
+		t.Logf("ready (health SERVING) after %v; server peak RSS: %s", ready.Round(time.Millisecond), peakRSS(cmd.Process.Pid))
+		return
+	}
 	t.Logf("ready (health SERVING) after %v (server CPU %v)", ready.Round(time.Millisecond), cpuTime(cmd.Process.Pid))
 
 	reg := api.NewRegistryClient(conn)
@@ -81,6 +94,20 @@ func TestLoad(t *testing.T) {
 		loadPhase(t, addr, rows, clients, time.Duration(seconds)*time.Second)
 	}
 	t.Logf("server peak RSS: %s", peakRSS(cmd.Process.Pid))
+}
+
+// stopServer ends the server as Kubernetes does, SIGTERM then SIGKILL, so that it removes its
+// temporary cache and blob store.
+func stopServer(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }
 
 func envInt(name string, def int) int {

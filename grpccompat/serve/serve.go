@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/olmcat/olmcat/grpccompat"
+	"github.com/olmcat/olmcat/grpccompat/httpapi"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -34,8 +35,18 @@ type Options struct {
 	CaptureStartupProfile bool
 	DrainTimeout          time.Duration // how long in-flight calls may take after the signal
 	Logger                *slog.Logger
-	// Ready, if set, is called once the catalog is loaded and health reports SERVING.
+	// Ready, if set, is called once the catalog is loaded and health reports SERVING, with the
+	// gRPC address (not called when HTTPOnly).
 	Ready func(addr net.Addr)
+
+	// HTTPAddr also serves catalogd's HTTP API (OLM v1) there, from the same snapshot ("" = off).
+	HTTPAddr string
+	// HTTPOnly serves the HTTP API alone, without the gRPC server.
+	HTTPOnly bool
+	// HTTPCatalogName is the NAME of /catalogs/NAME/api/v1/... ("" = any valid name).
+	HTTPCatalogName string
+	// HTTPReady, if set, is called with the HTTP address once the HTTP API serves the catalog.
+	HTTPReady func(addr net.Addr)
 }
 
 // Run serves until ctx ends (then drains and returns nil) or fails to start (returns why).
@@ -53,12 +64,15 @@ func Run(ctx context.Context, o Options) error {
 	if o.CacheOnly {
 		return cacheOnly(ctx, src, o, log)
 	}
+	if o.HTTPOnly && o.HTTPAddr == "" {
+		return errors.New("serving without gRPC needs an HTTP address (--http-addr)")
+	}
 	if kind == source.FormatSQLite && o.CacheDir != "" {
 		log.Warn("--cache-dir is ignored for an index.db: it is served straight from SQL", "path", o.Path)
 	}
-	lis, err := net.Listen("tcp", o.Addr)
+	lis, hlis, err := listen(o)
 	if err != nil {
-		return &ListenError{Addr: o.Addr, Err: err}
+		return err
 	}
 	var startup *startupProfile
 	if o.PprofAddr != "" {
@@ -68,37 +82,82 @@ func Run(ctx context.Context, o Options) error {
 		stop, err := startPprof(o.PprofAddr, startup, log)
 		if err != nil {
 			startup.stop()
-			lis.Close()
+			closeListeners(lis, hlis)
 			return err
 		}
 		defer stop()
 	}
-	srv := grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC})
 	serveCtx, stopServing := context.WithCancel(ctx)
 	defer stopServing()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(serveCtx, lis, o.DrainTimeout) }()
-	log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
+	served := make(chan error, 2)
+	var srv *grpccompat.Server
+	if lis != nil {
+		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC})
+		go func() { served <- srv.Serve(serveCtx, lis, o.DrainTimeout) }()
+		log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
+	}
+	var hsrv *httpapi.Server
+	if hlis != nil {
+		hsrv = httpapi.NewServer(httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log})
+		go func() { served <- hsrv.Serve(serveCtx, hlis, o.DrainTimeout) }()
+		log.Info("listening (HTTP, catalogd API); loading catalog", "http-addr", hlis.Addr().String(), "path", o.Path, "kind", kind)
+	}
+	running := 0
+	for _, l := range []net.Listener{lis, hlis} {
+		if l != nil {
+			running++
+		}
+	}
+	stopAll := func() error {
+		stopServing()
+		var first error
+		for range running {
+			if err := <-served; err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
 
 	start := time.Now()
-	backend, err := src.Backend(ctx, source.BackendOptions{CacheDir: o.CacheDir, Logger: log})
+	backend, store, err := load(ctx, src, o, log)
 	if err != nil {
-		stopServing()
-		<-served
+		stopAll()
 		if ctx.Err() != nil {
 			log.Info("stopped while loading the catalog")
 			return nil
 		}
 		return err
 	}
-	defer backend.Close()
-	srv.SetBackend(backend)
+	// Both APIs switch to the loaded catalog at once: they answer from one snapshot.
+	if backend != nil {
+		defer backend.Close()
+		srv.SetBackend(backend)
+	}
+	if store != nil {
+		defer store.Close()
+		hsrv.SetStore(store)
+	}
 	startup.stop()
-	log.Info("serving registry", "addr", lis.Addr().String(), "load", time.Since(start))
-	if o.Ready != nil {
+	if lis != nil {
+		log.Info("serving registry", "addr", lis.Addr().String(), "load", time.Since(start))
+	}
+	if hlis != nil {
+		log.Info("serving catalogd HTTP API", "http-addr", hlis.Addr().String(), "blobs", store.Blobs(), "load", time.Since(start))
+		if o.HTTPReady != nil {
+			o.HTTPReady(hlis.Addr())
+		}
+	}
+	if o.Ready != nil && lis != nil {
 		o.Ready(lis.Addr())
 	}
-	if err := <-served; err != nil {
+	// Either server failing stops the other; ctx ending stops both, each draining its own calls.
+	err = <-served
+	running--
+	if rest := stopAll(); err == nil {
+		err = rest
+	}
+	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("stopped")

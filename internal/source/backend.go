@@ -18,6 +18,10 @@ type BackendOptions struct {
 	// CacheDir keeps an FBC backend's index between runs (see fbcbackend.Options).
 	CacheDir string
 	Logger   *slog.Logger
+	// Tee, for an FBC, sees every blob the backend reads, before the backend does, so that another
+	// index can be built from the very same walk. It is not called when the backend loads from
+	// a cache or serves an index.db: then nothing is walked.
+	Tee func(fbc.Blob) error
 }
 
 // Backend is the api.Registry backend that answers for the catalog as opm would: an index.db
@@ -31,7 +35,7 @@ func (s *Source) Backend(ctx context.Context, o BackendOptions) (api.Backend, er
 		}
 		return q, nil
 	}
-	b, err := fbcbackend.Open(ctx, s.backendInput(), fbcbackend.Options{CacheDir: o.CacheDir, Logger: o.Logger})
+	b, err := fbcbackend.Open(ctx, s.backendInput(o.Tee), fbcbackend.Options{CacheDir: o.CacheDir, Logger: o.Logger})
 	if err != nil {
 		return nil, classifyWalk(s.ref.Raw, err)
 	}
@@ -40,10 +44,21 @@ func (s *Source) Backend(ctx context.Context, o BackendOptions) (api.Backend, er
 
 // backendInput is the source as the FBC backend reads it. Its digest covers every file under the
 // catalog (object files of an unpacked catalog included), or the bytes of a stream.
-func (s *Source) backendInput() fbcbackend.Input {
+func (s *Source) backendInput(tee func(fbc.Blob) error) fbcbackend.Input {
+	walk := s.Walk
+	if tee != nil {
+		walk = func(ctx context.Context, fn func(fbc.Blob) error) error {
+			return s.Walk(ctx, func(b fbc.Blob) error {
+				if err := tee(b); err != nil {
+					return err
+				}
+				return fn(b)
+			})
+		}
+	}
 	return fbcbackend.Input{
 		Name: s.ref.Raw,
-		Walk: func(ctx context.Context, fn func(fbc.Blob) error) error { return s.Walk(ctx, fn) },
+		Walk: walk,
 		Digest: func() (string, error) {
 			if s.stream != nil {
 				return fmt.Sprintf("stream:%d:%016x", len(s.stream), xxhash.Sum64(s.stream)), nil

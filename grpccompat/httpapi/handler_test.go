@@ -1,0 +1,223 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/olmcat/olmcat/fbc"
+)
+
+// testStore holds two packages; bundle bodies are padded to size bytes each.
+func testStore(t *testing.T, size int) *Store {
+	t.Helper()
+	b, err := NewBuilder(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", size)
+	for _, pkg := range []string{"foo", "bar"} {
+		blobs := []fbc.Blob{
+			{Schema: fbc.SchemaPackage, Package: pkg, Name: pkg, Data: []byte(fmt.Sprintf(`{"schema":"olm.package",  "name":%q}`, pkg))},
+			{Schema: fbc.SchemaChannel, Package: pkg, Name: "stable", Data: []byte(fmt.Sprintf(`{"schema":"olm.channel","package":%q,"name":"stable",
+				"entries":[{"name":"%s.v1"}]}`, pkg, pkg))},
+			{Schema: fbc.SchemaBundle, Package: pkg, Name: pkg + ".v1", Data: []byte(fmt.Sprintf(`{"schema":"olm.bundle","package":%q,"name":"%s.v1","image":%q}`, pkg, pkg, pad))},
+		}
+		for _, blob := range blobs {
+			if err := b.Add(blob); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func do(t *testing.T, h http.Handler, method, target string, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(method, target, nil)
+	for i := 0; i < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func lines(body string) int { return strings.Count(body, "\n") }
+
+func TestMethodsAndParameters(t *testing.T) {
+	s := NewServer(Options{})
+	s.SetStore(testStore(t, 10))
+	h := s.Handler()
+	for _, path := range []string{"/api/v1/all", "/api/v1/metas", "/catalogs/any/api/v1/all", "/catalogs/any/api/v1/metas"} {
+		for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions} {
+			w := do(t, h, m, path)
+			if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" || w.Body.String() != "Method Not Allowed\n" {
+				t.Errorf("%s %s: %d %q allow %q, want 405", m, path, w.Code, w.Body, w.Header().Get("Allow"))
+			}
+		}
+	}
+	for target, want := range map[string]int{
+		"/api/v1/metas?schema=olm.bundle&foo=1": 400, "/api/v1/metas?Schema=olm.bundle": 400,
+		"/api/v1/metas?schema=nope": 200, "/api/v1/all?foo=1": 200, "/api/v1/nope": 404, "/api/v1/all/": 404,
+	} {
+		if w := do(t, h, http.MethodGet, target); w.Code != want {
+			t.Errorf("GET %s: %d, want %d", target, w.Code, want)
+		} else if want == 400 && w.Body.String() != "400 Bad Request\n" {
+			t.Errorf("GET %s: body %q", target, w.Body)
+		}
+	}
+}
+
+func TestMetasSelects(t *testing.T) {
+	s := NewServer(Options{})
+	s.SetStore(testStore(t, 10))
+	h := s.Handler()
+	for q, want := range map[string]int{
+		"":                            6,
+		"schema=olm.bundle":           2,
+		"package=foo":                 2, // the olm.package blob has no package field
+		"schema=olm.package&name=foo": 1,
+		"name=stable":                 2,
+		"package=bar&name=stable":     1,
+		"schema=olm.channel&package=bar&name=stable": 1,
+		"schema=olm.bundle&package=nope":             0,
+		"schema=&package=&name=":                     6,
+	} {
+		w := do(t, h, http.MethodGet, "/api/v1/metas?"+q)
+		if w.Code != 200 || lines(w.Body.String()) != want || w.Header().Get("Content-Type") != "application/jsonl" {
+			t.Errorf("metas?%s: %d, %d blobs, %q; want 200, %d", q, w.Code, lines(w.Body.String()), w.Header().Get("Content-Type"), want)
+		}
+		if w.Header().Get("Content-Length") != fmt.Sprint(w.Body.Len()) {
+			t.Errorf("metas?%s: Content-Length %s for %d bytes", q, w.Header().Get("Content-Length"), w.Body.Len())
+		}
+	}
+	// Blobs come back compact, one a line, in the catalog's order.
+	w := do(t, h, http.MethodGet, "/api/v1/metas?package=foo")
+	if want := `{"schema":"olm.channel","package":"foo","name":"stable","entries":[{"name":"foo.v1"}]}` + "\n"; !strings.HasPrefix(w.Body.String(), want) {
+		t.Errorf("first line %q, want %q", w.Body.String(), want)
+	}
+}
+
+func TestConditionalAndHead(t *testing.T) {
+	st := testStore(t, 10)
+	s := NewServer(Options{})
+	s.SetStore(st)
+	h := s.Handler()
+	for _, path := range []string{"/api/v1/all", "/api/v1/metas?schema=olm.bundle", "/catalogs/c/api/v1/all"} {
+		get := do(t, h, http.MethodGet, path)
+		lm := get.Header().Get("Last-Modified")
+		if lm != st.ModTime().Format(http.TimeFormat) || get.Header().Get("Content-Type") != "application/jsonl" {
+			t.Errorf("GET %s: Last-Modified %q, Content-Type %q", path, lm, get.Header().Get("Content-Type"))
+		}
+		if w := do(t, h, http.MethodGet, path, "If-Modified-Since", lm); w.Code != http.StatusNotModified || w.Body.Len() != 0 {
+			t.Errorf("GET %s If-Modified-Since its Last-Modified: %d with %d bytes, want 304", path, w.Code, w.Body.Len())
+		}
+		earlier := st.ModTime().Add(-time.Hour).Format(http.TimeFormat)
+		if w := do(t, h, http.MethodGet, path, "If-Modified-Since", earlier); w.Code != 200 {
+			t.Errorf("GET %s If-Modified-Since an hour before: %d, want 200", path, w.Code)
+		}
+		head := do(t, h, http.MethodHead, path)
+		if head.Code != 200 || head.Body.Len() != 0 || head.Header().Get("Content-Length") != fmt.Sprint(get.Body.Len()) {
+			t.Errorf("HEAD %s: %d, %d bytes, Content-Length %q; want 200, none, %d", path, head.Code, head.Body.Len(), head.Header().Get("Content-Length"), get.Body.Len())
+		}
+	}
+	// /all is served as catalogd serves it (http.ServeContent): byte ranges too.
+	w := do(t, h, http.MethodGet, "/api/v1/all", "Range", "bytes=0-9")
+	if w.Code != http.StatusPartialContent || w.Body.String() != `{"schema":` {
+		t.Errorf("range: %d %q", w.Code, w.Body)
+	}
+}
+
+func TestGzip(t *testing.T) {
+	s := NewServer(Options{})
+	s.SetStore(testStore(t, 4096))
+	h := s.Handler()
+	plain := do(t, h, http.MethodGet, "/api/v1/all").Body.String()
+	for _, path := range []string{"/api/v1/all", "/api/v1/metas?package=foo", "/api/v1/metas"} {
+		w := do(t, h, http.MethodGet, path, "Accept-Encoding", "deflate, gzip;q=0.8")
+		if w.Header().Get("Content-Encoding") != "gzip" || w.Header().Get("Content-Length") != "" || w.Header().Get("Vary") != "Accept-Encoding" {
+			t.Fatalf("%s: headers %v, want gzip", path, w.Header())
+		}
+		zr, err := gzip.NewReader(w.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := do(t, h, http.MethodGet, path).Body.String(); string(body) != want || !strings.Contains(plain, string(body[:20])) {
+			t.Errorf("%s: gunzipped body differs from the plain one", path)
+		}
+	}
+	for _, c := range []struct{ path, ae string }{
+		{"/api/v1/metas?schema=olm.package", "gzip"}, // under 1 KiB
+		{"/api/v1/all", "gzip;q=0"},
+		{"/api/v1/all", "br"},
+	} {
+		if w := do(t, h, http.MethodGet, c.path, "Accept-Encoding", c.ae); w.Header().Get("Content-Encoding") != "" || w.Header().Get("Vary") != "Accept-Encoding" {
+			t.Errorf("%s with Accept-Encoding %q: headers %v, want plain", c.path, c.ae, w.Header())
+		}
+	}
+	if w := do(t, h, http.MethodHead, "/api/v1/all", "Accept-Encoding", "gzip"); w.Header().Get("Content-Encoding") != "" {
+		t.Errorf("HEAD is never compressed (as gzhttp): %v", w.Header())
+	}
+	if w := do(t, h, http.MethodGet, "/api/v1/all", "Accept-Encoding", "gzip", "Range", "bytes=0-2000"); w.Code != 206 || w.Header().Get("Content-Encoding") != "" {
+		t.Errorf("range with gzip: %d %v, want a plain 206", w.Code, w.Header())
+	}
+}
+
+func TestLoadingAndCatalogNames(t *testing.T) {
+	s := NewServer(Options{CatalogName: "operatorhubio"})
+	h := s.Handler()
+	for _, path := range []string{"/api/v1/all", "/catalogs/operatorhubio/api/v1/metas?schema=olm.package", "/healthz"} {
+		w := do(t, h, http.MethodGet, path)
+		if w.Code != http.StatusServiceUnavailable || (path != "/healthz" && w.Header().Get("Retry-After") == "") {
+			t.Errorf("GET %s while loading: %d %v, want 503 with Retry-After", path, w.Code, w.Header())
+		}
+	}
+	s.SetStore(testStore(t, 10))
+	for path, want := range map[string]int{
+		"/healthz": 200, "/catalogs/operatorhubio/api/v1/all": 200, "/catalogs/operatorhubio/api/v1/metas?package=foo": 200,
+		"/catalogs/other/api/v1/all": 404, "/catalogs/other/api/v1/metas": 404,
+		"/catalogs/Bad_Name/api/v1/all": 400, "/catalogs/-x/api/v1/metas": 400, "/catalogs/operatorhubio/api/v1/nope": 404,
+	} {
+		if w := do(t, h, http.MethodGet, path); w.Code != want {
+			t.Errorf("GET %s: %d, want %d", path, w.Code, want)
+		}
+	}
+	any := NewServer(Options{})
+	any.SetStore(testStore(t, 10))
+	if w := do(t, any.Handler(), http.MethodGet, "/catalogs/whatever.example/api/v1/all"); w.Code != 200 || lines(w.Body.String()) != 6 {
+		t.Errorf("a server without a name answers under any valid name: %d", w.Code)
+	}
+}
+
+func TestIntersect(t *testing.T) {
+	long := make([]int32, 1000)
+	for i := range long {
+		long[i] = int32(2 * i)
+	}
+	for _, c := range []struct{ a, b, want []int32 }{
+		{[]int32{1, 2, 3}, []int32{2, 3, 4}, []int32{2, 3}},
+		{[]int32{4, 5, 1998, 1999}, long, []int32{4, 1998}},
+		{long, []int32{0, 3, 500}, []int32{0, 500}},
+		{nil, long, nil},
+	} {
+		if got := intersect(c.a, c.b); !bytes.Equal([]byte(fmt.Sprint(got)), []byte(fmt.Sprint(c.want))) && !(len(got) == 0 && len(c.want) == 0) {
+			t.Errorf("intersect(%v, ...) = %v, want %v", c.a[:min(4, len(c.a))], got, c.want)
+		}
+	}
+}
