@@ -72,9 +72,11 @@ func Dir(root string) Input {
 }
 
 // Open makes the catalog ready to serve. With a cache
-// directory it uses the cache when it was built from this very catalog, and otherwise rebuilds it;
-// a cache that does not match and cannot be rebuilt (read-only directory) is an error, never
-// served. A catalog that fails validation gives an *InvalidCatalogError listing every problem.
+// directory it uses the cache when it was built from this very catalog and its files match their
+// checksums, and otherwise rebuilds it; a stale or damaged cache that cannot be rebuilt (read-only
+// directory) is an error, never served. A catalog that fails validation gives an *InvalidCatalogError listing every problem.
+// Errors about the cache do not wrap the fs errors under them: callers would take a permission
+// problem of the cache directory for one of the catalog.
 func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	log := o.Logger
 	if log == nil {
@@ -83,7 +85,7 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	if o.CacheDir == "" {
 		tmp, remove, err := scratch.MkdirTemp("", "olmcat-serve-cache-")
 		if err != nil {
-			return nil, fmt.Errorf("create temporary cache directory: %w", err)
+			return nil, fmt.Errorf("create temporary cache directory: %v", err)
 		}
 		b, err := buildAndOpen(ctx, in, tmp, false, log)
 		if err != nil {
@@ -103,19 +105,24 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 		log.Info("loaded catalog cache", "dir", o.CacheDir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
 		return newBackend(ix, store), nil
 	}
-	if !errors.Is(err, errCacheMismatch) && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("cannot use cache directory %s: %w (--cache-dir must be a directory this user can read, "+
+	damagedCache := errors.Is(err, errCacheDamaged)
+	if !damagedCache && !errors.Is(err, errCacheMismatch) && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("cannot use cache directory %s: %v (--cache-dir must be a directory this user can read, "+
 			"and write when the cache has to be built)", o.CacheDir, err)
 	}
-	log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
+	if damagedCache {
+		log.Warn("cache is damaged; rebuilding it", "dir", o.CacheDir, "reason", err.Error())
+	} else {
+		log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
+	}
 	b, berr := buildAndOpen(ctx, in, o.CacheDir, true, log)
 	if berr != nil {
 		var invalid *InvalidCatalogError
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
 			return nil, berr
 		}
-		return nil, fmt.Errorf("cache %s does not match catalog %s (%v) and cannot be rebuilt: %w; "+
-			"build it where it is writable with `olmcat serve %s --cache-dir %s --cache-only`", o.CacheDir, in.Name, err, berr, in.Name, o.CacheDir)
+		return nil, fmt.Errorf("cache %s cannot be served (%v) and cannot be rebuilt: %w; "+
+			"rebuild it where it is writable with `olmcat serve %s --cache-dir %s --cache-only`", o.CacheDir, err, berr, in.Name, o.CacheDir)
 	}
 	return b, nil
 }
@@ -138,7 +145,7 @@ func buildAndOpen(ctx context.Context, in Input, dir string, durable bool, log *
 	}
 	w, err := newCacheWriter(dir, durable)
 	if err != nil {
-		return nil, fmt.Errorf("create cache in %s: %w", dir, err)
+		return nil, fmt.Errorf("create cache in %s: %v", dir, err)
 	}
 	ix, err := buildIndex(ctx, in, w.store)
 	if err != nil {
@@ -147,11 +154,11 @@ func buildAndOpen(ctx context.Context, in Input, dir string, durable bool, log *
 	}
 	if err := w.commit(ix, digest); err != nil {
 		w.abort()
-		return nil, fmt.Errorf("write cache in %s: %w", dir, err)
+		return nil, fmt.Errorf("write cache in %s: %v", dir, err)
 	}
 	store, err := openStore(filepath.Join(dir, cacheSubdir, bodiesFile))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open cache: %v", err)
 	}
 	log.Info("built catalog cache", "dir", dir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
 	return newBackend(ix, store), nil

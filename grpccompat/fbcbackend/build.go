@@ -177,7 +177,7 @@ func (b *builder) addOther(blob fbc.Blob) error {
 		}
 		r, err := b.store.append(norm)
 		if err != nil {
-			return fmt.Errorf("write cache: %w", err)
+			return fmt.Errorf("write cache: %v", err)
 		}
 		key := [2]string{blob.Schema, blob.Package}
 		g := b.metaByKey[key]

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
@@ -26,10 +28,11 @@ type ref struct {
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 type storeWriter struct {
-	mu  sync.Mutex
-	f   *os.File
-	buf *bufio.Writer
-	off int64
+	mu   sync.Mutex
+	f    *os.File
+	buf  *bufio.Writer
+	off  int64
+	hash *xxhash.Digest // of everything written, for the cache header
 }
 
 func createStore(path string) (*storeWriter, error) {
@@ -37,7 +40,7 @@ func createStore(path string) (*storeWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &storeWriter{f: f, buf: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &storeWriter{f: f, buf: bufio.NewWriterSize(f, 1<<20), hash: xxhash.New()}, nil
 }
 
 func (w *storeWriter) append(data []byte) (ref, error) {
@@ -47,17 +50,18 @@ func (w *storeWriter) append(data []byte) (ref, error) {
 	if _, err := w.buf.Write(data); err != nil {
 		return ref{}, err
 	}
+	w.hash.Write(data)
 	w.off += int64(len(data))
 	return r, nil
 }
 
-// finish flushes (and with durable, syncs) the file and returns its size.
-func (w *storeWriter) finish(durable bool) (int64, error) {
-	err := w.buf.Flush()
+// finish flushes (and with durable, syncs) the file and returns its size and xxhash64.
+func (w *storeWriter) finish(durable bool) (size int64, sum uint64, err error) {
+	err = w.buf.Flush()
 	if durable {
 		err = errors.Join(err, w.f.Sync())
 	}
-	return w.off, errors.Join(err, w.f.Close())
+	return w.off, w.hash.Sum64(), errors.Join(err, w.f.Close())
 }
 
 func (w *storeWriter) abort() { w.f.Close() }
@@ -73,6 +77,25 @@ func openStore(path string) (*storeReader, error) {
 		return nil, err
 	}
 	return &storeReader{f: f, path: path}, nil
+}
+
+// verify checks that the file has the size and xxhash64 recorded when it was written.
+func (s *storeReader) verify(size int64, sum uint64) error {
+	st, err := s.f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != size {
+		return damaged(s.path, "is %d bytes, the index expects %d", st.Size(), size)
+	}
+	h := xxhash.New()
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(s.f, 0, size), make([]byte, 1<<20)); err != nil {
+		return fmt.Errorf("read %s: %w", s.path, err)
+	}
+	if h.Sum64() != sum {
+		return damaged(s.path, "does not match the checksum in the index header")
+	}
+	return nil
 }
 
 func (s *storeReader) read(r ref) ([]byte, error) {
