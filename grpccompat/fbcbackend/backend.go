@@ -82,19 +82,30 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	removeStale(os.TempDir(), tempCachePrefix, log)
 	if o.CacheDir == "" {
-		tmp, remove, err := scratch.MkdirTemp("", "olmcat-serve-cache-")
+		tmp, remove, err := scratch.MkdirTemp("", tempCachePrefix)
 		if err != nil {
+			return nil, fmt.Errorf("create temporary cache directory: %v", err)
+		}
+		unlock, err := ownDir(tmp)
+		if err != nil {
+			remove()
 			return nil, fmt.Errorf("create temporary cache directory: %v", err)
 		}
 		b, err := buildAndOpen(ctx, in, tmp, false, log)
 		if err != nil {
 			remove()
+			unlock()
 			return nil, err
 		}
-		b.removeTemp = remove
+		b.removeTemp = func() error {
+			defer unlock()
+			return remove()
+		}
 		return b, nil
 	}
+	removeStale(o.CacheDir, buildDirPrefix, log)
 	start := time.Now()
 	digest, err := in.Digest()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // Cache layout: <cache-dir>/olmcat-serve-v1/{index.gob,bodies.bin}. index.gob is a gob-encoded
@@ -95,30 +96,39 @@ func readCache(dir, digest string) (*index, *storeReader, error) {
 // cacheWriter builds a cache in a temporary directory beside the final one and moves it into
 // place on commit.
 type cacheWriter struct {
-	dir, tmp string
-	durable  bool // sync to disk: the cache outlives this process
-	store    *storeWriter
+	dir, tmp  string
+	durable   bool // sync to disk: the cache outlives this process
+	store     *storeWriter
+	removeTmp func() error
+	unlock    func()
 }
 
 func newCacheWriter(dir string, durable bool) (*cacheWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(dir, ".olmcat-serve-build-")
+	tmp, removeTmp, err := scratch.MkdirTemp(dir, buildDirPrefix)
 	if err != nil {
+		return nil, err
+	}
+	unlock, err := ownDir(tmp)
+	if err != nil {
+		removeTmp()
 		return nil, err
 	}
 	store, err := createStore(filepath.Join(tmp, bodiesFile))
 	if err != nil {
-		os.RemoveAll(tmp)
+		removeTmp()
+		unlock()
 		return nil, err
 	}
-	return &cacheWriter{dir: dir, tmp: tmp, durable: durable, store: store}, nil
+	return &cacheWriter{dir: dir, tmp: tmp, durable: durable, store: store, removeTmp: removeTmp, unlock: unlock}, nil
 }
 
 func (w *cacheWriter) abort() {
 	w.store.abort()
-	os.RemoveAll(w.tmp)
+	w.removeTmp()
+	w.unlock()
 }
 
 // commit writes the index and replaces any previous cache with the new one.
@@ -166,5 +176,8 @@ func (w *cacheWriter) commit(ix *index, digest string) error {
 	if err := os.Rename(w.tmp, final); err != nil {
 		return err
 	}
+	os.Remove(filepath.Join(final, ownerLockFile))
+	w.removeTmp() // only forgets the path, which no longer exists
+	w.unlock()
 	return os.RemoveAll(old)
 }
