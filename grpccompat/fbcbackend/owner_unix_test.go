@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -23,16 +24,20 @@ import (
 // and waits until its stdin closes or it is killed.
 func TestMain(m *testing.M) {
 	if root := os.Getenv("OWNER_CHILD_CATALOG"); root != "" {
-		if _, err := Open(context.Background(), Dir(root), Options{}); err != nil {
+		b, err := Open(context.Background(), Dir(root), Options{})
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		if _, err := newCacheWriter(os.Getenv("OWNER_CHILD_CACHE"), false); err != nil {
+		w, err := newCacheWriter(os.Getenv("OWNER_CHILD_CACHE"), false)
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		fmt.Println("ready")
 		io.Copy(io.Discard, os.Stdin)
+		runtime.KeepAlive(b) // their lock files would be closed by the garbage collector
+		runtime.KeepAlive(w)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
