@@ -84,26 +84,7 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	}
 	removeStale(os.TempDir(), tempCachePrefix, log)
 	if o.CacheDir == "" {
-		tmp, remove, err := scratch.MkdirTemp("", tempCachePrefix)
-		if err != nil {
-			return nil, fmt.Errorf("create temporary cache directory: %v", err)
-		}
-		unlock, err := ownDir(tmp)
-		if err != nil {
-			remove()
-			return nil, fmt.Errorf("create temporary cache directory: %v", err)
-		}
-		b, err := buildAndOpen(ctx, in, tmp, false, log)
-		if err != nil {
-			remove()
-			unlock()
-			return nil, err
-		}
-		b.removeTemp = func() error {
-			defer unlock()
-			return remove()
-		}
-		return b, nil
+		return openTemp(ctx, in, log)
 	}
 	removeStale(o.CacheDir, buildDirPrefix, log)
 	start := time.Now()
@@ -126,7 +107,7 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	} else {
 		log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
 	}
-	b, berr := buildAndOpen(ctx, in, o.CacheDir, true, log)
+	b, berr := buildAndOpen(ctx, in, o.CacheDir, digest, log)
 	if berr != nil {
 		var invalid *InvalidCatalogError
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
@@ -148,13 +129,54 @@ func BuildCache(ctx context.Context, in Input, dir string, log *slog.Logger) err
 	return b.Close()
 }
 
-func buildAndOpen(ctx context.Context, in Input, dir string, durable bool, log *slog.Logger) (*Backend, error) {
+// openTemp builds the index and the body store in a temporary directory that Close removes. Nobody
+// will reuse them: no catalog digest, no index file, no checksums.
+func openTemp(ctx context.Context, in Input, log *slog.Logger) (*Backend, error) {
 	start := time.Now()
-	digest, err := in.Digest()
+	tmp, remove, err := scratch.MkdirTemp("", tempCachePrefix)
 	if err != nil {
+		return nil, fmt.Errorf("create temporary cache directory: %v", err)
+	}
+	unlock, err := ownDir(tmp)
+	if err != nil {
+		remove()
+		return nil, fmt.Errorf("create temporary cache directory: %v", err)
+	}
+	fail := func(err error) (*Backend, error) {
+		remove()
+		unlock()
 		return nil, err
 	}
-	w, err := newCacheWriter(dir, durable)
+	path := filepath.Join(tmp, bodiesFile)
+	w, err := createStore(path, false)
+	if err != nil {
+		return fail(fmt.Errorf("create temporary cache: %v", err))
+	}
+	ix, err := buildIndex(ctx, in, w)
+	if err != nil {
+		w.abort()
+		return fail(err)
+	}
+	if _, _, err := w.finish(false); err != nil {
+		return fail(fmt.Errorf("write temporary cache %s: %v", path, err))
+	}
+	store, err := openStore(path)
+	if err != nil {
+		return fail(fmt.Errorf("open temporary cache: %v", err))
+	}
+	log.Info("loaded catalog", "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
+	b := newBackend(ix, store)
+	b.removeTemp = func() error {
+		defer unlock()
+		return remove()
+	}
+	return b, nil
+}
+
+// buildAndOpen builds the cache of the catalog with the given digest in dir and opens it.
+func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.Logger) (*Backend, error) {
+	start := time.Now()
+	w, err := newCacheWriter(dir)
 	if err != nil {
 		return nil, fmt.Errorf("create cache in %s: %v", dir, err)
 	}

@@ -97,13 +97,12 @@ func readCache(dir, digest string) (*index, *storeReader, error) {
 // place on commit.
 type cacheWriter struct {
 	dir, tmp  string
-	durable   bool // sync to disk: the cache outlives this process
 	store     *storeWriter
 	removeTmp func() error
 	unlock    func()
 }
 
-func newCacheWriter(dir string, durable bool) (*cacheWriter, error) {
+func newCacheWriter(dir string) (*cacheWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -116,13 +115,13 @@ func newCacheWriter(dir string, durable bool) (*cacheWriter, error) {
 		removeTmp()
 		return nil, err
 	}
-	store, err := createStore(filepath.Join(tmp, bodiesFile))
+	store, err := createStore(filepath.Join(tmp, bodiesFile), true)
 	if err != nil {
 		removeTmp()
 		unlock()
 		return nil, err
 	}
-	return &cacheWriter{dir: dir, tmp: tmp, durable: durable, store: store, removeTmp: removeTmp, unlock: unlock}, nil
+	return &cacheWriter{dir: dir, tmp: tmp, store: store, removeTmp: removeTmp, unlock: unlock}, nil
 }
 
 func (w *cacheWriter) abort() {
@@ -133,7 +132,7 @@ func (w *cacheWriter) abort() {
 
 // commit writes the index and replaces any previous cache with the new one.
 func (w *cacheWriter) commit(ix *index, digest string) error {
-	size, sum, err := w.store.finish(w.durable)
+	size, sum, err := w.store.finish(true)
 	if err != nil {
 		return err
 	}
@@ -150,11 +149,7 @@ func (w *cacheWriter) commit(ix *index, digest string) error {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	err = gob.NewEncoder(bw).Encode(hdr)
 	_, werr := encoded.WriteTo(bw)
-	err = errors.Join(err, werr, bw.Flush())
-	if w.durable {
-		err = errors.Join(err, f.Sync())
-	}
-	err = errors.Join(err, f.Close())
+	err = errors.Join(err, werr, bw.Flush(), f.Sync(), f.Close())
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		w, err := newCacheWriter(os.Getenv("OWNER_CHILD_CACHE"), false)
+		w, err := newCacheWriter(os.Getenv("OWNER_CHILD_CACHE"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
