@@ -52,6 +52,8 @@ func encodeBody(b body) []byte {
 
 var errBadBody = errors.New("malformed body record")
 
+// decodeBody decodes a body record. Its strings and CSVMeta share data's memory: data must not be
+// changed afterwards (the store reads every record into a buffer of its own).
 func decodeBody(data []byte) (body, error) {
 	b := body{CSVIndex: -1}
 	if len(data) == 0 {
@@ -71,7 +73,10 @@ func decodeBody(data []byte) (body, error) {
 		if !ok || l > uint64(len(rest)) {
 			return "", false
 		}
-		s := string(rest[:l])
+		var s string
+		if l > 0 {
+			s = unsafe.String(&rest[0], l)
+		}
 		rest = rest[l:]
 		return s, true
 	}
@@ -83,7 +88,13 @@ func decodeBody(data []byte) (body, error) {
 		if !ok1 || !ok2 || !ok3 || n > uint64(len(rest)) {
 			return b, errBadBody
 		}
-		b.CSVMeta, b.Version = []byte(meta), ver
+		b.CSVMeta, b.Version = []byte{}, ver // not nil even when empty: the kind says a CSV is synthesized
+		if meta != "" {
+			b.CSVMeta = unsafe.Slice(unsafe.StringData(meta), len(meta))
+		}
+		if n > 0 {
+			b.Related = make([]csvmeta.RelatedImage, 0, n)
+		}
 		for i := uint64(0); i < n; i++ {
 			name, ok1 := str()
 			image, ok2 := str()
