@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/cespare/xxhash/v2"
+
 	"github.com/olmcat/olmcat/internal/scratch"
 )
 

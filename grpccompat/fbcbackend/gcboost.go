@@ -28,7 +28,7 @@ var boost struct {
 
 type gcBoost struct{ blobs int }
 
-// restore is called with boost locked.
+// restoreGC is called with boost locked.
 func restoreGC() {
 	debug.SetGCPercent(boost.percent)
 	debug.SetMemoryLimit(boost.limit)

@@ -3,7 +3,6 @@
 package fbcbackend
 
 import (
-	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -11,13 +10,15 @@ import (
 )
 
 func lockOwner(path string) (release func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600) // NFS locks need a writable file
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		// A filesystem without flock: without a lock file the directory is never taken for stale.
 		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		os.Remove(path)
+		return func() {}, nil
 	}
 	return sync.OnceFunc(func() { f.Close() }), nil
 }
@@ -29,7 +30,7 @@ func lockIfStale(dir, lock string, minAge time.Duration) (unlock func(), ok bool
 	if err != nil || !ownedByMe(dirInfo) {
 		return nil, false
 	}
-	f, err := os.Open(lock)
+	f, err := os.OpenFile(lock, os.O_RDWR, 0)
 	if err != nil {
 		return nil, false
 	}

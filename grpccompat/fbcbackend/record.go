@@ -7,8 +7,9 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 // Body record encoding: a kind byte, then length-prefixed fields.
