@@ -72,27 +72,21 @@ func Dir(root string) Input {
 }
 
 // Open makes the catalog ready to serve. With a cache
-// directory it uses the cache when it was built from this very catalog, and otherwise rebuilds it;
-// a cache that does not match and cannot be rebuilt (read-only directory) is an error, never
-// served. A catalog that fails validation gives an *InvalidCatalogError listing every problem.
+// directory it uses the cache when it was built from this very catalog and its files match their
+// checksums, and otherwise rebuilds it; a stale or damaged cache that cannot be rebuilt (read-only
+// directory) is an error, never served. A catalog that fails validation gives an *InvalidCatalogError listing every problem.
+// Errors about the cache do not wrap the fs errors under them: callers would take a permission
+// problem of the cache directory for one of the catalog.
 func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	removeStale(os.TempDir(), tempCachePrefix, log)
 	if o.CacheDir == "" {
-		tmp, remove, err := scratch.MkdirTemp("", "olmcat-serve-cache-")
-		if err != nil {
-			return nil, fmt.Errorf("create temporary cache directory: %w", err)
-		}
-		b, err := buildAndOpen(ctx, in, tmp, false, log)
-		if err != nil {
-			remove()
-			return nil, err
-		}
-		b.removeTemp = remove
-		return b, nil
+		return openTemp(ctx, in, log)
 	}
+	removeStale(o.CacheDir, buildDirPrefix, log)
 	start := time.Now()
 	digest, err := in.Digest()
 	if err != nil {
@@ -103,19 +97,24 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 		log.Info("loaded catalog cache", "dir", o.CacheDir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
 		return newBackend(ix, store), nil
 	}
-	if !errors.Is(err, errCacheMismatch) && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("cannot use cache directory %s: %w (--cache-dir must be a directory this user can read, "+
+	damagedCache := errors.Is(err, errCacheDamaged)
+	if !damagedCache && !errors.Is(err, errCacheMismatch) && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("cannot use cache directory %s: %v (--cache-dir must be a directory this user can read, "+
 			"and write when the cache has to be built)", o.CacheDir, err)
 	}
-	log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
-	b, berr := buildAndOpen(ctx, in, o.CacheDir, true, log)
+	if damagedCache {
+		log.Warn("cache is damaged; rebuilding it", "dir", o.CacheDir, "reason", err.Error())
+	} else {
+		log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
+	}
+	b, berr := buildAndOpen(ctx, in, o.CacheDir, digest, log)
 	if berr != nil {
 		var invalid *InvalidCatalogError
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
 			return nil, berr
 		}
-		return nil, fmt.Errorf("cache %s does not match catalog %s (%v) and cannot be rebuilt: %w; "+
-			"build it where it is writable with `olmcat serve %s --cache-dir %s --cache-only`", o.CacheDir, in.Name, err, berr, in.Name, o.CacheDir)
+		return nil, fmt.Errorf("cache %s cannot be served (%v) and cannot be rebuilt: %w; "+
+			"rebuild it where it is writable with `olmcat serve %s --cache-dir %s --cache-only`", o.CacheDir, err, berr, in.Name, o.CacheDir)
 	}
 	return b, nil
 }
@@ -130,15 +129,56 @@ func BuildCache(ctx context.Context, in Input, dir string, log *slog.Logger) err
 	return b.Close()
 }
 
-func buildAndOpen(ctx context.Context, in Input, dir string, durable bool, log *slog.Logger) (*Backend, error) {
+// openTemp builds the index and the body store in a temporary directory that Close removes. Nobody
+// will reuse them: no catalog digest, no index file, no checksums.
+func openTemp(ctx context.Context, in Input, log *slog.Logger) (*Backend, error) {
 	start := time.Now()
-	digest, err := in.Digest()
+	tmp, remove, err := scratch.MkdirTemp("", tempCachePrefix)
 	if err != nil {
+		return nil, fmt.Errorf("create temporary cache directory: %v", err)
+	}
+	unlock, err := ownDir(tmp)
+	if err != nil {
+		remove()
+		return nil, fmt.Errorf("create temporary cache directory: %v", err)
+	}
+	fail := func(err error) (*Backend, error) {
+		remove()
+		unlock()
 		return nil, err
 	}
-	w, err := newCacheWriter(dir, durable)
+	path := filepath.Join(tmp, bodiesFile)
+	w, err := createStore(path, false)
 	if err != nil {
-		return nil, fmt.Errorf("create cache in %s: %w", dir, err)
+		return fail(fmt.Errorf("create temporary cache: %v", err))
+	}
+	ix, err := buildIndex(ctx, in, w)
+	if err != nil {
+		w.abort()
+		return fail(err)
+	}
+	if _, _, err := w.finish(false); err != nil {
+		return fail(fmt.Errorf("write temporary cache %s: %v", path, err))
+	}
+	store, err := openStore(path)
+	if err != nil {
+		return fail(fmt.Errorf("open temporary cache: %v", err))
+	}
+	log.Info("loaded catalog", "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
+	b := newBackend(ix, store)
+	b.removeTemp = func() error {
+		defer unlock()
+		return remove()
+	}
+	return b, nil
+}
+
+// buildAndOpen builds the cache of the catalog with the given digest in dir and opens it.
+func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.Logger) (*Backend, error) {
+	start := time.Now()
+	w, err := newCacheWriter(dir)
+	if err != nil {
+		return nil, fmt.Errorf("create cache in %s: %v", dir, err)
 	}
 	ix, err := buildIndex(ctx, in, w.store)
 	if err != nil {
@@ -147,11 +187,11 @@ func buildAndOpen(ctx context.Context, in Input, dir string, durable bool, log *
 	}
 	if err := w.commit(ix, digest); err != nil {
 		w.abort()
-		return nil, fmt.Errorf("write cache in %s: %w", dir, err)
+		return nil, fmt.Errorf("write cache in %s: %v", dir, err)
 	}
 	store, err := openStore(filepath.Join(dir, cacheSubdir, bodiesFile))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open cache: %v", err)
 	}
 	log.Info("built catalog cache", "dir", dir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
 	return newBackend(ix, store), nil

@@ -64,6 +64,8 @@ func buildIndex(ctx context.Context, in Input, store *storeWriter) (*index, erro
 		store: store, validator: model.NewValidator(model.Options{}),
 		bundles: map[[2]string]*bundleIndex{}, packages: map[string]*pkgIndex{}, metaByKey: map[[2]string]*metaGroup{},
 	}
+	gc := boostGC()
+	defer gc.end()
 	jobs := make(chan fbc.Blob, 2*runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -79,6 +81,7 @@ func buildIndex(ctx context.Context, in Input, store *storeWriter) (*index, erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		gc.blob()
 		if err := b.validator.Add(blob); err != nil {
 			return err
 		}
@@ -123,11 +126,7 @@ func (b *builder) addBundle(blob fbc.Blob) {
 		b.problem(blob.Loc, "bundle %q: %v", blob.Name, err)
 		return
 	}
-	r, err := b.store.append(encodeBody(c.body))
-	if err != nil {
-		b.problem(blob.Loc, "bundle %q: write cache: %v", blob.Name, err)
-		return
-	}
+	r := b.store.append(c.record)
 	b.mu.Lock()
 	b.bundles[[2]string{c.pkg, c.name}] = &bundleIndex{Light: light, HasImage: c.light.BundlePath != "", Provided: c.provided, Body: r}
 	b.mu.Unlock()
@@ -175,10 +174,7 @@ func (b *builder) addOther(blob fbc.Blob) error {
 			b.problem(blob.Loc, "schema %q: %v", blob.Schema, err)
 			return nil
 		}
-		r, err := b.store.append(norm)
-		if err != nil {
-			return fmt.Errorf("write cache: %w", err)
-		}
+		r := b.store.append(norm)
 		key := [2]string{blob.Schema, blob.Package}
 		g := b.metaByKey[key]
 		if g == nil {

@@ -1,13 +1,11 @@
 package fbcbackend
 
 import (
-	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/blang/semver/v4"
-	"sigs.k8s.io/yaml"
 
 	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/property"
@@ -20,7 +18,7 @@ type converted struct {
 	name, pkg string
 	light     *api.Bundle // csvName, packageName, bundlePath, APIs, version, dependencies, properties
 	provided  []gvk
-	body      body
+	record    []byte // the encoded body
 }
 
 // gvk is a provided API, compared by the provider queries.
@@ -112,17 +110,21 @@ func convertBundle(data []byte) (*converted, error) {
 		return nil, err
 	}
 	out := &converted{name: name, pkg: pkg, light: &api.Bundle{CsvName: name, PackageName: pkg, BundlePath: image}}
-	out.body.CSVIndex = -1
+	sizeHint := 0
+	for _, p := range props {
+		if p.Type == property.TypeBundleObject {
+			sizeHint += len(p.Value)*3/4 + binary.MaxVarintLen64
+		}
+	}
+	objects := newObjectRecord(sizeHint)
 	var csvMetas []json.RawMessage
 	var pkgVersion string
 	havePackage := false
 	for i, p := range props {
 		if p.Type == property.TypeBundleObject {
-			obj, err := bundleObjectJSON(p.Value)
-			if err != nil {
+			if err := objects.add(p.Value); err != nil {
 				return nil, fmt.Errorf("convert bundle object property at index %d to JSON: %v", i, err)
 			}
-			out.body.Objects = append(out.body.Objects, obj)
 			continue
 		}
 		value, err := normalizeJSON(p.Value)
@@ -175,80 +177,11 @@ func convertBundle(data []byte) (*converted, error) {
 	if len(csvMetas) > 1 {
 		return nil, fmt.Errorf("expected at most 1 property of type %q, found %d", property.TypeCSVMetadata, len(csvMetas))
 	}
-	out.body.CSVIndex = csvIndex(out.body.Objects)
-	if out.body.CSVIndex < 0 && len(csvMetas) == 1 {
-		out.body.CSVMeta = csvMetas[0]
-		out.body.Version = out.light.Version
-		out.body.Related = related
+	csv := objects.csvIndex()
+	if csv < 0 && len(csvMetas) == 1 {
+		out.record = encodeBody(body{CSVIndex: -1, CSVMeta: csvMetas[0], Version: out.light.Version, Related: related})
+	} else {
+		out.record = objects.finish(csv)
 	}
 	return out, nil
-}
-
-// bundleObjectJSON decodes an olm.bundle.object value's base64 data and turns it into JSON: data
-// that already looks like a JSON object is kept byte for byte, anything else is read as YAML.
-func bundleObjectJSON(value []byte) (string, error) {
-	var encoded []byte
-	if err := eachField(value, func(k, v []byte) error {
-		if !keyIs(k, "data") {
-			return nil
-		}
-		var err error
-		encoded, err = stringBytes(v)
-		return err
-	}); err != nil {
-		return "", err
-	}
-	data := make([]byte, base64.StdEncoding.DecodedLen(len(encoded)))
-	n, err := base64.StdEncoding.Decode(data, encoded)
-	if err != nil {
-		return "", err
-	}
-	data = data[:n]
-	if hasJSONObjectPrefix(data) {
-		return string(data), nil
-	}
-	j, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return "", err
-	}
-	return string(j), nil
-}
-
-// csvIndex finds the first object whose kind is ClusterServiceVersion.
-func csvIndex(objects []string) int {
-	for i, o := range objects {
-		if topLevelKind(o) == "ClusterServiceVersion" {
-			return i
-		}
-	}
-	return -1
-}
-
-// topLevelKind reads the "kind" field of a JSON object stopping there (manifests have sorted keys:
-// apiVersion, kind, ...), so large objects are not scanned whole. Anything that is not an object
-// with a string kind gives "".
-func topLevelKind(obj string) string {
-	dec := json.NewDecoder(strings.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return ""
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		key, _ := t.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return ""
-		}
-		if key == "kind" {
-			var kind string
-			if json.Unmarshal(value, &kind) != nil {
-				return ""
-			}
-			return kind
-		}
-	}
-	return ""
 }

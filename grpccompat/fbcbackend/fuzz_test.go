@@ -1,6 +1,7 @@
 package fbcbackend
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
@@ -42,9 +43,28 @@ func FuzzConvertBundle(f *testing.F) {
 	f.Add([]byte(`{"schema":"olm.bundle","name":"a","package":"a","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.csv.metadata","value":{"displayName":"A","crdDescriptions":{"owned":[{"name":"x","version":"v1","kind":"X","specDescriptors":[{"path":"p","value":[1,2]}]}]}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := convertBundle(data)
-		if err != nil || c.body.CSVMeta == nil {
+		if err != nil {
 			return
 		}
-		_, _ = synthesizeCSV(c.name, c.body, csvmeta.Package{})
+		b, err := decodeBody(c.record)
+		if err != nil || !bytes.Equal(encodeBody(b), c.record) {
+			t.Fatalf("the record of a converted bundle is not what encodeBody gives for it (%v)", err)
+		}
+		if b.CSVMeta != nil {
+			_, _ = synthesizeCSV(c.name, b, csvmeta.Package{})
+		}
+	})
+}
+
+// The allocation-free reading of a manifest's kind answers as the JSON decoder does.
+func FuzzTopLevelKind(f *testing.F) {
+	for _, s := range []string{`{"apiVersion":"v1","kind":"ClusterServiceVersion","metadata":{}}`, ` { "kind" : "X" }`,
+		`{"apiVersion":"v1" "kind":"X"}`, `{"a":1,"kind":"X"}`, `{"kind":"\u0058"}`, "{\"kind\":\"\xff\"}", `{"kind":1}`, `[]`, `{}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, obj string) {
+		if got, want := topLevelKind(obj), kindByDecoder(obj); got != want {
+			t.Fatalf("topLevelKind(%q) = %q, the decoder reads %q", obj, got, want)
+		}
 	})
 }

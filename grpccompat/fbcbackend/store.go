@@ -1,15 +1,12 @@
 package fbcbackend
 
 import (
-	"bufio"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
-	"sync"
 
-	"github.com/olmcat/olmcat/fbc/csvmeta"
+	"github.com/cespare/xxhash/v2"
 )
 
 // The body store is one append-only file holding bundle bodies (manifests or CSV metadata) and
@@ -25,43 +22,6 @@ type ref struct {
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-type storeWriter struct {
-	mu  sync.Mutex
-	f   *os.File
-	buf *bufio.Writer
-	off int64
-}
-
-func createStore(path string) (*storeWriter, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &storeWriter{f: f, buf: bufio.NewWriterSize(f, 1<<20)}, nil
-}
-
-func (w *storeWriter) append(data []byte) (ref, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r := ref{Off: w.off, Len: uint32(len(data)), CRC: crc32.Checksum(data, crcTable)}
-	if _, err := w.buf.Write(data); err != nil {
-		return ref{}, err
-	}
-	w.off += int64(len(data))
-	return r, nil
-}
-
-// finish flushes (and with durable, syncs) the file and returns its size.
-func (w *storeWriter) finish(durable bool) (int64, error) {
-	err := w.buf.Flush()
-	if durable {
-		err = errors.Join(err, w.f.Sync())
-	}
-	return w.off, errors.Join(err, w.f.Close())
-}
-
-func (w *storeWriter) abort() { w.f.Close() }
-
 type storeReader struct {
 	f    *os.File
 	path string
@@ -73,6 +33,25 @@ func openStore(path string) (*storeReader, error) {
 		return nil, err
 	}
 	return &storeReader{f: f, path: path}, nil
+}
+
+// verify checks that the file has the size and xxhash64 recorded when it was written.
+func (s *storeReader) verify(size int64, sum uint64) error {
+	st, err := s.f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != size {
+		return damaged(s.path, "is %d bytes, the index expects %d", st.Size(), size)
+	}
+	h := xxhash.New()
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(s.f, 0, size), make([]byte, 1<<20)); err != nil {
+		return fmt.Errorf("read %s: %w", s.path, err)
+	}
+	if h.Sum64() != sum {
+		return damaged(s.path, "does not match the checksum in the index header")
+	}
+	return nil
 }
 
 func (s *storeReader) read(r ref) ([]byte, error) {
@@ -87,105 +66,3 @@ func (s *storeReader) read(r ref) ([]byte, error) {
 }
 
 func (s *storeReader) close() error { return s.f.Close() }
-
-// Body record encoding: a kind byte, then length-prefixed fields.
-const (
-	bodyManifests byte = 1
-	bodyCSVMeta   byte = 2
-)
-
-func encodeBody(b body) []byte {
-	size := 32 + len(b.CSVMeta) + len(b.Version)
-	for _, o := range b.Objects {
-		size += len(o) + binary.MaxVarintLen64
-	}
-	for _, ri := range b.Related {
-		size += len(ri.Name) + len(ri.Image) + 2*binary.MaxVarintLen64
-	}
-	out := make([]byte, 0, size)
-	putString := func(s string) {
-		out = binary.AppendUvarint(out, uint64(len(s)))
-		out = append(out, s...)
-	}
-	if b.CSVMeta != nil {
-		out = append(out, bodyCSVMeta)
-		putString(string(b.CSVMeta))
-		putString(b.Version)
-		out = binary.AppendUvarint(out, uint64(len(b.Related)))
-		for _, ri := range b.Related {
-			putString(ri.Name)
-			putString(ri.Image)
-		}
-		return out
-	}
-	out = append(out, bodyManifests)
-	out = binary.AppendUvarint(out, uint64(b.CSVIndex+1))
-	out = binary.AppendUvarint(out, uint64(len(b.Objects)))
-	for _, o := range b.Objects {
-		putString(o)
-	}
-	return out
-}
-
-var errBadBody = errors.New("malformed body record")
-
-func decodeBody(data []byte) (body, error) {
-	b := body{CSVIndex: -1}
-	if len(data) == 0 {
-		return b, errBadBody
-	}
-	kind, rest := data[0], data[1:]
-	num := func() (uint64, bool) {
-		v, n := binary.Uvarint(rest)
-		if n <= 0 {
-			return 0, false
-		}
-		rest = rest[n:]
-		return v, true
-	}
-	str := func() (string, bool) {
-		l, ok := num()
-		if !ok || l > uint64(len(rest)) {
-			return "", false
-		}
-		s := string(rest[:l])
-		rest = rest[l:]
-		return s, true
-	}
-	switch kind {
-	case bodyCSVMeta:
-		meta, ok1 := str()
-		ver, ok2 := str()
-		n, ok3 := num()
-		if !ok1 || !ok2 || !ok3 || n > uint64(len(rest)) {
-			return b, errBadBody
-		}
-		b.CSVMeta, b.Version = []byte(meta), ver
-		for i := uint64(0); i < n; i++ {
-			name, ok1 := str()
-			image, ok2 := str()
-			if !ok1 || !ok2 {
-				return b, errBadBody
-			}
-			b.Related = append(b.Related, csvmeta.RelatedImage{Name: name, Image: image})
-		}
-	case bodyManifests:
-		idx, ok1 := num()
-		n, ok2 := num()
-		if !ok1 || !ok2 || n > uint64(len(rest)) || idx > n {
-			return b, errBadBody
-		}
-		b.CSVIndex = int(idx) - 1
-		b.Objects = make([]string, 0, n)
-		for i := uint64(0); i < n; i++ {
-			o, ok := str()
-			if !ok {
-				return b, errBadBody
-			}
-			b.Objects = append(b.Objects, o)
-		}
-	default:
-		return b, errBadBody
-	}
-	return b, nil
-}

@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,4 +132,60 @@ func snapshotDir(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// makeReadOnly makes dirs unwritable for this process until the test ends: by their mode, or for
+// root, whom modes do not stop, with the immutable attribute.
+func makeReadOnly(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if os.Geteuid() != 0 {
+			if err := os.Chmod(d, 0o555); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(d, 0o755) })
+			continue
+		}
+		if out, err := exec.Command("chattr", "+i", d).CombinedOutput(); err != nil {
+			t.Skipf("running as root and cannot make %s immutable: %v %s", d, err, out)
+		}
+		t.Cleanup(func() { exec.Command("chattr", "-i", d).Run() })
+	}
+}
+
+// One byte changed in the cache index: --cache-only and serve in a read-only directory refuse it,
+// naming the file and how to rebuild it; where the directory is writable --cache-only rebuilds it.
+func TestDamagedCacheIsNeverServed(t *testing.T) {
+	catalog := needCorpus(t, "fbc/ocmirror-jaeger-product-json/catalog")
+	cache := t.TempDir()
+	if err := Run(context.Background(), Options{Path: catalog, CacheDir: cache, CacheOnly: true}); err != nil {
+		t.Fatalf("--cache-only: %v", err)
+	}
+	index := filepath.Join(cache, "olmcat-serve-v1", "index.gob")
+	data, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(index, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("read-only", func(t *testing.T) {
+		makeReadOnly(t, filepath.Dir(index), cache)
+		for _, cacheOnly := range []bool{true, false} {
+			ctx, cancel := context.WithCancel(context.Background())
+			err := Run(ctx, Options{Path: catalog, CacheDir: cache, CacheOnly: cacheOnly, Addr: "127.0.0.1:0",
+				Ready: func(net.Addr) { t.Errorf("served a damaged cache"); cancel() }})
+			cancel()
+			if err == nil || !strings.Contains(err.Error(), index) || !strings.Contains(err.Error(), "--cache-only") {
+				t.Errorf("--cache-only %v with a damaged cache in a read-only directory: %v; want a refusal naming %s and how to rebuild it", cacheOnly, err, index)
+			}
+		}
+	})
+	if err := Run(context.Background(), Options{Path: catalog, CacheDir: cache, CacheOnly: true}); err != nil {
+		t.Fatalf("--cache-only in a writable directory should rebuild the damaged cache: %v", err)
+	}
+	if now, _ := os.ReadFile(index); bytes.Equal(now, data) {
+		t.Error("the damaged index is still there after --cache-only")
+	}
 }

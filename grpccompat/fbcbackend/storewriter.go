@@ -1,0 +1,86 @@
+package fbcbackend
+
+import (
+	"bufio"
+	"errors"
+	"hash/crc32"
+	"os"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// storeWriter appends records to the body store. Callers get the record's ref at once; a writer
+// goroutine does the writes, in ref order, so converting workers do not wait for the disk.
+type storeWriter struct {
+	f     *os.File
+	mu    sync.Mutex // orders offsets and the queue
+	off   int64
+	queue chan []byte // bounded: appends wait when the disk is behind
+	done  chan struct{}
+	hash  *xxhash.Digest // of everything written, for the cache header; nil without sum
+	err   error          // the first write error; read after done
+}
+
+func createStore(path string, sum bool) (*storeWriter, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	w := &storeWriter{f: f, queue: make(chan []byte, 64), done: make(chan struct{})}
+	if sum {
+		w.hash = xxhash.New()
+	}
+	go w.write()
+	return w, nil
+}
+
+func (w *storeWriter) write() {
+	defer close(w.done)
+	buf := bufio.NewWriterSize(w.f, 1<<20)
+	for data := range w.queue {
+		if w.err != nil {
+			continue
+		}
+		if w.hash != nil {
+			w.hash.Write(data)
+		}
+		_, w.err = buf.Write(data)
+	}
+	if w.err == nil {
+		w.err = buf.Flush()
+	}
+}
+
+// append queues data, which the caller must not change afterwards. Write errors are reported by
+// finish.
+func (w *storeWriter) append(data []byte) ref {
+	r := ref{Len: uint32(len(data)), CRC: crc32.Checksum(data, crcTable)}
+	w.mu.Lock()
+	r.Off = w.off
+	w.off += int64(len(data))
+	w.queue <- data
+	w.mu.Unlock()
+	return r
+}
+
+// finish waits for the writes, (with durable) syncs and closes the file, and returns its size and
+// xxhash64.
+func (w *storeWriter) finish(durable bool) (size int64, sum uint64, err error) {
+	close(w.queue)
+	<-w.done
+	err = w.err
+	if durable && err == nil {
+		err = w.f.Sync()
+	}
+	if w.hash != nil {
+		sum = w.hash.Sum64()
+	}
+	return w.off, sum, errors.Join(err, w.f.Close())
+}
+
+func (w *storeWriter) abort() {
+	close(w.queue)
+	<-w.done
+	w.f.Close()
+}
