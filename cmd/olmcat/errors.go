@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
+
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/source"
@@ -57,8 +59,10 @@ func exitCode(err error) int {
 		output outputError
 		exists *atomicout.ExistsError
 		large  *fbc.BlobTooLargeError
+		cache  *fbcbackend.CacheError
 	)
-	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) || errors.As(err, &output) || errors.As(err, &large) {
+	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) || errors.As(err, &output) ||
+		errors.As(err, &large) || errors.As(err, &cache) {
 		return exitUsage
 	}
 	// cobra's own argument errors ("accepts 2 arg(s)", "unknown command") are usage errors too.

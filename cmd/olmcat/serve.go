@@ -115,6 +115,9 @@ func newServeCmd() *cobra.Command {
 			if cmd.Flags().Changed("cache-enforce-integrity") {
 				enforce = enforceFlag
 			}
+			if enforce && cacheDir == "" {
+				return usageError{errors.New("--cache-dir must be specified with --cache-enforce-integrity")}
+			}
 			var ignored []string
 			if s.captureProfiles && s.pprofAddr == "" {
 				ignored = append(ignored, "--pprof-capture-profiles has no effect without --pprof-addr")

@@ -28,6 +28,10 @@ type Options struct {
 	// CacheDir keeps the index and bodies between runs. "" builds them in a temporary directory
 	// that Close removes.
 	CacheDir string
+	// EnforceIntegrity serves only a cache that was built from this very catalog and is intact: a
+	// missing, stale or damaged cache is a *CacheError, and nothing is built or written (opm's
+	// --cache-enforce-integrity, for images whose cache was built at image build time).
+	EnforceIntegrity bool
 	// Logger receives progress records; nil discards.
 	Logger *slog.Logger
 }
@@ -98,9 +102,19 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 		return newBackend(ix, store), nil
 	}
 	damagedCache := errors.Is(err, errCacheDamaged)
-	if !damagedCache && !errors.Is(err, errCacheMismatch) && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("cannot use cache directory %s: %v (--cache-dir must be a directory this user can read, "+
-			"and write when the cache has to be built)", o.CacheDir, err)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if !damagedCache && !missing && !errors.Is(err, errCacheMismatch) {
+		return nil, &CacheError{Dir: o.CacheDir, Reason: err.Error(),
+			Hint: "--cache-dir must be a directory this user can read, and write when the cache has to be built"}
+	}
+	rebuild := fmt.Sprintf("build it with `olmcat serve %s --cache-dir %s --cache-only`", in.Name, o.CacheDir)
+	if o.EnforceIntegrity {
+		reason := err.Error()
+		if missing {
+			reason = "no cache has been built there"
+		}
+		return nil, &CacheError{Dir: o.CacheDir, Reason: "integrity check failed: " + reason,
+			Hint: rebuild + " (at image build time), or pass --cache-enforce-integrity=false to build it at start"}
 	}
 	if damagedCache {
 		log.Warn("cache is damaged; rebuilding it", "dir", o.CacheDir, "reason", err.Error())
@@ -113,10 +127,21 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
 			return nil, berr
 		}
-		return nil, fmt.Errorf("cache %s cannot be served (%v) and cannot be rebuilt: %w; "+
-			"rebuild it where it is writable with `olmcat serve %s --cache-dir %s --cache-only`", o.CacheDir, err, berr, in.Name, o.CacheDir)
+		return nil, &CacheError{Dir: o.CacheDir, Reason: fmt.Sprintf("%v, and it cannot be rebuilt: %v", err, berr),
+			Hint: "re" + rebuild + " where the directory is writable"}
 	}
 	return b, nil
+}
+
+// CacheError is a cache directory that cannot be served. It is about the cache, never the
+// catalog, and wraps no fs error: callers would take a permission problem of the cache
+// directory for one of the catalog.
+type CacheError struct {
+	Dir, Reason, Hint string
+}
+
+func (e *CacheError) Error() string {
+	return fmt.Sprintf("cache %s cannot be served: %s; %s", e.Dir, e.Reason, e.Hint)
 }
 
 // BuildCache builds (or verifies and keeps) the cache for the catalog in dir without serving: what

@@ -58,7 +58,7 @@ func load(ctx context.Context, src *source.Source, o Options, log *slog.Logger) 
 	}
 	var backend api.Backend
 	if !o.HTTPOnly {
-		bo := source.BackendOptions{CacheDir: o.CacheDir, Logger: log}
+		bo := source.BackendOptions{CacheDir: o.CacheDir, EnforceCache: o.EnforceIntegrity, Logger: log}
 		if b != nil && src.Format() != source.FormatSQLite {
 			bo.Tee = b.Add
 		}

@@ -176,11 +176,11 @@ func cacheOnly(ctx context.Context, src *source.Source, o Options, log *slog.Log
 	if o.CacheDir == "" {
 		log.Warn("--cache-only without --cache-dir only checks that the catalog can be served")
 	}
-	b, err := src.Backend(ctx, source.BackendOptions{CacheDir: o.CacheDir, Logger: log})
+	b, err := src.Backend(ctx, source.BackendOptions{CacheDir: o.CacheDir, EnforceCache: o.EnforceIntegrity, Logger: log})
 	if err != nil {
 		return err
 	}
-	log.Info("cache is up to date", "dir", o.CacheDir)
+	log.Info("cache is up to date", "dir", o.CacheDir, "verified-only", o.EnforceIntegrity)
 	return b.Close()
 }
 

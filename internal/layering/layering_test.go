@@ -26,7 +26,7 @@ var layers = []struct {
 		"grpccompat/fbcbackend"}},
 	{"source", []string{"internal/source"}},
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops",
-		"grpccompat", "grpccompat/compat", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
+		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
 	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "internal/imagetest"}},
 }

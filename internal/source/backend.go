@@ -17,7 +17,9 @@ import (
 type BackendOptions struct {
 	// CacheDir keeps an FBC backend's index between runs (see fbcbackend.Options).
 	CacheDir string
-	Logger   *slog.Logger
+	// EnforceCache serves an FBC only from an intact cache built from it (fbcbackend.Options).
+	EnforceCache bool
+	Logger       *slog.Logger
 	// Tee, for an FBC, sees every blob the backend reads, before the backend does, so that another
 	// index can be built from the very same walk. It is not called when the backend loads from
 	// a cache or serves an index.db: then nothing is walked.
@@ -35,7 +37,7 @@ func (s *Source) Backend(ctx context.Context, o BackendOptions) (api.Backend, er
 		}
 		return q, nil
 	}
-	b, err := fbcbackend.Open(ctx, s.backendInput(o.Tee), fbcbackend.Options{CacheDir: o.CacheDir, Logger: o.Logger})
+	b, err := fbcbackend.Open(ctx, s.backendInput(o.Tee), fbcbackend.Options{CacheDir: o.CacheDir, EnforceIntegrity: o.EnforceCache, Logger: o.Logger})
 	if err != nil {
 		return nil, classifyWalk(s.ref.Raw, err)
 	}
