@@ -97,7 +97,7 @@ func (q *Querier) ListBundlesRaw(ctx context.Context, send func(api.PreEncoded) 
 
 // listSpoolMemory is how much of the ListBundles stream is kept in memory; the rest of a large
 // stream (tens of thousands of bundles) is kept in a temporary file.
-var listSpoolMemory = 64 << 20
+var listSpoolMemory = 8 << 20
 
 // listStream returns the encoded ListBundles stream, reading it from the database on first use.
 // Callers that arrive while it is being read wait for it; a failed read is not kept.

@@ -25,7 +25,7 @@ import (
 const listBundlesMethod = "api.Registry/ListBundles"
 
 // keyedSpoolMemory is the memory each side's kept stream may use before it goes to disk.
-const keyedSpoolMemory = 16 << 20
+const keyedSpoolMemory = 4 << 20
 
 // keyedStream is a stream answer kept as deterministic wire bytes, with each message's key.
 type keyedStream struct {

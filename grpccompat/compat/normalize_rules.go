@@ -140,14 +140,12 @@ func providerGVK(req proto.Message) (gvk, bool) {
 	return gvk{}, false
 }
 
-func (r *rowFacts) provide(g gvk) bool { return slices.Contains(r.provides, g) }
-
 // providingChannels lists the channels where some bundle provides g, sorted.
 func (f *facts) providingChannels(g gvk) []chanKey {
 	var out []chanKey
 	for k, rows := range f.rows {
 		for _, r := range rows {
-			if r.provide(g) {
+			if f.provides(r, g) {
 				out = append(out, k)
 				break
 			}
@@ -164,7 +162,7 @@ func compareChanKeys(a, b chanKey) int {
 // headProvides returns the head of channel k when it provides g.
 func (f *facts) headProvides(k chanKey, g gvk) (string, *rowFacts) {
 	head := f.heads[k]
-	if r := f.rows[k][head]; r != nil && r.provide(g) {
+	if r := f.rows[k][head]; r != nil && f.provides(r, g) {
 		return head, r
 	}
 	return "", nil
@@ -234,7 +232,7 @@ func normDefaultProvider(p *pair) bool {
 		b := sqlB[0]
 		k := chanKey{b.GetPackageName(), b.GetChannelName()}
 		r := sql.facts.rows[k][b.GetCsvName()]
-		if r == nil || !r.provide(g) || sql.facts.defaults[k.pkg] != k.ch {
+		if r == nil || !sql.facts.provides(r, g) || sql.facts.defaults[k.pkg] != k.ch {
 			return false
 		}
 	} else if sql.ans.Code == codes.OK || sql.facts.defaultChannelProvides(g) {

@@ -12,9 +12,8 @@ import (
 // testCatalog is one package "p" with channel "c": v3 (head) replaces v2 and skips v1; v2
 // replaces v1. Only v1 and v2 provide g/v1/K; every bundle provides g/v1/All.
 func testFacts(kind Kind) *facts {
-	f := &facts{kind: kind, served: map[string]bool{"p": true}, defaults: map[string]string{"p": "c"},
-		heads: map[chanKey]string{{"p", "c"}: "v3"}, channels: map[chanKey]bool{{"p", "c"}: true},
-		rows: map[chanKey]map[string]*rowFacts{}, truncated: map[[2]string]bool{}, packages: []string{"p"}}
+	f := newFacts(kind)
+	f.served["p"], f.defaults["p"], f.heads[chanKey{"p", "c"}], f.packages = true, "c", "v3", []string{"p"}
 	all, k := &api.GroupVersionKind{Group: "g", Version: "v1", Kind: "All"}, &api.GroupVersionKind{Group: "g", Version: "v1", Kind: "K"}
 	for _, b := range []*api.Bundle{
 		{CsvName: "v1", ProvidedApis: []*api.GroupVersionKind{all, k}},

@@ -81,8 +81,8 @@ func buildPlan(sides ...*facts) Plan {
 						names[target] = true
 					}
 				}
-				for _, g := range r.provides {
-					gvks[g] = true
+				for _, id := range r.provides {
+					gvks[f.apis[id]] = true
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package compat
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -24,6 +25,13 @@ type facts struct {
 	// truncated holds the (package, bundle) pairs that have the olm.deprecated property of
 	// `opm registry deprecatetruncate`.
 	truncated map[[2]string]bool
+	// names holds one copy of each name the rows hold: bundle, API group, version and kind names
+	// come back in many rows, each decoded into a string of its own.
+	names map[string]string
+	// apis numbers the provided APIs: rows hold their numbers (a bundle provides several, and
+	// the same ones as its other rows and versions).
+	apis   []gvk
+	apiIDs map[gvk]int32
 }
 
 type chanKey struct{ pkg, ch string }
@@ -32,8 +40,8 @@ type chanKey struct{ pkg, ch string }
 type rowFacts struct {
 	replaces  string
 	skips     []string
-	provides  []gvk
-	truncated bool // has the olm.deprecated property of `opm registry deprecatetruncate`
+	provides  []int32 // facts.apis
+	truncated bool    // has the olm.deprecated property of `opm registry deprecatetruncate`
 }
 
 type gvk struct{ group, version, kind string }
@@ -42,11 +50,15 @@ func (f *facts) row(pkg, ch, csv string) *rowFacts {
 	return f.rows[chanKey{pkg, ch}][csv]
 }
 
+func newFacts(kind Kind) *facts {
+	return &facts{kind: kind, served: map[string]bool{}, defaults: map[string]string{},
+		heads: map[chanKey]string{}, channels: map[chanKey]bool{}, rows: map[chanKey]map[string]*rowFacts{},
+		truncated: map[[2]string]bool{}, names: map[string]string{}, apiIDs: map[gvk]int32{}}
+}
+
 // survey asks a side for its package list, its ListBundles rows and each package.
 func survey(ctx context.Context, t Target, timeout time.Duration) (*facts, error) {
-	f := &facts{kind: t.Kind(), served: map[string]bool{}, defaults: map[string]string{},
-		heads: map[chanKey]string{}, channels: map[chanKey]bool{}, rows: map[chanKey]map[string]*rowFacts{},
-		truncated: map[[2]string]bool{}}
+	f := newFacts(t.Kind())
 	call := func(c *Call) (*Answer, error) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -108,12 +120,45 @@ func survey(ctx context.Context, t Target, timeout time.Duration) (*facts, error
 	return f, nil
 }
 
+func (f *facts) intern(s string) string {
+	if v, ok := f.names[s]; ok {
+		return v
+	}
+	f.names[s] = s
+	return s
+}
+
+func (f *facts) apiID(g gvk) int32 {
+	if id, ok := f.apiIDs[g]; ok {
+		return id
+	}
+	id := int32(len(f.apis))
+	f.apis = append(f.apis, g)
+	f.apiIDs[g] = id
+	return id
+}
+
+// provides reports whether row r provides g.
+func (f *facts) provides(r *rowFacts, g gvk) bool {
+	id, ok := f.apiIDs[g]
+	return ok && slices.Contains(r.provides, id)
+}
+
 func (f *facts) addRow(b *api.Bundle) {
-	k := chanKey{b.GetPackageName(), b.GetChannelName()}
+	k := chanKey{f.intern(b.GetPackageName()), f.intern(b.GetChannelName())}
 	f.channels[k] = true
-	r := &rowFacts{replaces: b.GetReplaces(), skips: b.GetSkips()}
-	for _, g := range b.GetProvidedApis() {
-		r.provides = append(r.provides, gvk{g.GetGroup(), g.GetVersion(), g.GetKind()})
+	r := &rowFacts{replaces: f.intern(b.GetReplaces())}
+	if skips := b.GetSkips(); len(skips) > 0 {
+		r.skips = make([]string, len(skips))
+		for i, s := range skips {
+			r.skips[i] = f.intern(s)
+		}
+	}
+	if apis := b.GetProvidedApis(); len(apis) > 0 {
+		r.provides = make([]int32, len(apis))
+		for i, g := range apis {
+			r.provides[i] = f.apiID(gvk{g.GetGroup(), g.GetVersion(), g.GetKind()})
+		}
 	}
 	for _, p := range b.GetProperties() {
 		if p.GetType() == "olm.deprecated" {
@@ -124,7 +169,7 @@ func (f *facts) addRow(b *api.Bundle) {
 	if f.rows[k] == nil {
 		f.rows[k] = map[string]*rowFacts{}
 	}
-	f.rows[k][b.GetCsvName()] = r
+	f.rows[k][f.intern(b.GetCsvName())] = r
 }
 
 // replacers lists the bundles of a channel that replace or skip name: every answer

@@ -32,7 +32,7 @@ type backendTarget struct {
 func ServeBackend(name string, kind Kind, b api.Backend) (Target, error) {
 	srv := grpccompat.NewServer(grpccompat.ServerOptions{Experimental: kind != KindSQLite})
 	srv.SetBackend(b)
-	lis := bufconn.Listen(4 << 20)
+	lis := bufconn.Listen(1 << 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, lis, 5*time.Second) }()
