@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/olmcat/olmcat/internal/readonlytest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/olmcat/olmcat/fixtures/generate"
 	"github.com/olmcat/olmcat/grpccompat/api"
@@ -96,7 +98,7 @@ func TestStaleCacheInReadOnlyDirIsRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "extra.json"), []byte(`{"schema":"my.schema","x":1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	makeReadOnly(t, cacheFile(cache, ""), cache)
+	readonlytest.Make(t, cacheFile(cache, ""), cache)
 	_, err := Open(context.Background(), Dir(root), Options{CacheDir: cache})
 	if err == nil || !strings.Contains(err.Error(), "cannot be rebuilt") || !strings.Contains(err.Error(), "--cache-only") {
 		t.Fatalf("stale cache in a read-only directory: %v; want a refusal saying how to rebuild it", err)

@@ -6,35 +6,17 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/olmcat/olmcat/internal/readonlytest"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/olmcat/olmcat/fixtures/generate"
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
-
-// makeReadOnly makes dirs unwritable for this process until the test ends: by their mode, or for
-// root, whom modes do not stop, with the immutable attribute.
-func makeReadOnly(t *testing.T, dirs ...string) {
-	t.Helper()
-	for _, d := range dirs {
-		if os.Geteuid() != 0 {
-			if err := os.Chmod(d, 0o555); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.Chmod(d, 0o755) })
-			continue
-		}
-		if out, err := exec.Command("chattr", "+i", d).CombinedOutput(); err != nil {
-			t.Skipf("running as root and cannot make %s immutable: %v %s", d, err, out)
-		}
-		t.Cleanup(func() { exec.Command("chattr", "-i", d).Run() })
-	}
-}
 
 // answers is every GetBundle answer of the backend (manifests included) in ListBundles order, as
 // deterministic wire bytes.
@@ -107,7 +89,7 @@ func TestTamperedCacheIsNeverServed(t *testing.T) {
 			}
 
 			t.Run("read-only", func(t *testing.T) {
-				makeReadOnly(t, cacheFile(cache, ""), cache)
+				readonlytest.Make(t, cacheFile(cache, ""), cache)
 				_, openErr := Open(context.Background(), Dir(root), Options{CacheDir: cache})
 				verifyErr := BuildCache(context.Background(), Dir(root), cache, nil)
 				for _, err := range []error{openErr, verifyErr} {

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/olmcat/olmcat/internal/readonlytest"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -134,25 +135,6 @@ func snapshotDir(t *testing.T, dir string) string {
 	return b.String()
 }
 
-// makeReadOnly makes dirs unwritable for this process until the test ends: by their mode, or for
-// root, whom modes do not stop, with the immutable attribute.
-func makeReadOnly(t *testing.T, dirs ...string) {
-	t.Helper()
-	for _, d := range dirs {
-		if os.Geteuid() != 0 {
-			if err := os.Chmod(d, 0o555); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.Chmod(d, 0o755) })
-			continue
-		}
-		if out, err := exec.Command("chattr", "+i", d).CombinedOutput(); err != nil {
-			t.Skipf("running as root and cannot make %s immutable: %v %s", d, err, out)
-		}
-		t.Cleanup(func() { exec.Command("chattr", "-i", d).Run() })
-	}
-}
-
 // One byte changed in the cache index: --cache-only and serve in a read-only directory refuse it,
 // naming the file and how to rebuild it; where the directory is writable --cache-only rebuilds it.
 func TestDamagedCacheIsNeverServed(t *testing.T) {
@@ -171,7 +153,7 @@ func TestDamagedCacheIsNeverServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("read-only", func(t *testing.T) {
-		makeReadOnly(t, filepath.Dir(index), cache)
+		readonlytest.Make(t, filepath.Dir(index), cache)
 		for _, cacheOnly := range []bool{true, false} {
 			ctx, cancel := context.WithCancel(context.Background())
 			err := Run(ctx, Options{Path: catalog, CacheDir: cache, CacheOnly: cacheOnly, Addr: "127.0.0.1:0",
