@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc"
-	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
@@ -94,7 +91,7 @@ func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool
 	stderr := cmd.ErrOrStderr()
 	var dirs int
 	for _, a := range args {
-		if isBundleDir(a) {
+		if source.IsBundleDir(a) {
 			dirs++
 		}
 	}
@@ -103,9 +100,9 @@ func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool
 	}
 	var out []ops.NewBundle
 	for _, a := range args {
-		if !isBundleDir(a) {
+		if !source.IsBundleDir(a) {
 			c, err := readBlobs(cmd, a, imgOpts)
-			b, isBundle, err := asBundleImage(cmd.Context(), a, err, imgOpts)
+			b, isBundle, err := source.AsBundleImage(cmd.Context(), a, err, imgOpts)
 			if err != nil {
 				return nil, err
 			}
@@ -129,9 +126,9 @@ func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool
 		if len(images) > 0 {
 			image, images = images[0], images[1:]
 		}
-		b, err := bundledir.Parse(a)
+		b, err := source.OpenBundle(cmd.Context(), a, imgOpts)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, err
 		}
 		_ = reportBundleWarnings(stderr, b, false)
 		nb, err := ops.FromBundleDir(b, image)
@@ -141,15 +138,6 @@ func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool
 		out = append(out, nb)
 	}
 	return out, nil
-}
-
-func isBundleDir(p string) bool {
-	for _, sub := range []string{"manifests", "metadata"} {
-		if fi, err := os.Stat(filepath.Join(p, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
 }
 
 func bundleBlobs(path string, c *fbc.Catalog, haveChannels bool) ([]ops.NewBundle, error) {

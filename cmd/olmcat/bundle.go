@@ -14,6 +14,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/plural"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newBundleCmd) }
@@ -99,7 +100,7 @@ func newBundleRenderCmd() *cobra.Command {
 			}
 			dirs := len(args)
 			for _, a := range args {
-				if isBundleImageArg(a) {
+				if source.IsBundleImage(a) {
 					dirs--
 				}
 			}
@@ -140,17 +141,17 @@ func newBundleRenderCmd() *cobra.Command {
 // readBundleArg reads a bundle directory, whose image is the next of images (or none), or a bundle
 // image, whose image is its reference.
 func readBundleArg(ctx context.Context, arg string, images *[]string, opts indeximage.Options) (string, *bundledir.Bundle, error) {
-	if isBundleImageArg(arg) {
-		b, err := fetchBundleImage(ctx, arg, opts)
+	if source.IsBundleImage(arg) {
+		b, err := source.OpenBundle(ctx, arg, opts)
 		return arg, b, err
 	}
 	image := ""
 	if len(*images) > 0 {
 		image, *images = (*images)[0], (*images)[1:]
 	}
-	b, err := bundledir.Parse(arg)
+	b, err := source.OpenBundle(ctx, arg, opts)
 	if err != nil {
-		return "", nil, usageError{err}
+		return "", nil, err
 	}
 	return image, b, nil
 }
@@ -188,11 +189,11 @@ func newBundleValidateCmd() *cobra.Command {
 			if labelsFile != "" && image != "" {
 				return usageError{errors.New("--labels and --image exclude each other")}
 			}
-			if isBundleImageArg(args[0]) {
+			if source.IsBundleImage(args[0]) {
 				if labelsFile != "" || image != "" {
 					return usageError{fmt.Errorf("%s is a bundle image, whose own labels are checked: --labels and --image are for a bundle directory", args[0])}
 				}
-				r, err := validateBundleImage(cmd.Context(), args[0], imgOpts, strict)
+				r, err := source.ValidateBundleImage(cmd.Context(), args[0], imgOpts, strict)
 				if err != nil {
 					return err
 				}
@@ -211,9 +212,9 @@ func newBundleValidateCmd() *cobra.Command {
 				}
 				opts.Labels, opts.LabelsFrom = labels, fmt.Sprintf("%s (%s)", labelsFile, form)
 			case image != "":
-				labels, err := indeximage.Labels(cmd.Context(), image, imgOpts)
+				labels, err := source.BundleImageLabels(cmd.Context(), image, imgOpts)
 				if err != nil {
-					return bundleImageError(image, err)
+					return err
 				}
 				opts.Labels, opts.LabelsFrom = labels, "image "+image
 			}

@@ -116,7 +116,7 @@ func TestHostileAndForeignBundleImages(t *testing.T) {
 	annotations := "annotations:\n  operators.operatorframework.io.bundle.package.v1: demo\n  operators.operatorframework.io.bundle.channels.v1: alpha\n"
 	imagetest.Push(t, noCSV, imagetest.Image(t, map[string][]byte{"manifests/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"),
 		"metadata/annotations.yaml": []byte(annotations)}, labels))
-	if code, _, stderr := runCLI(t, "render", noCSV); code != exitUsage || !strings.HasPrefix(stderr, "olmcat: bundle "+noCSV+": no ClusterServiceVersion") {
+	if code, _, stderr := runCLI(t, "render", noCSV); code != exitUsage || !strings.HasPrefix(stderr, "olmcat: "+noCSV+": bad bundle: no ClusterServiceVersion") {
 		t.Errorf("bundle image without a CSV: exit %d\n%s", code, stderr)
 	}
 	missing := "oci-layout:" + filepath.Join(t.TempDir(), "nothing")

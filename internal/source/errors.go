@@ -21,6 +21,7 @@ const (
 	DamagedDatabase   Problem = "damaged index.db"
 	UnsupportedSchema Problem = "unsupported index.db"
 	BadImage          Problem = "bad image"
+	BadBundle         Problem = "bad bundle"
 	BadGitRevision    Problem = "bad git revision"
 	Unreadable        Problem = "unreadable"
 	NotHere           Problem = "not accepted here"
