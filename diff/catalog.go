@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // comparePackage reports the catalog changes of one package. A package only one side has is one
@@ -19,13 +20,13 @@ func comparePackage(name string, op, np *pkgIndex) []Finding {
 	case (op == nil || op.blob == nil) && np != nil && np.blob != nil:
 		f := mk(PackageAdded)
 		f.New = np.blob.DefaultChannel
-		f.Message = fmt.Sprintf("package %q added with %d channels and %d bundles (default channel %q)",
-			name, len(np.channels), len(np.bundles), np.blob.DefaultChannel)
+		f.Message = fmt.Sprintf("package %q added with %s and %s (default channel %q)",
+			name, plural.Of(len(np.channels), "channel"), plural.Of(len(np.bundles), "bundle"), np.blob.DefaultChannel)
 		return []Finding{f}
 	case op != nil && op.blob != nil && (np == nil || np.blob == nil):
 		f := mk(PackageRemoved)
 		f.Old = op.blob.DefaultChannel
-		f.Message = fmt.Sprintf("package %q removed with its %d channels and %d bundles", name, len(op.channels), len(op.bundles))
+		f.Message = fmt.Sprintf("package %q removed with its %s and %s", name, plural.Of(len(op.channels), "channel"), plural.Of(len(op.bundles), "bundle"))
 		return []Finding{f}
 	}
 	if op == nil {
@@ -88,12 +89,12 @@ func compareChannels(pkg string, op, np *pkgIndex) []Finding {
 		case oc == nil:
 			f := mk(ChannelAdded)
 			f.New = headSummary(np, name)
-			f.Message = fmt.Sprintf("channel %q added with %d entries", name, len(nc.Entries))
+			f.Message = fmt.Sprintf("channel %q added with %s", name, plural.Of(len(nc.Entries), "entry"))
 			out = append(out, f)
 		case nc == nil:
 			f := mk(ChannelRemoved)
 			f.Old = headSummary(op, name)
-			f.Message = fmt.Sprintf("channel %q removed with its %d entries; its subscribers stop getting updates", name, len(oc.Entries))
+			f.Message = fmt.Sprintf("channel %q removed with its %s; its subscribers stop getting updates", name, plural.Of(len(oc.Entries), "entry"))
 			out = append(out, f)
 		default:
 			out = append(out, compareEntries(pkg, name, oc.Entries, nc.Entries)...)

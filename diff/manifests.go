@@ -9,6 +9,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // manifests is what a bundle's olm.bundle.object and olm.csv.metadata properties say, decoded.
@@ -79,7 +80,7 @@ func decodeBundleObject(raw json.RawMessage) (string, any, error) {
 func (m *manifests) representation() string {
 	switch {
 	case len(m.objects) > 0 || len(m.undecodable) > 0:
-		return fmt.Sprintf("olm.bundle.object (%d objects)", len(m.objects)+len(m.undecodable))
+		return "olm.bundle.object (" + plural.Of(len(m.objects)+len(m.undecodable), "object") + ")"
 	case m.csvMetadata != nil:
 		return "olm.csv.metadata"
 	}

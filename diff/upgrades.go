@@ -7,6 +7,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // Upgrade is where the users of one bundle of one channel can go, before and after the change. It is
@@ -174,7 +175,7 @@ func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrad
 		findings = append(findings, pathFindings(mk, e.Name, before, after, oldHeadInNew)...)
 		if !after.InChannel && onPath[e.Name] && e.Name != og.head {
 			f := mk(RemovedFromPath, e.Name)
-			f.Old = fmt.Sprintf("%d hops to %s", before.Hops, before.Head)
+			f.Old = fmt.Sprintf("%s to %s", plural.Of(before.Hops, "hop"), before.Head)
 			f.Message = fmt.Sprintf("removed bundle %q was a step on the way to the head for other bundles of the channel", e.Name)
 			findings = append(findings, f)
 		}
@@ -292,9 +293,4 @@ func describeReach(r Reach) string {
 	return "upgrades end at " + orNone(r.End)
 }
 
-func upgradeCount(n int) string {
-	if n == 1 {
-		return "1 upgrade"
-	}
-	return fmt.Sprintf("%d upgrades", n)
-}
+func upgradeCount(n int) string { return plural.Of(n, "upgrade") }
