@@ -41,7 +41,7 @@ vet:
 
 # Scale workloads: wall time, CPU time and peak RSS of each operation on ../shared/bench/s5k (opm-built,
 # next to opm's figures), then the scale curve on generated gen-s5k and gen-s50k with s50k/s5k ratios
-# (see BENCHMARKS.md). About 12 minutes on an idle machine, 35+ on a busy one; OLMCAT_BENCH_SCALE=0
+# (see fixtures/BENCHMARKS.md). About 12 minutes on an idle machine, 35+ on a busy one; OLMCAT_BENCH_SCALE=0
 # skips gen-s50k (about 3 minutes); OLMCAT_BENCH_REPEAT=3 keeps the best of 3 runs of each scale
 # measurement.
 bench: build
