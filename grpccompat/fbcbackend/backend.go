@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/olmcat/olmcat/fbc"
@@ -43,6 +44,9 @@ type Backend struct {
 	list       []listKey
 	store      *storeReader
 	removeTemp func() error // removes a temporary cache; nil with a cache directory
+
+	lookupsOnce  sync.Once
+	entryLookups *entryLookups
 }
 
 var (
