@@ -14,6 +14,7 @@ import (
 // instead each table is scanned once for (rowid, key) and the rows themselves are fetched per
 // package by rowid. The index holds a few integers per row and no row contents.
 type rowIndex struct {
+	channels         map[string][]ChannelRow // by package, sorted by name
 	entriesByPackage map[string][]int64
 	properties       map[string][]int64
 	dependencies     map[string][]int64
@@ -28,6 +29,9 @@ func (d *DB) index(ctx context.Context) (*rowIndex, error) {
 	}
 	idx := &rowIndex{}
 	var err error
+	if idx.channels, err = d.scanChannels(ctx); err != nil {
+		return nil, err
+	}
 	if idx.entriesByPackage, err = d.scanEntries(ctx); err != nil {
 		return nil, err
 	}
@@ -90,6 +94,34 @@ func (d *DB) scanEntries(ctx context.Context) (map[string][]int64, error) {
 	}
 	d.chain = graph.build()
 	return byPackage, nil
+}
+
+// scanChannels reads the channel table once: its primary key starts with the channel's name, so
+// a query per package would scan the whole table for every package.
+func (d *DB) scanChannels(ctx context.Context) (map[string][]ChannelRow, error) {
+	const while = "reading table channel"
+	rows, err := d.sql.QueryContext(ctx, `SELECT name, package_name, head_operatorbundle_name FROM channel`)
+	if err != nil {
+		return nil, classify(d.path, while, err)
+	}
+	defer rows.Close()
+	out := map[string][]ChannelRow{}
+	for rows.Next() {
+		var name, pkg, head sql.NullString
+		if err := rows.Scan(&name, &pkg, &head); err != nil {
+			return nil, classify(d.path, while, err)
+		}
+		if name.Valid && pkg.Valid {
+			out[pkg.String] = append(out[pkg.String], ChannelRow{Name: name.String, Head: head})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(d.path, while, err)
+	}
+	for _, chs := range out {
+		sort.Slice(chs, func(i, j int) bool { return chs[i].Name < chs[j].Name })
+	}
+	return out, nil
 }
 
 // scanKeys maps each operatorbundle_name of a table to its rowids, in rowid order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -17,9 +18,7 @@ func (d *DB) ReadPackage(ctx context.Context, ref PackageRef) (*PackageData, err
 		return nil, err
 	}
 	p := &PackageData{PackageRef: ref, Bundles: map[string]*BundleRow{}}
-	if p.Channels, err = d.readChannels(ctx, ref.Name); err != nil {
-		return nil, err
-	}
+	p.Channels = slices.Clone(idx.channels[ref.Name])
 	if p.Entries, err = d.readEntries(ctx, idx.entriesByPackage[ref.Name]); err != nil {
 		return nil, err
 	}
@@ -54,30 +53,6 @@ func (d *DB) ReadPackage(ctx context.Context, ref PackageRef) (*PackageData, err
 	exists := func(name string) bool { return p.Bundles[name] != nil }
 	p.Served = servedBundles(p.Entries, d.chain, target, exists)
 	return p, nil
-}
-
-func (d *DB) readChannels(ctx context.Context, pkg string) ([]ChannelRow, error) {
-	const while = "reading table channel"
-	rows, err := d.sql.QueryContext(ctx, `SELECT name, head_operatorbundle_name FROM channel WHERE package_name = ?`, pkg)
-	if err != nil {
-		return nil, classify(d.path, while, err)
-	}
-	defer rows.Close()
-	var out []ChannelRow
-	for rows.Next() {
-		var name, head sql.NullString
-		if err := rows.Scan(&name, &head); err != nil {
-			return nil, classify(d.path, while, err)
-		}
-		if name.Valid {
-			out = append(out, ChannelRow{Name: name.String, Head: head})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(d.path, while, err)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
 }
 
 func (d *DB) readEntries(ctx context.Context, ids []int64) ([]EntryRow, error) {
