@@ -28,7 +28,8 @@ var layers = []struct {
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops",
 		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
-	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "internal/imagetest", "internal/readonlytest"}},
+	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/gencatalog", "fixtures/serveready",
+		"internal/imagetest", "internal/readonlytest"}},
 }
 
 // openers are the codec calls that open a catalog. Above the source layer only package source
