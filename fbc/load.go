@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
 // Loader reads File-Based Catalogs: a directory tree of JSON and YAML files (laid out any way; opm's
-// is <package>/catalog.json), a single file, or standard input ("-").
+// is <package>/catalog.json), given by path or as an fs.FS, a single file, or standard input ("-").
 //
 // Which files: every file of the tree in sorted path order, except files named .indexignore and the
 // files they exclude (gitignore-style patterns relative to the .indexignore's directory, as opm
@@ -58,13 +59,26 @@ func (l Loader) Walk(root string, fn func(Blob) error) error {
 	if root == "-" {
 		return l.WalkReader(os.Stdin, StdinName, fn)
 	}
-	errs := l.newErrorList()
 	tree, lerr := openTree(root)
 	if lerr != nil {
+		errs := l.newErrorList()
 		errs.add(lerr)
 		return errs.err()
 	}
 	defer tree.Close()
+	return l.walkTree(tree, fn)
+}
+
+// WalkFS is Walk over the catalog directory tree fsys. Blob.Loc.File is the slash-separated path
+// of the file in fsys. Symbolic links are followed as fsys follows them (fs.StatFS); they must stay
+// inside fsys, which os.Root.FS ensures and os.DirFS does not. The link checks of Walk apply
+// otherwise: links to directories, broken links and special files are reported.
+func (l Loader) WalkFS(fsys fs.FS, fn func(Blob) error) error {
+	return l.walkTree(fsTree(fsys), fn)
+}
+
+func (l Loader) walkTree(tree *catalogTree, fn func(Blob) error) error {
+	errs := l.newErrorList()
 	if err := tree.files(errs.add, func(name string) error {
 		return l.readTreeFile(tree, name, fn, errs)
 	}); err != nil {
@@ -125,6 +139,13 @@ func (l Loader) Load(root string) (*Catalog, error) {
 	return c, err
 }
 
+// LoadFS is Load over the catalog directory tree fsys (see WalkFS).
+func (l Loader) LoadFS(fsys fs.FS) (*Catalog, error) {
+	c := &Catalog{}
+	err := l.WalkFS(fsys, c.Add)
+	return c, err
+}
+
 // LoadReader is Load over one stream; name is used as Location.File.
 func (l Loader) LoadReader(r io.Reader, name string) (*Catalog, error) {
 	c := &Catalog{}
@@ -135,6 +156,9 @@ func (l Loader) LoadReader(r io.Reader, name string) (*Catalog, error) {
 // Walk is Loader{}.Walk.
 func Walk(root string, fn func(Blob) error) error { return Loader{}.Walk(root, fn) }
 
+// WalkFS is Loader{}.WalkFS.
+func WalkFS(fsys fs.FS, fn func(Blob) error) error { return Loader{}.WalkFS(fsys, fn) }
+
 // WalkReader is Loader{}.WalkReader.
 func WalkReader(r io.Reader, name string, fn func(Blob) error) error {
 	return Loader{}.WalkReader(r, name, fn)
@@ -142,6 +166,9 @@ func WalkReader(r io.Reader, name string, fn func(Blob) error) error {
 
 // Load is Loader{}.Load.
 func Load(root string) (*Catalog, error) { return Loader{}.Load(root) }
+
+// LoadFS is Loader{}.LoadFS.
+func LoadFS(fsys fs.FS) (*Catalog, error) { return Loader{}.LoadFS(fsys) }
 
 // LoadReader is Loader{}.LoadReader.
 func LoadReader(r io.Reader, name string) (*Catalog, error) { return Loader{}.LoadReader(r, name) }

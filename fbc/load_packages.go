@@ -1,6 +1,7 @@
 package fbc
 
 import (
+	"io/fs"
 	"os"
 	"slices"
 )
@@ -35,14 +36,23 @@ func (l Loader) WalkPackages(root string, fn func(pkg string, c *Catalog) error)
 		}
 		return nil
 	}
-	errs := l.newErrorList()
 	tree, lerr := openTree(root)
 	if lerr != nil {
+		errs := l.newErrorList()
 		errs.add(lerr)
 		return errs.err()
 	}
 	defer tree.Close()
+	return l.walkTreePackages(tree, fn)
+}
 
+// WalkPackagesFS is WalkPackages over the catalog directory tree fsys (see WalkFS).
+func (l Loader) WalkPackagesFS(fsys fs.FS, fn func(pkg string, c *Catalog) error) error {
+	return l.walkTreePackages(fsTree(fsys), fn)
+}
+
+func (l Loader) walkTreePackages(tree *catalogTree, fn func(pkg string, c *Catalog) error) error {
+	errs := l.newErrorList()
 	idx := newPackageIndex()
 	if err := tree.files(errs.add, func(name string) error {
 		return l.readTreeFile(tree, name, func(b Blob) error {
@@ -61,6 +71,11 @@ func (l Loader) WalkPackages(root string, fn func(pkg string, c *Catalog) error)
 // WalkPackages is Loader{}.WalkPackages.
 func WalkPackages(root string, fn func(pkg string, c *Catalog) error) error {
 	return Loader{}.WalkPackages(root, fn)
+}
+
+// WalkPackagesFS is Loader{}.WalkPackagesFS.
+func WalkPackagesFS(fsys fs.FS, fn func(pkg string, c *Catalog) error) error {
+	return Loader{}.WalkPackagesFS(fsys, fn)
 }
 
 // emitPackages is the second pass: packages in name order, each group of files loaded once.

@@ -15,11 +15,12 @@ import (
 // StdinName is the Location.File of blobs read from standard input ("-").
 const StdinName = "<stdin>"
 
-// catalogTree is an opened catalog: a directory tree, read through an os.Root so that nothing
-// outside it is ever opened, or a single file.
+// catalogTree is an opened catalog: a directory tree read through an fs.FS, or a single file. A
+// tree opened from a path is read through an os.Root, so that nothing outside it is ever opened.
 type catalogTree struct {
-	root       *os.Root // nil for a single file
-	rootPath   string   // the path as given
+	fsys       fs.FS    // nil for a single file
+	root       *os.Root // the os.Root behind fsys when the tree was opened from a path
+	rootPath   string   // the path as given; "" for a caller's fs.FS
 	singleFile bool
 }
 
@@ -41,8 +42,10 @@ func openTree(rootPath string) (*catalogTree, *LoadError) {
 		return nil, &LoadError{Loc: Location{File: rootPath}, Err: &problem{kind: err,
 			msg: fmt.Sprintf("cannot open the catalog directory: %v", err)}}
 	}
-	return &catalogTree{root: r, rootPath: rootPath}, nil
+	return &catalogTree{fsys: r.FS(), root: r, rootPath: rootPath}, nil
 }
+
+func fsTree(fsys fs.FS) *catalogTree { return &catalogTree{fsys: fsys} }
 
 func (t *catalogTree) Close() {
 	if t.root != nil {
@@ -55,7 +58,7 @@ func (t *catalogTree) open(name string) (io.ReadCloser, error) {
 	if t.singleFile {
 		return os.Open(t.rootPath)
 	}
-	return t.root.Open(name)
+	return t.fsys.Open(name)
 }
 
 // files calls visit with the name of every catalog file, in sorted path order: every regular file
@@ -114,21 +117,18 @@ func (t *catalogTree) walkDir(dir string, chain ignoreChain, report func(*LoadEr
 }
 
 func (t *catalogTree) readDir(dir string) ([]fs.DirEntry, error) {
-	f, err := t.root.Open(dir)
+	entries, err := fs.ReadDir(t.fsys, dir)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, err
-	}
+	// fs.ReadDirFS promises sorted entries, but the order of the walk must not depend on every
+	// fs.FS keeping that promise.
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, nil
 }
 
 func (t *catalogTree) readIgnoreFile(name, dir string) ([]ignorePattern, error) {
-	f, err := t.root.Open(name)
+	f, err := t.fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (t *catalogTree) readIgnoreFile(name, dir string) ([]ignorePattern, error) 
 func (t *catalogTree) checkFile(name string, mode fs.FileMode) *LoadError {
 	loc := Location{File: name}
 	if mode&fs.ModeSymlink != 0 {
-		info, err := t.root.Stat(name)
+		info, err := fs.Stat(t.fsys, name)
 		if err != nil {
 			return t.brokenLink(name, err)
 		}
@@ -163,6 +163,9 @@ func (t *catalogTree) checkFile(name string, mode fs.FileMode) *LoadError {
 
 // brokenLink explains why a symbolic link could not be followed.
 func (t *catalogTree) brokenLink(name string, statErr error) *LoadError {
+	if t.rootPath == "" {
+		return t.brokenLinkFS(name, statErr)
+	}
 	loc := Location{File: name}
 	target, _ := os.Readlink(filepath.Join(t.rootPath, filepath.FromSlash(name)))
 	resolved, err := filepath.EvalSymlinks(filepath.Join(t.rootPath, filepath.FromSlash(name)))
@@ -177,6 +180,33 @@ func (t *catalogTree) brokenLink(name string, statErr error) *LoadError {
 			msg: fmt.Sprintf("is a symbolic link to %q, outside the catalog directory; the loader only follows links that stay inside the catalog: copy the file in, or list the link in a .indexignore file", target)}}
 	}
 	return fileError(name, statErr, "cannot follow the symbolic link")
+}
+
+// brokenLinkFS is brokenLink for a caller's fs.FS, which has no host path to resolve links with.
+// Following links is the fs.FS's business; only a target that plainly leads out of it is told
+// apart from a broken link.
+func (t *catalogTree) brokenLinkFS(name string, statErr error) *LoadError {
+	target, err := fs.ReadLink(t.fsys, name)
+	if err != nil { // an fs.FS that cannot read links
+		return &LoadError{Loc: Location{File: name}, Err: &problem{kind: ErrNotRegularFile, cause: statErr,
+			msg: fmt.Sprintf("is a symbolic link that cannot be followed (%v); fix or remove it, or list it in a .indexignore file", rootCause(statErr))}}
+	}
+	if outsideFS(name, target) {
+		return &LoadError{Loc: Location{File: name}, Err: &problem{kind: ErrNotRegularFile, cause: statErr,
+			msg: fmt.Sprintf("is a symbolic link to %q, outside the catalog directory; the loader only follows links that stay inside the catalog: copy the file in, or list the link in a .indexignore file", target)}}
+	}
+	return &LoadError{Loc: Location{File: name}, Err: &problem{kind: ErrNotRegularFile, cause: statErr,
+		msg: fmt.Sprintf("is a broken symbolic link (to %q: %v); fix or remove it, or list it in a .indexignore file", target, rootCause(statErr))}}
+}
+
+// outsideFS reports whether the target of the link name leads out of the file system by itself
+// (absolute, or climbing above its root).
+func outsideFS(name, target string) bool {
+	if path.IsAbs(target) || filepath.IsAbs(target) {
+		return true
+	}
+	p := path.Join(path.Dir(name), target)
+	return p == ".." || strings.HasPrefix(p, "../")
 }
 
 func rootCause(err error) error {

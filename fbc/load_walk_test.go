@@ -25,17 +25,52 @@ func writeTree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// walkFiles returns, in order, the files Walk read blobs from, and the walk's problems.
+// walkFiles returns, in order, the files Walk read blobs from, and the walk's problems. A directory
+// is also walked through WalkFS over its os.Root, which must give the same files and problems.
 func walkFiles(t *testing.T, root string) ([]string, []*LoadError) {
 	t.Helper()
+	files, errs := walkFilesWith(t, func(fn func(Blob) error) error { return Walk(root, fn) })
+	if info, err := os.Stat(root); err != nil || !info.IsDir() {
+		return files, errs
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fsFiles, fsErrs := walkFilesWith(t, func(fn func(Blob) error) error { return WalkFS(r.FS(), fn) })
+	if !slices.Equal(fsFiles, files) {
+		t.Errorf("WalkFS read %v, Walk %v", fsFiles, files)
+	}
+	// A link cycle is the one cause worded differently: filepath.EvalSymlinks has its own message.
+	want := errorStrings(errs)
+	for i := range want {
+		want[i] = strings.ReplaceAll(want[i], "EvalSymlinks: too many links", "too many levels of symbolic links")
+	}
+	if got := errorStrings(fsErrs); !slices.Equal(got, want) {
+		t.Errorf("WalkFS problems:\n%s\nWalk problems:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	return files, errs
+}
+
+func walkFilesWith(t *testing.T, walk func(func(Blob) error) error) ([]string, []*LoadError) {
+	t.Helper()
 	var files []string
-	err := Walk(root, func(b Blob) error {
+	err := walk(func(b Blob) error {
 		if len(files) == 0 || files[len(files)-1] != b.Loc.File {
 			files = append(files, b.Loc.File)
 		}
 		return nil
 	})
 	return files, loadErrorList(t, err)
+}
+
+func errorStrings(errs []*LoadError) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 func blobFile(schema, name string) string {
@@ -230,21 +265,37 @@ func TestWalkPackagesGroupsFiles(t *testing.T) {
 		"4.json": blobFile("olm.package", "mid"),
 		"5.json": `{"schema":"olm.bundle","name":"alpha.v1","package":"alpha"}`,
 	})
-	var got []string
-	err := WalkPackages(dir, func(pkg string, c *Catalog) error {
-		var names []string
-		for _, b := range c.Bundles {
-			names = append(names, b.Name+"@"+b.Loc.String())
+	for form, walkPackages := range walkPackagesForms(t, dir) {
+		var got []string
+		err := walkPackages(func(pkg string, c *Catalog) error {
+			var names []string
+			for _, b := range c.Bundles {
+				names = append(names, b.Name+"@"+b.Loc.String())
+			}
+			got = append(got, pkg+":"+strings.Join(names, ",")+"/"+strconv.Itoa(len(c.Packages))+"/"+strconv.Itoa(len(c.Others)))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		got = append(got, pkg+":"+strings.Join(names, ",")+"/"+strconv.Itoa(len(c.Packages))+"/"+strconv.Itoa(len(c.Others)))
-		return nil
-	})
+		want := []string{":/0/1", "alpha:alpha.v1@5.json:1/1/1", "mid:m.v1@1.json:1/1/0", "zeta:zeta.v1@2.yaml:1/1/0"}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: got  %v\nwant %v", form, got, want)
+		}
+	}
+}
+
+// walkPackagesForms is WalkPackages on dir and WalkPackagesFS on its os.Root.
+func walkPackagesForms(t *testing.T, dir string) map[string]func(func(string, *Catalog) error) error {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{":/0/1", "alpha:alpha.v1@5.json:1/1/1", "mid:m.v1@1.json:1/1/0", "zeta:zeta.v1@2.yaml:1/1/0"}
-	if !slices.Equal(got, want) {
-		t.Errorf("got  %v\nwant %v", got, want)
+	t.Cleanup(func() { _ = r.Close() })
+	return map[string]func(func(string, *Catalog) error) error{
+		"WalkPackages":   func(fn func(string, *Catalog) error) error { return WalkPackages(dir, fn) },
+		"WalkPackagesFS": func(fn func(string, *Catalog) error) error { return WalkPackagesFS(r.FS(), fn) },
 	}
 }
 
@@ -253,10 +304,12 @@ func TestWalkPackagesStopsBeforeHandingOverOnProblems(t *testing.T) {
 		"a.json": blobFile("olm.package", "a"),
 		"b.json": `{"schema":"olm.bundle","name":"b.v1"}`,
 	})
-	called := false
-	err := WalkPackages(dir, func(string, *Catalog) error { called = true; return nil })
-	if errs := loadErrorList(t, err); len(errs) != 1 || called {
-		t.Errorf("want the problem and no call, got %v (called %v)", errs, called)
+	for form, walkPackages := range walkPackagesForms(t, dir) {
+		called := false
+		err := walkPackages(func(string, *Catalog) error { called = true; return nil })
+		if errs := loadErrorList(t, err); len(errs) != 1 || called {
+			t.Errorf("%s: want the problem and no call, got %v (called %v)", form, errs, called)
+		}
 	}
 }
 
@@ -267,10 +320,12 @@ func TestWalkPackagesSkipsPackagesThatDoNotDecode(t *testing.T) {
 		"a.json": blobFile("olm.package", "a") + `{"schema":"olm.bundle","name":"a.v1","package":"a","properties":"oops"}`,
 		"b.json": blobFile("olm.package", "b"),
 	})
-	var got []string
-	err := WalkPackages(dir, func(pkg string, _ *Catalog) error { got = append(got, pkg); return nil })
-	errs := loadErrorList(t, err)
-	if !slices.Equal(got, []string{"b"}) || len(errs) != 1 || errs[0].Loc != (Location{"a.json", 1}) || !errors.Is(errs[0], ErrBadField) {
-		t.Errorf("handed over %v, problems %v", got, errs)
+	for form, walkPackages := range walkPackagesForms(t, dir) {
+		var got []string
+		err := walkPackages(func(pkg string, _ *Catalog) error { got = append(got, pkg); return nil })
+		errs := loadErrorList(t, err)
+		if !slices.Equal(got, []string{"b"}) || len(errs) != 1 || errs[0].Loc != (Location{"a.json", 1}) || !errors.Is(errs[0], ErrBadField) {
+			t.Errorf("%s: handed over %v, problems %v", form, got, errs)
+		}
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -24,8 +26,13 @@ const MaxObjectFileSize = 64 << 20
 // stay inside root's directory, symbolic links included. Every bad ref is reported, each naming
 // the bundle, its file and line, and the ref; on error the catalog is not changed. A catalog
 // without refs is left alone whatever root is (even "-").
-func ResolveRefs(root string, c *fbc.Catalog) error {
-	r := NewResolver(root)
+func ResolveRefs(root string, c *fbc.Catalog) error { return NewResolver(root).catalog(c) }
+
+// ResolveRefsFS is ResolveRefs for a catalog loaded from the directory tree fsys (fbc.LoadFS); see
+// NewResolverFS.
+func ResolveRefsFS(fsys fs.FS, c *fbc.Catalog) error { return NewResolverFS(fsys).catalog(c) }
+
+func (r *Resolver) catalog(c *fbc.Catalog) error {
 	var errs []error
 	resolved := make([][]fbc.Property, len(c.Bundles))
 	for bi := range c.Bundles {
@@ -47,6 +54,7 @@ func ResolveRefs(root string, c *fbc.Catalog) error {
 // loading it whole. Use one per catalog root, from one goroutine.
 type Resolver struct {
 	root      string
+	fsys      fs.FS // set by NewResolverFS; root is then unused
 	ready     bool
 	base      string
 	rootIsDir bool
@@ -56,6 +64,12 @@ type Resolver struct {
 // NewResolver prepares to resolve the refs of the catalog loaded from root; the root is examined
 // only when a first ref is met.
 func NewResolver(root string) *Resolver { return &Resolver{root: root} }
+
+// NewResolverFS prepares to resolve the refs of the catalog loaded from the directory tree fsys
+// (fbc.WalkFS or fbc.LoadFS, so Bundle.Loc.File is a path in fsys). A ref is relative to the
+// directory of the bundle's file and must stay inside fsys. Symbolic links are followed as fsys
+// follows them: keeping them inside is fsys's business (os.Root.FS does, os.DirFS does not).
+func NewResolverFS(fsys fs.FS) *Resolver { return &Resolver{fsys: fsys} }
 
 // HasRefs reports whether the bundle has an olm.bundle.object ref to resolve.
 func HasRefs(b *fbc.Bundle) bool {
@@ -100,19 +114,7 @@ func (r *Resolver) resolve(b *fbc.Bundle) (props []fbc.Property, errs []error) {
 			fail("has both data and ref; keep one")
 			continue
 		}
-		if !r.ready {
-			r.base, r.rootIsDir, r.err = catalogDir(r.root)
-			r.ready = true
-		}
-		if r.err != nil {
-			fail("%v", r.err)
-			continue
-		}
-		blobDir := "."
-		if r.rootIsDir {
-			blobDir = filepath.Dir(filepath.FromSlash(b.Loc.File))
-		}
-		data, err := readRef(r.base, blobDir, obj.Ref)
+		data, err := r.read(b, obj.Ref)
 		if err != nil {
 			fail("%v", err)
 			continue
@@ -126,6 +128,25 @@ func (r *Resolver) resolve(b *fbc.Bundle) (props []fbc.Property, errs []error) {
 		return nil, errs
 	}
 	return props, nil
+}
+
+// read reads the object file ref names, relative to the directory of b's file.
+func (r *Resolver) read(b *fbc.Bundle, ref string) ([]byte, error) {
+	if r.fsys != nil {
+		return readRefFS(r.fsys, path.Dir(b.Loc.File), ref)
+	}
+	if !r.ready {
+		r.base, r.rootIsDir, r.err = catalogDir(r.root)
+		r.ready = true
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	blobDir := "."
+	if r.rootIsDir {
+		blobDir = filepath.Dir(filepath.FromSlash(b.Loc.File))
+	}
+	return readRef(r.base, blobDir, ref)
 }
 
 // catalogDir is the directory refs must stay in: root itself, or the directory of a root file.
@@ -151,8 +172,8 @@ func catalogDir(root string) (dir string, rootIsDir bool, err error) {
 // readRef reads the object file a ref names (relative to blobDir, itself relative to base),
 // refusing paths that leave the catalog directory base.
 func readRef(base, blobDir, ref string) ([]byte, error) {
-	if filepath.IsAbs(ref) || strings.HasPrefix(ref, "/") || strings.Contains(ref, `\`) {
-		return nil, fmt.Errorf("must be a relative path with forward slashes")
+	if err := checkRefForm(ref); err != nil {
+		return nil, err
 	}
 	target := filepath.Join(base, blobDir, filepath.FromSlash(ref))
 	if !inside(base, target) {
@@ -170,6 +191,35 @@ func readRef(base, blobDir, ref string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read the object file: %v", err)
 	}
 	defer f.Close()
+	return readObjectFile(f, target)
+}
+
+// readRefFS is readRef inside fsys, blobDir being a path in it.
+func readRefFS(fsys fs.FS, blobDir, ref string) ([]byte, error) {
+	if err := checkRefForm(ref); err != nil {
+		return nil, err
+	}
+	target := path.Join(blobDir, ref)
+	if target == ".." || strings.HasPrefix(target, "../") {
+		return nil, fmt.Errorf("leaves the catalog directory: refs must point inside it")
+	}
+	f, err := fsys.Open(target)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the object file: %v", err)
+	}
+	defer f.Close()
+	return readObjectFile(f, target)
+}
+
+func checkRefForm(ref string) error {
+	if filepath.IsAbs(ref) || strings.HasPrefix(ref, "/") || strings.Contains(ref, `\`) {
+		return fmt.Errorf("must be a relative path with forward slashes")
+	}
+	return nil
+}
+
+// readObjectFile reads and decodes an opened object file; name is used in messages.
+func readObjectFile(f fs.File, name string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -186,7 +236,7 @@ func readRef(base, blobDir, ref string) ([]byte, error) {
 	}
 	data, err := decodeObjectFile(content)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", target, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return data, nil
 }

@@ -2,6 +2,7 @@ package unpack
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,14 @@ func TestUnpackRoundTrip(t *testing.T) {
 			}
 			if got := written(t, back); !bytes.Equal(got, want) {
 				t.Errorf("unpack + load + ResolveRefs differs from the original (%d refs)", refs)
+			}
+			fsys := rootFS(t, out)
+			backFS := loadFS(t, fsys)
+			if err := ResolveRefsFS(fsys, backFS); err != nil {
+				t.Fatal(err)
+			}
+			if got := written(t, backFS); !bytes.Equal(got, want) {
+				t.Errorf("unpack + LoadFS + ResolveRefsFS differs from the original (%d refs)", refs)
 			}
 			t.Logf("%d objects unpacked, %d of them kept as JSON (YAML would not give the same bytes back)", refs, jsonFiles(t, out))
 		})
@@ -178,7 +187,23 @@ func TestResolveRefs(t *testing.T) {
 		if !bytes.Equal(written(t, c), before) {
 			t.Errorf("ref %q: a failed ResolveRefs changed the catalog", ref)
 		}
+		// The same refs are refused through the os.Root's fs.FS, which keeps links inside.
+		if ref == "objects/b/link.yml" {
+			want = "path escapes from parent"
+		}
+		err = ResolveRefsFS(rootFS(t, root), c)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `bundle "b"`) {
+			t.Errorf("ref %q through an fs.FS: got %v, want an error containing %q", ref, err, want)
+		}
 	}
+}
+
+func rootFS(t *testing.T, dir string) fs.FS {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	must(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	return r.FS()
 }
 
 func TestResolverPerBundle(t *testing.T) {
