@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,10 @@ const (
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
+// readers are reused across files: a catalog of 50,000 small files allocated 3 GB of read
+// buffers when each file got its own. Blobs never alias the buffer (the splitters copy them out).
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
+
 // fileReader turns one file's bytes into blobs. Problems are handed to report; emit's error (a
 // failure of the caller's callback) ends the walk and is returned as is.
 type fileReader struct {
@@ -37,7 +42,12 @@ var errStopFile = errors.New("stop reading this file")
 // read reads every blob of r. It decides between JSON and YAML from the content, as opm does: a
 // stream whose first non-space character is '{' is a JSON stream, anything else is YAML.
 func (fr *fileReader) read(r io.Reader) error {
-	br := bufio.NewReaderSize(r, readBufferSize)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
 	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
 		_, _ = br.Discard(len(utf8BOM))
 	}

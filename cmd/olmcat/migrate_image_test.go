@@ -65,17 +65,20 @@ func pushFooIndexImage(t *testing.T) string {
 	return ref
 }
 
-func filesOf(t *testing.T, root string) map[string]string {
+func filesOf(t *testing.T, fsys fs.FS) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			rel, _ := filepath.Rel(root, p)
-			out[filepath.ToSlash(rel)] = string(b)
+			b, err := fs.ReadFile(fsys, p)
+			out[p] = string(b)
+			return err
 		}
 		return err
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
@@ -93,7 +96,7 @@ func sameFiles(t *testing.T, got, want map[string]string) {
 
 func TestMigrateIndexImage(t *testing.T) {
 	ref := pushFooIndexImage(t)
-	opm := filesOf(t, filepath.Join(fooIndexCase, "migrate"))
+	opm := filesOf(t, os.DirFS(filepath.Join(fooIndexCase, "migrate")))
 	out := t.TempDir()
 
 	fbcDir := filepath.Join(out, "fbc")
@@ -101,7 +104,7 @@ func TestMigrateIndexImage(t *testing.T) {
 	if code, _, _ := runCLI(t, "migrate", ref, fbcDir, "--to-image", newRef); code != 0 {
 		t.Fatalf("migrate %s: exit code %d", ref, code)
 	}
-	sameFiles(t, filesOf(t, fbcDir), opm)
+	sameFiles(t, filesOf(t, os.DirFS(fbcDir)), opm)
 	cat, err := indeximage.Fetch(context.Background(), newRef, indeximage.Options{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +113,7 @@ func TestMigrateIndexImage(t *testing.T) {
 	if cat.Kind != indeximage.FBC || cat.ImagePath != "/configs" {
 		t.Fatalf("new image holds %v at %s", cat.Kind, cat.ImagePath)
 	}
-	sameFiles(t, filesOf(t, cat.Path), opm)
+	sameFiles(t, filesOf(t, cat.Files), opm)
 
 	layoutDir := filepath.Join(out, "layout")
 	if code, _, _ := runCLI(t, "migrate", "docker://"+ref, filepath.Join(out, "fbc2"), "--oci-layout", layoutDir); code != 0 {

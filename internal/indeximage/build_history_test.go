@@ -88,7 +88,7 @@ func checkBuiltImage(t *testing.T, img v1.Image, catalog string) []v1.History {
 	if err != nil {
 		t.Fatalf("read the built image back: %v", err)
 	}
-	if diff := cmp.Diff(treeOf(t, catalog), treeOf(t, cat.Path)); cat.Kind != FBC || diff != "" {
+	if diff := cmp.Diff(treeOf(t, os.DirFS(catalog)), treeOf(t, cat.Files)); cat.Kind != FBC || diff != "" {
 		t.Fatalf("catalog read back as %v (-want +got):\n%s", cat.Kind, diff)
 	}
 	return cf.History

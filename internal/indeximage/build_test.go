@@ -104,7 +104,7 @@ func TestBuildFBCImageFromSQLiteIndex(t *testing.T) {
 	if cat.Kind != FBC || cat.ImagePath != "/configs" {
 		t.Errorf("built image reads back as %v at %s", cat.Kind, cat.ImagePath)
 	}
-	if diff := cmp.Diff(treeOf(t, migratedFixture), treeOf(t, cat.Path)); diff != "" {
+	if diff := cmp.Diff(treeOf(t, os.DirFS(migratedFixture)), treeOf(t, cat.Files)); diff != "" {
 		t.Errorf("catalog read back (-want +got):\n%s", diff)
 	}
 }
@@ -120,7 +120,7 @@ func mustDigest(t testing.TB, l v1.Layer) v1.Hash {
 // copyTree copies a directory; the copies get fresh mtimes and, here, the umask's permissions.
 func copyTree(t testing.TB, src string) string {
 	dst := t.TempDir()
-	for rel, content := range treeOf(t, src) {
+	for rel, content := range treeOf(t, os.DirFS(src)) {
 		p := filepath.Join(dst, filepath.FromSlash(rel))
 		if content == "/" {
 			os.MkdirAll(p, 0o700)
@@ -218,7 +218,7 @@ func TestWriteImageAndReadBack(t *testing.T) {
 		if cat.Kind != FBC || (cat.Digest != v1.Hash{} && cat.Digest != d) {
 			t.Errorf("%s: read back %v %s, wrote %s", ref, cat.Kind, cat.Digest, d)
 		}
-		if diff := cmp.Diff(treeOf(t, migratedFixture), treeOf(t, cat.Path)); diff != "" {
+		if diff := cmp.Diff(treeOf(t, os.DirFS(migratedFixture)), treeOf(t, cat.Files)); diff != "" {
 			t.Errorf("%s: catalog read back (-want +got):\n%s", ref, diff)
 		}
 	}

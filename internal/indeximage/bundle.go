@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/olmcat/olmcat/internal/filetree"
 	"github.com/olmcat/olmcat/internal/scratch"
 )
 
@@ -216,12 +217,17 @@ func extractBundle(ctx context.Context, img v1.Image, labels map[string]string, 
 
 func (b *Bundle) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, where string, limits Limits, blobsVerified bool) error {
 	var ws walkerSet
-	for _, d := range []struct{ imagePath, sub string }{{b.ManifestsPath, "manifests"}, {b.MetadataPath, "metadata"}} {
-		dest := filepath.Join(b.Dir, d.sub)
-		if err := os.Mkdir(dest, 0o755); err != nil {
+	defer func() {
+		for _, w := range ws {
+			w.tree.Discard()
+		}
+	}()
+	for _, imagePath := range []string{b.ManifestsPath, b.MetadataPath} {
+		tree, err := filetree.NewBuilder(b.Dir)
+		if err != nil {
 			return err
 		}
-		w := newOverlayWalker(strings.TrimPrefix(d.imagePath, "/"), false, dest, limits)
+		w := newTreeWalker(strings.TrimPrefix(imagePath, "/"), tree, limits)
 		w.what = "bundle path"
 		ws = append(ws, w)
 	}
@@ -247,6 +253,22 @@ func (b *Bundle) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, wher
 	for i, label := range []string{BundleManifestsLabel, BundleMetadataLabel} {
 		if !ws[i].found {
 			return fmt.Errorf("%s: no layer holds /%s, where the bundle keeps its %s (label %s; %d of %d layers read): the image is not a complete operator bundle; rebuild it", where, ws[i].root, []string{"manifests", "metadata"}[i], label, b.LayersRead, b.LayersTotal)
+		}
+	}
+	// A bundle is a few files, read by the bundle directory loader: write them out.
+	for i, sub := range []string{"manifests", "metadata"} {
+		tree, err := ws[i].tree.Tree()
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		dest := filepath.Join(b.Dir, sub)
+		err = os.Mkdir(dest, 0o755)
+		if err == nil {
+			err = tree.WriteTo(dest)
+		}
+		tree.Close()
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -51,7 +51,7 @@ func bundleImageOf(t testing.TB, dir string) v1.Image {
 
 // bundleTree is what a bundle image holds of a bundle directory: manifests/ and metadata/.
 func bundleTree(t testing.TB, dir string) map[string]string {
-	tree := treeOf(t, dir)
+	tree := treeOf(t, os.DirFS(dir))
 	for k := range tree {
 		if top, _, _ := strings.Cut(k, "/"); top != "manifests" && top != "metadata" {
 			delete(tree, k)
@@ -106,7 +106,7 @@ func TestFetchBundleFromEveryTransport(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
-				if d := cmp.Diff(want, treeOf(t, b.Dir)); d != "" {
+				if d := cmp.Diff(want, treeOf(t, os.DirFS(b.Dir))); d != "" {
 					t.Errorf("%s: extracted tree differs from the bundle directory (-want +got):\n%s", ref, d)
 				}
 				if b.Ref != ref || b.ManifestsPath != "/manifests" || b.MetadataPath != "/metadata" || b.LayersRead != 2 {
@@ -140,7 +140,7 @@ func TestFetchOfBundleImageHandsOverTheBundle(t *testing.T) {
 		if b.Ref != ref {
 			t.Errorf("Ref %q, want %q", b.Ref, ref)
 		}
-		if d := cmp.Diff(bundleTree(t, dir), treeOf(t, b.Dir)); d != "" {
+		if d := cmp.Diff(bundleTree(t, dir), treeOf(t, os.DirFS(b.Dir))); d != "" {
 			t.Errorf("%s: (-want +got):\n%s", ref, d)
 		}
 	}
@@ -159,7 +159,7 @@ func TestFetchBundleFollowsLabelsAndWhiteouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"manifests": "/", "manifests/csv.yaml": "new", "metadata": "/", "metadata/annotations.yaml": "b"}
-	if d := cmp.Diff(want, treeOf(t, b.Dir)); d != "" {
+	if d := cmp.Diff(want, treeOf(t, os.DirFS(b.Dir))); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	if b.ManifestsPath != "/bundle/m" || b.MetadataPath != "/bundle/md" {

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/olmcat/olmcat/internal/filetree"
 )
 
 // Labels that locate the catalog inside an index image.
@@ -43,12 +45,15 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// Catalog is a catalog extracted from an index image into a private temporary directory.
-// Call Cleanup when done with Path.
+// Catalog is a catalog extracted from an index image: an index.db into a private temporary
+// directory, an FBC directory into a file tree (one temporary file, however many files the catalog
+// has). Call Cleanup when done with it.
 type Catalog struct {
 	Kind Kind
-	// Path is the extracted index.db file (SQLite) or configs directory (FBC).
+	// Path is the extracted index.db file (SQLite).
 	Path string
+	// Files is the extracted configs directory (FBC), its root the catalog directory.
+	Files *filetree.Tree
 	// ImagePath is where the catalog lives inside the image, as its label says.
 	ImagePath string
 	// Ref is the reference as given; Digest the manifest digest of the image read (zero for
@@ -115,29 +120,40 @@ func extract(ctx context.Context, img v1.Image, where string, opts Options, blob
 		}
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(opts.TempDir, "olmcat-image-")
-	if err != nil {
-		return nil, fmt.Errorf("create a temporary directory for the catalog of %s: %w", where, err)
+	cat := &Catalog{Kind: kind, ImagePath: imgPath, Image: img, Labels: cf.Config.Labels}
+	var w *overlayWalker
+	var tree *filetree.Builder
+	if kind == SQLite {
+		tmp, err := os.MkdirTemp(opts.TempDir, "olmcat-image-")
+		if err != nil {
+			return nil, fmt.Errorf("create a temporary directory for the catalog of %s: %w", where, err)
+		}
+		cat.Cleanup = func() { os.RemoveAll(tmp) }
+		cat.Path = filepath.Join(tmp, "index.db")
+		w = newFileWalker(strings.TrimPrefix(imgPath, "/"), cat.Path, opts.Limits)
+		w.dbDir = databaseDir(imgPath)
+	} else {
+		tree, err = filetree.NewBuilder(opts.TempDir)
+		if err != nil {
+			return nil, fmt.Errorf("create a temporary file for the catalog of %s: %w", where, err)
+		}
+		cat.Cleanup = tree.Discard
+		w = newTreeWalker(strings.TrimPrefix(imgPath, "/"), tree, opts.Limits)
 	}
-	cat := &Catalog{Kind: kind, ImagePath: imgPath, Image: img, Labels: cf.Config.Labels, Cleanup: func() { os.RemoveAll(tmp) }}
-	if err := cat.fill(ctx, img, cf, tmp, where, opts.Limits, blobsVerified); err != nil {
+	if err := cat.fill(ctx, img, cf, w, where, blobsVerified); err != nil {
 		cat.Cleanup()
 		return nil, err
+	}
+	if tree != nil {
+		if cat.Files, err = tree.Tree(); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		cat.Cleanup = func() { cat.Files.Close() }
 	}
 	return cat, nil
 }
 
-func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, tmp, where string, limits Limits, blobsVerified bool) error {
-	cat.Path = filepath.Join(tmp, "configs")
-	if cat.Kind == SQLite {
-		cat.Path = filepath.Join(tmp, "index.db")
-	} else if err := os.Mkdir(cat.Path, 0o755); err != nil {
-		return err
-	}
-	w := newOverlayWalker(strings.TrimPrefix(cat.ImagePath, "/"), cat.Kind == SQLite, cat.Path, limits)
-	if cat.Kind == SQLite {
-		w.dbDir = databaseDir(cat.ImagePath)
-	}
+func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, w *overlayWalker, where string, blobsVerified bool) error {
 	layers, err := img.Layers()
 	if err != nil {
 		return fmt.Errorf("%s: list layers: %w", where, err)
@@ -164,14 +180,8 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, t
 	if !w.found {
 		return fmt.Errorf("%s: its label says the catalog is at %s, but no layer holds it (%d of %d layers read): the image is broken; rebuild it", where, cat.ImagePath, cat.LayersRead, cat.LayersTotal)
 	}
-	if cat.Kind == FBC {
-		entries, err := os.ReadDir(cat.Path)
-		if err != nil {
-			return err
-		}
-		if len(entries) == 0 {
-			return fmt.Errorf("%s: the catalog directory %s is empty: the image holds no catalog", where, cat.ImagePath)
-		}
+	if cat.Kind == FBC && w.tree.Empty() {
+		return fmt.Errorf("%s: the catalog directory %s is empty: the image holds no catalog", where, cat.ImagePath)
 	}
 	return nil
 }

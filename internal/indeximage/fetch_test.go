@@ -115,7 +115,7 @@ func TestFetchFBCFromRegistryAndByDigest(t *testing.T) {
 		if cat.Kind != FBC {
 			t.Errorf("%s: kind %v, want fbc", ref, cat.Kind)
 		}
-		if diff := cmp.Diff(treeOf(t, catalog), treeOf(t, cat.Path)); diff != "" {
+		if diff := cmp.Diff(treeOf(t, os.DirFS(catalog)), treeOf(t, cat.Files)); diff != "" {
 			t.Errorf("%s: extracted catalog differs (-want +got):\n%s", ref, diff)
 		}
 	}

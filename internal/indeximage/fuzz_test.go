@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/olmcat/olmcat/internal/filetree"
 )
 
 // FuzzWalkLayer feeds arbitrary bytes to the extractor as a layer, for a catalog directory and
@@ -22,13 +24,31 @@ func FuzzWalkLayer(f *testing.F) {
 		}{{"configs", false}, {"database/index.db", true}} {
 			sandbox := t.TempDir()
 			dest := filepath.Join(sandbox, "out")
-			if !target.single {
-				if err := os.Mkdir(dest, 0o755); err != nil {
-					t.Fatal(err)
-				}
+			limits := Limits{MaxBytes: 1 << 20, MaxFiles: 200, MaxScannedBytes: 4 << 20}
+			if target.single {
+				w := newFileWalker(target.root, dest, limits)
+				_ = w.walkLayer(context.Background(), bytes.NewReader(data), "fuzz layer")
+				checkConfined(t, sandbox, dest)
+				continue
 			}
-			w := newOverlayWalker(target.root, target.single, dest, Limits{MaxBytes: 1 << 20, MaxFiles: 200, MaxScannedBytes: 4 << 20})
+			// The tree cannot reach outside itself; written out, its links must not either.
+			tree, err := filetree.NewBuilder(sandbox)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newTreeWalker(target.root, tree, limits)
 			_ = w.walkLayer(context.Background(), bytes.NewReader(data), "fuzz layer")
+			built, err := tree.Tree()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(dest, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := built.WriteTo(dest); err != nil {
+				t.Fatalf("the extracted tree cannot be written out: %v", err)
+			}
+			built.Close()
 			checkConfined(t, sandbox, dest)
 		}
 	})

@@ -182,31 +182,29 @@ func extractImage(t testing.TB, img v1.Image, opts Options) (*Catalog, error) {
 	return cat, err
 }
 
-// treeOf lists a directory as relative path -> content ("->target" for symlinks, "/" for dirs).
-func treeOf(t testing.TB, root string) map[string]string {
+// treeOf lists a file system as relative path -> content ("->target" for symlinks, "/" for dirs).
+func treeOf(t testing.TB, fsys fs.FS) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root {
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == "." {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
+			target, err := fs.ReadLink(fsys, p)
 			if err != nil {
 				return err
 			}
-			out[rel] = "->" + target
+			out[p] = "->" + target
 		case d.IsDir():
-			out[rel] = "/"
+			out[p] = "/"
 		default:
-			b, err := os.ReadFile(p)
+			b, err := fs.ReadFile(fsys, p)
 			if err != nil {
 				return err
 			}
-			out[rel] = string(b)
+			out[p] = string(b)
 		}
 		return nil
 	})

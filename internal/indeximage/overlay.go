@@ -7,20 +7,23 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"path/filepath"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/filetree"
 )
 
-// overlayWalker writes one path of an image's merged filesystem (a directory tree or a single
-// file) to dest, reading the layers from the top down and applying whiteouts as overlayfs does:
-// an upper layer's entry wins, ".wh.NAME" hides NAME below, ".wh..wh..opq" hides a directory's
-// lower content, and a non-directory hides everything below its path. Reading top-down lets the
-// walk stop as soon as no lower layer can change the result (the usual case for index.db, which
-// sits in one of the last layers), so base-image layers are never read.
+// overlayWalker extracts one path of an image's merged filesystem (a directory tree, into a
+// filetree, or a single file, to dest), reading the layers from the top down and applying
+// whiteouts as overlayfs does: an upper layer's entry wins, ".wh.NAME" hides NAME below,
+// ".wh..wh..opq" hides a directory's lower content, and a non-directory hides everything below its
+// path. Reading top-down lets the walk stop as soon as no lower layer can change the result (the
+// usual case for index.db, which sits in one of the last layers), so base-image layers are never
+// read.
 type overlayWalker struct {
-	root   string // image path without the leading slash, e.g. "configs" or "database/index.db"
-	single bool   // root must be one regular file
-	dest   string // host directory (or file, when single) receiving root's content
+	root   string            // image path without the leading slash, e.g. "configs" or "database/index.db"
+	single bool              // root must be one regular file
+	dest   string            // when single, the host file receiving it
+	tree   *filetree.Builder // otherwise, the tree receiving root's content
 	limits Limits
 	what   string // how errors name root: "catalog path", "bundle path"
 
@@ -38,18 +41,32 @@ type overlayWalker struct {
 	layerDBOutside, lastLayerOnlyDB bool
 
 	copyBuf []byte          // see copyBuffer
-	dirs    map[string]bool // host directories prepare has checked or made
+	dirs    map[string]bool // tree directories prepare has checked or made
 
 	files, scannedLayers int
 	bytes, scanned       int64
 	found                bool // root, or something beneath it, was written
 }
 
-func newOverlayWalker(root string, single bool, dest string, limits Limits) *overlayWalker {
+func newOverlayWalker(root string, limits Limits) *overlayWalker {
 	return &overlayWalker{
-		root: root, single: single, dest: dest, limits: limits.withDefaults(), what: "catalog path",
+		root: root, limits: limits.withDefaults(), what: "catalog path",
 		hidden: map[string]bool{}, opaque: map[string]bool{}, present: map[string]bool{}, dirs: map[string]bool{},
 	}
+}
+
+// newTreeWalker extracts the directory root into tree.
+func newTreeWalker(root string, tree *filetree.Builder, limits Limits) *overlayWalker {
+	w := newOverlayWalker(root, limits)
+	w.tree = tree
+	return w
+}
+
+// newFileWalker extracts the regular file root to dest.
+func newFileWalker(root, dest string, limits Limits) *overlayWalker {
+	w := newOverlayWalker(root, limits)
+	w.single, w.dest = true, dest
+	return w
 }
 
 // walkLayer applies one layer's uncompressed tar stream. where names the layer in errors.
@@ -242,13 +259,12 @@ func cleanEntryName(raw string) (string, error) {
 	return clean, nil
 }
 
-// hostPath maps an image path under root to where it is written.
-func (w *overlayWalker) hostPath(name string) string {
-	if w.single {
-		return w.dest
+// treeName maps an image path under root to its name in the tree ("." for root itself).
+func (w *overlayWalker) treeName(name string) string {
+	if rel := strings.TrimPrefix(strings.TrimPrefix(name, w.root), "/"); rel != "" {
+		return rel
 	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(name, w.root), "/")
-	return filepath.Join(w.dest, filepath.FromSlash(rel))
+	return "."
 }
 
 func (w *overlayWalker) markPresent(name string) {

@@ -63,7 +63,7 @@ func TestDevicesOutsideTheCatalogAreIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := treeOf(t, cat.Path); !cmp.Equal(got, map[string]string{"a.json": "{}"}) {
+	if got := treeOf(t, cat.Files); !cmp.Equal(got, map[string]string{"a.json": "{}"}) {
 		t.Errorf("tree = %v", got)
 	}
 }
@@ -84,7 +84,7 @@ func TestSymlinksInsideTheCatalogAreKeptRelative(t *testing.T) {
 		"pkg": "/", "pkg/a.json": "{}", "pkg/b.json": "b", "hard.json": "b",
 		"rel.json": "->pkg/a.json", "pkg/abs.json": "->a.json", "pkg/up.json": "->a.json",
 	}
-	if diff := cmp.Diff(want, treeOf(t, cat.Path)); diff != "" {
+	if diff := cmp.Diff(want, treeOf(t, cat.Files)); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
 	}
 }
@@ -106,7 +106,7 @@ func TestWhiteoutsAcrossLayers(t *testing.T) {
 		"b.json": "b2", "d.json": "d2", "sub": "/", "sub/e.json": "e3", "alias.json": "->d.json",
 		"link": "/", "link/inner.json": "dir now",
 	}
-	if diff := cmp.Diff(want, treeOf(t, cat.Path)); diff != "" {
+	if diff := cmp.Diff(want, treeOf(t, cat.Files)); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
 	}
 	if cat.LayersRead != 3 {
@@ -140,7 +140,7 @@ func TestOpaqueCatalogDirStopsTheWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := treeOf(t, cat.Path); !cmp.Equal(got, map[string]string{"new.json": "n"}) {
+	if got := treeOf(t, cat.Files); !cmp.Equal(got, map[string]string{"new.json": "n"}) {
 		t.Errorf("tree = %v", got)
 	}
 	if cat.LayersRead != 1 || cat.LayersTotal != 2 {
@@ -156,7 +156,7 @@ func TestWhiteoutOfTheWholeCatalogThenRecreated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := treeOf(t, cat.Path); !cmp.Equal(got, map[string]string{"fresh.json": "f"}) {
+	if got := treeOf(t, cat.Files); !cmp.Equal(got, map[string]string{"fresh.json": "f"}) {
 		t.Errorf("tree = %v", got)
 	}
 	_, err = extractImage(t, imageWith(t, fbcLabels, amd64, old, wipe), Options{})
@@ -218,7 +218,7 @@ func TestDuplicateEntriesInALayerLastWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := treeOf(t, cat.Path)["a.json"]; got != "second" {
+	if got := treeOf(t, cat.Files)["a.json"]; got != "second" {
 		t.Errorf("a.json = %q, want second", got)
 	}
 }

@@ -21,7 +21,7 @@ var layers = []struct {
 	packages []string
 }{
 	{"model and plumbing", []string{"fbc", "fbc/property", "fbc/csvmeta", "fbc/model", "grpccompat/api",
-		"internal/atomicout", "internal/scratch", "internal/plural", "internal/spool"}},
+		"internal/atomicout", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool"}},
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack",
 		"grpccompat/fbcbackend"}},
 	{"source", []string{"internal/source"}},
@@ -35,7 +35,8 @@ var layers = []struct {
 // openers are the codec calls that open a catalog. Above the source layer only package source
 // makes them, so that a reference means the same to every command.
 var openers = []string{"sqlite.Open(", "sqlite.NewQuerier(", "sqlite.IsSQLiteFile(", "fbc.Load(", "fbc.LoadReader(",
-	"fbc.Walk(", "fbc.WalkPackages(", "fbc.WalkReader(", "indeximage.Fetch(", "fbcbackend.Open(", "tofbc.Convert("}
+	"fbc.Walk(", "fbc.WalkPackages(", "fbc.WalkReader(",
+	"fbc.WalkFS(", "fbc.WalkPackagesFS(", "fbc.LoadFS(", "indeximage.Fetch(", "fbcbackend.Open(", "tofbc.Convert("}
 
 type listed struct {
 	ImportPath string

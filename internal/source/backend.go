@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 
@@ -45,7 +46,8 @@ func (s *Source) Backend(ctx context.Context, o BackendOptions) (api.Backend, er
 }
 
 // backendInput is the source as the FBC backend reads it. Its digest covers every file under the
-// catalog (object files of an unpacked catalog included), or the bytes of a stream.
+// catalog (object files of an unpacked catalog included), the bytes of a stream, or an image's
+// config and catalog path.
 func (s *Source) backendInput(tee func(fbc.Blob) error) fbcbackend.Input {
 	walk := s.Walk
 	if tee != nil {
@@ -64,6 +66,15 @@ func (s *Source) backendInput(tee func(fbc.Blob) error) fbcbackend.Input {
 		Digest: func() (string, error) {
 			if s.stream != nil {
 				return fmt.Sprintf("stream:%d:%016x", len(s.stream), xxhash.Sum64(s.stream)), nil
+			}
+			if s.files != nil {
+				// The layers read were checked against the config's diff IDs, so the config's
+				// digest (hashed here, not taken from the manifest) names the catalog exactly.
+				config, err := s.image.Image.RawConfigFile()
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("image:%x:%s", sha256.Sum256(config), s.image.ImagePath), nil
 			}
 			return fbcbackend.FilesDigest(s.path)
 		},

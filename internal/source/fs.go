@@ -9,10 +9,13 @@ import (
 	"time"
 )
 
-// FS is the raw file system of the catalog: its directory; for a single file (an FBC file or an
+// FS is the raw file system of the catalog: its directory (an image's, as extracted); for a single file (an FBC file or an
 // index.db) a file system holding just that file under its base name; for a stream, one file
 // named "stdin".
 func (s *Source) FS() fs.FS {
+	if s.files != nil {
+		return s.files
+	}
 	if s.stream != nil {
 		return fstest.MapFS{"stdin": &fstest.MapFile{Data: s.stream, Mode: 0o444, ModTime: time.Time{}}}
 	}

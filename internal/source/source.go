@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/olmcat/olmcat/internal/filetree"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/sqlite"
@@ -49,7 +50,8 @@ type Source struct {
 	// path is the local catalog: a directory, an FBC file, an index.db (extracted for images and
 	// git revisions, spooled for an index.db on standard input). Empty for an FBC stream.
 	path    string
-	stream  []byte // an FBC read from standard input or a pipe
+	files   *filetree.Tree // the FBC of an image, extracted into one file tree
+	stream  []byte         // an FBC read from standard input or a pipe
 	image   *indeximage.Catalog
 	db      *sqlite.DB
 	opts    Options
@@ -218,7 +220,7 @@ func (s *Source) openImage(ctx context.Context) error {
 	if img.Kind == indeximage.SQLite {
 		return s.openIndexDB(img.Path)
 	}
-	s.format, s.path = FormatFBC, img.Path
+	s.format, s.files = FormatFBC, img.Files
 	return s.checkNotEmpty(ctx)
 }
 
@@ -231,8 +233,8 @@ func (s *Source) String() string { return s.ref.Raw }
 // Format is how the catalog is stored.
 func (s *Source) Format() Format { return s.format }
 
-// Path is the local catalog (an FBC directory or file, or an index.db), extracted for images and
-// git revisions; "" for an FBC read from a stream.
+// Path is the local catalog (an FBC directory or file, or an index.db), extracted for index.db
+// images and git revisions; "" for an FBC read from a stream or an image (see FS).
 func (s *Source) Path() string { return s.path }
 
 // Image is the image an image reference was read from, nil for other forms.

@@ -83,6 +83,8 @@ func TestEveryFormReadsTheSameCatalog(t *testing.T) {
 		"index.db stdin": {"-", source.Options{Stdin: bytes.NewReader(mustRead(t, filepath.Join(caseDir, "input.db")))}, source.FormStdin},
 		"oci-layout":     {imagetest.OCILayout(t, fbcImage), source.Options{}, source.FormOCILayout},
 		"docker-archive": {imagetest.DockerArchive(t, fbcImage), source.Options{}, source.FormDockerArchive},
+		// an image of the unpacked catalog: its objects/ refs are resolved inside the image's tree
+		"unpacked image": {imagetest.OCILayout(t, imagetest.FBCImage(t, unpacked)), source.Options{}, source.FormOCILayout},
 		"db oci-layout":  {imagetest.OCILayout(t, imagetest.DBImage(t, filepath.Join(caseDir, "input.db"))), source.Options{}, source.FormOCILayout},
 	}
 	for name, f := range forms {
@@ -277,7 +279,8 @@ func TestCheckOutput(t *testing.T) {
 
 func TestFS(t *testing.T) {
 	dir := filepath.Join(corpusPath(t, "sqlite/kube-green-replaces"), "migrate")
-	for _, ref := range []string{dir, filepath.Join(dir, "kube-green", "catalog.json"), filepath.Join(filepath.Dir(dir), "input.db")} {
+	image := imagetest.OCILayout(t, imagetest.FBCImage(t, dir))
+	for _, ref := range []string{dir, filepath.Join(dir, "kube-green", "catalog.json"), filepath.Join(filepath.Dir(dir), "input.db"), image} {
 		src, err := source.Open(context.Background(), ref, source.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -24,7 +24,7 @@ func (s *Source) Walk(ctx context.Context, fn func(fbc.Blob) error) error {
 	if s.format == FormatSQLite {
 		return s.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error { return emitBlobs(c, fn) })
 	}
-	resolver := unpack.NewResolver(s.refRoot())
+	resolver := s.resolver()
 	return s.walkFBC(func(b fbc.Blob) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -52,7 +52,7 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		s.report = report
 		return classify(s.ref.Raw, err)
 	}
-	resolver := unpack.NewResolver(s.refRoot())
+	resolver := s.resolver()
 	each := func(pkg string, c *fbc.Catalog) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -73,6 +73,9 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 			}
 		}
 		return nil
+	}
+	if s.files != nil {
+		return classifyWalk(s.ref.Raw, fbc.WalkPackagesFS(s.files, each))
 	}
 	return classifyWalk(s.ref.Raw, fbc.WalkPackages(s.path, each))
 }
@@ -99,6 +102,9 @@ func (s *Source) walkFBC(fn func(fbc.Blob) error) error {
 	if s.stream != nil {
 		return fbc.WalkReader(bytes.NewReader(s.stream), s.streamName(), fn)
 	}
+	if s.files != nil {
+		return classifyWalk(s.ref.Raw, fbc.WalkFS(s.files, fn))
+	}
 	return classifyWalk(s.ref.Raw, fbc.Walk(s.path, fn))
 }
 
@@ -109,13 +115,16 @@ func (s *Source) streamName() string {
 	return s.ref.Raw
 }
 
-// refRoot is what unpacked refs are relative to: the catalog directory or file. A stream has no
+// resolver resolves unpacked refs relative to the catalog directory or file. A stream has no
 // directory; a ref in it is a problem of its blob.
-func (s *Source) refRoot() string {
-	if s.stream != nil {
-		return "-"
+func (s *Source) resolver() *unpack.Resolver {
+	switch {
+	case s.files != nil:
+		return unpack.NewResolverFS(s.files)
+	case s.stream != nil:
+		return unpack.NewResolver("-")
 	}
-	return s.path
+	return unpack.NewResolver(s.path)
 }
 
 // classifyWalk keeps the load problems of the content as they are (the commands report them) and
