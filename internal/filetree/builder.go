@@ -91,16 +91,16 @@ func (b *Builder) WriteFile(name string, r io.Reader, buf []byte) (int64, error)
 	if b.packError != nil {
 		return 0, b.packError
 	}
-	src := &readErrReader{r: r}
-	n, err := io.CopyBuffer(onlyWriter{b.pack}, src, buf)
+	w := &packWriter{f: b.pack}
+	n, err := io.CopyBuffer(w, r, buf)
 	off := b.size
 	b.size += n
-	if src.err != nil {
-		return n, &ReadError{Err: src.err}
+	if w.err != nil {
+		b.packError = fmt.Errorf("write the extracted files to a temporary file: %w", w.err)
+		return n, b.packError
 	}
 	if err != nil {
-		b.packError = fmt.Errorf("write the extracted files to a temporary file: %w", err)
-		return n, b.packError
+		return n, &ReadError{Err: err}
 	}
 	if err := b.add(name, &node{kind: fileNode, off: off, size: n}); err != nil {
 		return n, err
@@ -230,23 +230,20 @@ type ReadError struct{ Err error }
 func (e *ReadError) Error() string { return e.Err.Error() }
 func (e *ReadError) Unwrap() error { return e.Err }
 
-type readErrReader struct {
-	r   io.Reader
+// packWriter remembers a failure to write the pack file, so that any other copy error is the
+// source's. It also hides the file's ReadFrom, so that io.CopyBuffer uses the buffer it is given.
+type packWriter struct {
+	f   *os.File
 	err error
 }
 
-func (e *readErrReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		e.err = err
+func (w *packWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		w.err = err
 	}
 	return n, err
 }
-
-// onlyWriter hides the pack file's ReadFrom, so that io.CopyBuffer uses the buffer it is given.
-type onlyWriter struct{ w io.Writer }
-
-func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
 
 func closePack(f *os.File, name string) {
 	_ = f.Close()
