@@ -231,24 +231,10 @@ func (b *Bundle) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, wher
 		w.what = "bundle path"
 		ws = append(ws, w)
 	}
-	layers, err := img.Layers()
+	var err error
+	b.LayersRead, b.LayersTotal, err = readTopDown(ctx, img, cf, where, ws, blobsVerified, nil)
 	if err != nil {
-		return fmt.Errorf("%s: list layers: %w", where, err)
-	}
-	b.LayersTotal = len(layers)
-	if len(cf.RootFS.DiffIDs) != len(layers) {
-		return fmt.Errorf("%s: the config lists %d diff IDs for %d layers: the image is malformed", where, len(cf.RootFS.DiffIDs), len(layers))
-	}
-	for i := len(layers) - 1; i >= 0 && !ws.complete(); i-- {
-		want := cf.RootFS.DiffIDs[i]
-		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, len(layers), want)
-		if blobsVerified {
-			want = v1.Hash{}
-		}
-		if err := readLayer(ctx, layers[i], want, layerWhere, ws); err != nil {
-			return err
-		}
-		b.LayersRead++
+		return err
 	}
 	for i, label := range []string{BundleManifestsLabel, BundleMetadataLabel} {
 		if !ws[i].found {
@@ -296,6 +282,7 @@ func (ws walkerSet) complete() bool {
 type layerSink interface {
 	walkLayer(ctx context.Context, r io.Reader, where string) error
 	budget() (read *int64, limit int64)
+	complete() bool // lower layers can no longer change the result
 }
 
 func sortedLabelNames(labels map[string]string) []string {

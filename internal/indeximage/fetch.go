@@ -154,28 +154,14 @@ func extract(ctx context.Context, img v1.Image, where string, opts Options, blob
 }
 
 func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, w *overlayWalker, where string, blobsVerified bool) error {
-	layers, err := img.Layers()
-	if err != nil {
-		return fmt.Errorf("%s: list layers: %w", where, err)
-	}
-	cat.LayersTotal = len(layers)
-	if len(cf.RootFS.DiffIDs) != len(layers) {
-		return fmt.Errorf("%s: the config lists %d diff IDs for %d layers: the image is malformed", where, len(cf.RootFS.DiffIDs), len(layers))
-	}
-	for i := len(layers) - 1; i >= 0 && !w.complete(); i-- {
-		diffID := cf.RootFS.DiffIDs[i]
-		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, len(layers), diffID)
-		want := diffID
-		if blobsVerified {
-			want = v1.Hash{}
-		}
-		if err := readLayer(ctx, layers[i], want, layerWhere, w); err != nil {
-			return err
-		}
-		cat.LayersRead++
+	var err error
+	cat.LayersRead, cat.LayersTotal, err = readTopDown(ctx, img, cf, where, w, blobsVerified, func(diffID v1.Hash) {
 		if w.lastLayerOnlyDB {
 			cat.DatabaseLayers = append(cat.DatabaseLayers, diffID)
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if !w.found {
 		return fmt.Errorf("%s: its label says the catalog is at %s, but no layer holds it (%d of %d layers read): the image is broken; rebuild it", where, cat.ImagePath, cat.LayersRead, cat.LayersTotal)
@@ -184,6 +170,36 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, w
 		return fmt.Errorf("%s: the catalog directory %s is empty: the image holds no catalog", where, cat.ImagePath)
 	}
 	return nil
+}
+
+// readTopDown streams img's layers from the top down into sink until it is complete, each checked
+// against its diff ID unless blobsVerified; after, if set, is called with each layer's diff ID
+// once it is read.
+func readTopDown(ctx context.Context, img v1.Image, cf *v1.ConfigFile, where string, sink layerSink, blobsVerified bool, after func(diffID v1.Hash)) (read, total int, err error) {
+	layers, err := img.Layers()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: list layers: %w", where, err)
+	}
+	total = len(layers)
+	if len(cf.RootFS.DiffIDs) != total {
+		return 0, total, fmt.Errorf("%s: the config lists %d diff IDs for %d layers: the image is malformed", where, len(cf.RootFS.DiffIDs), total)
+	}
+	for i := total - 1; i >= 0 && !sink.complete(); i-- {
+		diffID := cf.RootFS.DiffIDs[i]
+		want := diffID
+		if blobsVerified {
+			want = v1.Hash{}
+		}
+		layerWhere := fmt.Sprintf("%s: layer %d of %d (diff_id %s)", where, i+1, total, diffID)
+		if err := readLayer(ctx, layers[i], want, layerWhere, sink); err != nil {
+			return read, total, err
+		}
+		read++
+		if after != nil {
+			after(diffID)
+		}
+	}
+	return read, total, nil
 }
 
 // catalogLocation reads the index labels. Like opm, the database label wins when both are set.
