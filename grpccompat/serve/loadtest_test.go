@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/olmcat/olmcat/fixtures/procstat"
 	"github.com/olmcat/olmcat/grpccompat/api"
 )
 
@@ -81,7 +81,7 @@ func TestLoad(t *testing.T) {
 		t.Logf("ready (health SERVING) after %v; server peak RSS: %s", ready.Round(time.Millisecond), peakRSS(cmd.Process.Pid))
 		return
 	}
-	t.Logf("ready (health SERVING) after %v (server CPU %v)", ready.Round(time.Millisecond), cpuTime(cmd.Process.Pid))
+	t.Logf("ready (health SERVING) after %v (server CPU %v)", ready.Round(time.Millisecond), procstat.CPUTime(cmd.Process.Pid))
 
 	reg := api.NewRegistryClient(conn)
 	t0 := time.Now()
@@ -89,7 +89,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ListBundles: %v", err)
 	}
-	t.Logf("ListBundles: %d bundles streamed in %v (server CPU so far %v)", len(rows), time.Since(t0).Round(time.Millisecond), cpuTime(cmd.Process.Pid))
+	t.Logf("ListBundles: %d bundles streamed in %v (server CPU so far %v)", len(rows), time.Since(t0).Round(time.Millisecond), procstat.CPUTime(cmd.Process.Pid))
 	if seconds > 0 {
 		loadPhase(t, addr, rows, clients, time.Duration(seconds)*time.Second)
 	}
@@ -237,33 +237,11 @@ func loadPhase(t *testing.T, addr string, rows []*api.Bundle, clients int, d tim
 	}
 }
 
-// cpuTime is the user+system CPU time the process has used: on a shared machine a steadier
-// figure than wall time.
-func cpuTime(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.Atoi(fields[11])
-	stime, _ := strconv.Atoi(fields[12])
-	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ is 100 on Linux
-}
-
-// peakRSS reads the high-water mark of the process's resident set.
+// peakRSS is the server's peak RSS as make bench prints it.
 func peakRSS(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := procstat.PeakRSSKB(pid)
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:"))
-		}
-	}
-	return "unknown"
+	return fmt.Sprintf("%d kB", kb)
 }
