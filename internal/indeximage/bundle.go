@@ -96,11 +96,7 @@ func (e *NotIndexError) Bundle(ctx context.Context, opts Options) (*Bundle, erro
 // down with the protections of Fetch (no path out of the directory, no link out, Limits, whiteouts
 // applied). The Limits apply to each of the two directories.
 func FetchBundle(ctx context.Context, ref string, opts Options) (*Bundle, error) {
-	parsed, err := parseImageRef(ref, opts.Insecure)
-	if err != nil {
-		return nil, err
-	}
-	res, err := resolve(ctx, parsed, opts)
+	res, err := resolveRef(ctx, ref, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +115,7 @@ func ExtractBundle(ctx context.Context, img v1.Image, opts Options) (*Bundle, er
 
 // Labels resolves ref and returns its image's labels, reading no layer.
 func Labels(ctx context.Context, ref string, opts Options) (map[string]string, error) {
-	parsed, err := parseImageRef(ref, opts.Insecure)
-	if err != nil {
-		return nil, err
-	}
-	res, err := resolve(ctx, parsed, opts)
+	res, err := resolveRef(ctx, ref, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -78,11 +78,7 @@ type Catalog struct {
 // extracts its catalog. Only layers from the top down to the one completing the catalog are
 // read, streamed, and verified against the config's diff IDs.
 func Fetch(ctx context.Context, ref string, opts Options) (*Catalog, error) {
-	parsed, err := parseImageRef(ref, opts.Insecure)
-	if err != nil {
-		return nil, err
-	}
-	res, err := resolve(ctx, parsed, opts)
+	res, err := resolveRef(ctx, ref, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,15 @@ func (o Options) remoteOptions(ctx context.Context) []remote.Option {
 	return opts
 }
 
+// resolveRef parses ref (see IsImageRef) and resolves it.
+func resolveRef(ctx context.Context, ref string, opts Options) (resolved, error) {
+	parsed, err := parseImageRef(ref, opts.Insecure)
+	if err != nil {
+		return resolved{}, err
+	}
+	return resolve(ctx, parsed, opts)
+}
+
 func resolve(ctx context.Context, ref imageRef, opts Options) (resolved, error) {
 	plat, err := opts.platform()
 	if err != nil {
