@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -96,7 +97,7 @@ func (b *Builder) WriteFile(name string, r io.Reader, buf []byte) (int64, error)
 	off := b.size
 	b.size += n
 	if w.err != nil {
-		b.packError = fmt.Errorf("write the extracted files to a temporary file: %w", w.err)
+		b.packError = fmt.Errorf("write the extracted files to a temporary file in %s: %w (point TMPDIR at a disk with room)", filepath.Dir(b.pack.Name()), w.err)
 		return n, b.packError
 	}
 	if err != nil {
