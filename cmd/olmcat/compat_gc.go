@@ -18,7 +18,7 @@ var largeHeap uint64 = 256 << 20
 // the number of collections follows the allocation, and marking a megabyte of live heap costs
 // about twice the CPU once the heap is a few hundred megabytes (gctrace: 0.36 ms/MB at gen-s5k,
 // 0.73 ms/MB at gen-s50k), so at that pace the collector's share grows faster than the catalog:
-// 12.2x the CPU for 10x the bundles. Past largeHeap compat collects at GOGC 140, which keeps
+// 12.2x the CPU for 10x the bundles. Past largeHeap compat collects at GOGC 120, which keeps
 // both time and memory about linear. A GOGC set by the user wins.
 func compatGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
@@ -39,7 +39,7 @@ func compatGC() (restore func()) {
 			}
 			metrics.Read(live)
 			if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() > largeHeap {
-				debug.SetGCPercent(140)
+				debug.SetGCPercent(120)
 				return
 			}
 		}

@@ -13,7 +13,7 @@ func gcPercent() int {
 	return p
 }
 
-// compat collects at GOGC 70 until the live heap is large, then at 140, and restores the pace it
+// compat collects at GOGC 70 until the live heap is large, then at 120, and restores the pace it
 // found; a GOGC set by the user is left alone.
 func TestCompatGCPace(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -34,11 +34,11 @@ func TestCompatGCPace(t *testing.T) {
 	runtime.GC()  // the live heap is measured by a collection
 	restore = compatGC()
 	deadline := time.Now().Add(5 * time.Second)
-	for gcPercent() != 140 && time.Now().Before(deadline) {
+	for gcPercent() != 120 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if got := gcPercent(); got != 140 {
-		t.Errorf("GOGC %d on a large heap, want 140", got)
+	if got := gcPercent(); got != 120 {
+		t.Errorf("GOGC %d on a large heap, want 120", got)
 	}
 	restore()
 	if got := gcPercent(); got != 100 {
