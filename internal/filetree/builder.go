@@ -161,8 +161,11 @@ func (b *Builder) Remove(name string) error {
 // Files is the number of regular files in the tree.
 func (b *Builder) Files() int { return b.files }
 
-// Empty reports whether the root holds nothing yet.
-func (b *Builder) Empty() bool { return len(b.nodes["."].children) == 0 }
+// Empty reports whether the root holds nothing (true once the builder is finished or discarded).
+func (b *Builder) Empty() bool {
+	root := b.nodes["."]
+	return root == nil || len(root.children) == 0
+}
 
 // Tree ends the building and gives the tree, which owns the pack file from then on.
 func (b *Builder) Tree() (*Tree, error) {

@@ -201,6 +201,16 @@ func TestBuilderRefusals(t *testing.T) {
 	if _, err := b.WriteFile("f", strings.NewReader("3"), make([]byte, 8)); err != nil {
 		t.Errorf("f again after Remove: %v", err)
 	}
+	if b.Empty() {
+		t.Error("Empty with f in the root")
+	}
+	b.Discard()
+	if !b.Empty() {
+		t.Error("a discarded builder is not empty")
+	}
+	if _, err := b.WriteFile("g", strings.NewReader(""), make([]byte, 8)); err == nil {
+		t.Error("a discarded builder took a file")
+	}
 }
 
 type failingReader struct{}
