@@ -11,10 +11,12 @@ import (
 // Blob is one object of a catalog file, as read: its identifying fields and its whole JSON text.
 type Blob struct {
 	Schema  string
-	Package string          // the "package" field, "" when absent
-	Name    string          // the "name" field, "" when absent
-	Data    json.RawMessage // the object as JSON text (YAML documents are converted to JSON); owned by the receiver
-	Loc     Location
+	Package string // the "package" field, "" when absent
+	Name    string // the "name" field, "" when absent
+	// Data is the object as JSON text (YAML documents are converted to JSON), owned by the
+	// receiver. A receiver done with it may give it to bytepool.Put for the loader to reuse.
+	Data json.RawMessage
+	Loc  Location
 }
 
 // PackageName is the package the blob belongs to: the name of an olm.package blob, the package

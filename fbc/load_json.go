@@ -194,7 +194,7 @@ func (s *jsonSplitter) scanValue() ([]byte, error) {
 			n = end
 		}
 		var ok bool
-		if out, ok = appendCapped(out, w[:n], s.max); !ok {
+		if out, ok = appendCapped(out, w[:n], s.max, true); !ok {
 			return nil, ErrBlobTooLarge
 		}
 		_, _ = s.br.Discard(n)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // DefaultMaxBlobSize is the largest blob (one JSON value, or one YAML document) the loader accepts
@@ -125,16 +127,21 @@ func tooLarge(loc Location, limit int) *LoadError {
 }
 
 // appendCapped appends chunk to buf unless that would make buf longer than limit. It grows buf by
-// doubling, so that building a blob of n bytes allocates at most about 2n.
-func appendCapped(buf, chunk []byte, limit int) ([]byte, bool) {
+// doubling, so that building a blob of n bytes allocates at most about 2n, taking buffers from
+// bytepool; with recycle, a buffer outgrown goes back to the pool (buf must then be the caller's
+// alone).
+func appendCapped(buf, chunk []byte, limit int, recycle bool) ([]byte, bool) {
 	need := len(buf) + len(chunk)
 	if need > limit {
 		return buf, false
 	}
 	if need > cap(buf) {
 		newCap := max(2*cap(buf), need, 512)
-		grown := make([]byte, len(buf), min(newCap, limit))
+		grown := bytepool.Get(min(newCap, limit))[:len(buf)]
 		copy(grown, buf)
+		if recycle && buf != nil {
+			bytepool.Put(buf)
+		}
 		buf = grown
 	}
 	return append(buf, chunk...), true

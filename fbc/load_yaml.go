@@ -169,7 +169,7 @@ func (s *yamlSplitter) readLine(buf []byte) ([]byte, error) {
 	for {
 		frag, err := s.br.ReadSlice('\n')
 		var ok bool
-		if buf, ok = appendCapped(buf, frag, s.max); !ok {
+		if buf, ok = appendCapped(buf, frag, s.max, false); !ok {
 			return buf, ErrBlobTooLarge
 		}
 		if err != bufio.ErrBufferFull {

@@ -36,13 +36,19 @@ func (v *Validator) Add(b fbc.Blob) error {
 	if err := one.Add(b); err != nil {
 		return err
 	}
-	v.AddCatalog(&one)
+	v.AdoptCatalog(&one)
 	return nil
 }
 
 // AddCatalog takes the blobs of an in-memory catalog (for example one package of a converted
 // index.db). The catalog is not kept: it may be reused or dropped once AddCatalog returns.
-func (v *Validator) AddCatalog(c *fbc.Catalog) {
+func (v *Validator) AddCatalog(c *fbc.Catalog) { v.add(c, false) }
+
+// AdoptCatalog is AddCatalog for a catalog its caller will no longer change: the validator keeps
+// references to parts of it (channel entries) instead of copying them. Reading c afterwards is fine.
+func (v *Validator) AdoptCatalog(c *fbc.Catalog) { v.add(c, true) }
+
+func (v *Validator) add(c *fbc.Catalog, adopt bool) {
 	for i := range c.Bundles {
 		bundle := &c.Bundles[i]
 		v.issues = append(v.issues, checkBundleBlob(bundle, &v.scratch)...)
@@ -56,7 +62,9 @@ func (v *Validator) AddCatalog(c *fbc.Catalog) {
 		v.kept.Packages = append(v.kept.Packages, p)
 	}
 	for _, ch := range c.Channels {
-		ch.Entries = append([]fbc.ChannelEntry(nil), ch.Entries...)
+		if !adopt {
+			ch.Entries = append([]fbc.ChannelEntry(nil), ch.Entries...)
+		}
 		ch.Extra = nil
 		v.kept.Channels = append(v.kept.Channels, ch)
 	}

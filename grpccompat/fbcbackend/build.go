@@ -2,7 +2,6 @@ package fbcbackend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -17,6 +16,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/internal/bytepool"
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
@@ -74,6 +74,7 @@ func buildIndex(ctx context.Context, in Input, store *storeWriter) (*index, erro
 			defer wg.Done()
 			for blob := range jobs {
 				b.addBundle(blob)
+				bytepool.Put(blob.Data) // nothing built from a bundle blob shares its memory
 			}
 		}()
 	}
@@ -82,14 +83,21 @@ func buildIndex(ctx context.Context, in Input, store *storeWriter) (*index, erro
 			return err
 		}
 		gc.blob()
-		if err := b.validator.Add(blob); err != nil {
-			return err
-		}
 		if blob.Schema == fbc.SchemaBundle {
+			if err := b.validator.Add(blob); err != nil {
+				return err
+			}
 			jobs <- blob
 			return nil
 		}
-		return b.addOther(blob)
+		// Decoded once, for the validator and the index both.
+		var decoded fbc.Catalog
+		if err := decoded.Add(blob); err != nil {
+			return err // a *fbc.LoadError: the walk records it and goes on
+		}
+		b.validator.AdoptCatalog(&decoded)
+		b.addOther(blob, &decoded)
+		return nil
 	})
 	close(jobs)
 	wg.Wait()
@@ -126,21 +134,19 @@ func (b *builder) addBundle(blob fbc.Blob) {
 		b.problem(blob.Loc, "bundle %q: %v", blob.Name, err)
 		return
 	}
-	r := b.store.append(c.record)
+	r := b.store.appendRecycled(c.record)
 	b.mu.Lock()
 	b.bundles[[2]string{c.pkg, c.name}] = &bundleIndex{Light: light, HasImage: c.light.BundlePath != "", Provided: c.provided, Body: r}
 	b.mu.Unlock()
 }
 
-func (b *builder) addOther(blob fbc.Blob) error {
+// addOther takes a blob of any schema but olm.bundle, decoded.
+func (b *builder) addOther(blob fbc.Blob, decoded *fbc.Catalog) {
 	switch blob.Schema {
 	case fbc.SchemaPackage:
-		var p fbc.Package
-		if err := json.Unmarshal(blob.Data, &p); err != nil {
-			return nil // the validator has reported it
-		}
+		p := decoded.Packages[0]
 		if _, dup := b.packages[p.Name]; dup {
-			return nil
+			return
 		}
 		pi := &pkgIndex{Name: p.Name, DefaultChannel: p.DefaultChannel, Description: p.Description}
 		if p.Icon != nil {
@@ -148,31 +154,26 @@ func (b *builder) addOther(blob fbc.Blob) error {
 		}
 		b.packages[p.Name] = pi
 	case fbc.SchemaChannel:
-		var ch fbc.Channel
-		if err := json.Unmarshal(blob.Data, &ch); err == nil {
-			b.channels = append(b.channels, fbc.Channel{Name: ch.Name, Package: ch.Package, Entries: ch.Entries})
-			if msg, ok, err := property.LegacyChannelDeprecation(ch.Name, ch.Properties); err != nil {
-				b.problem(blob.Loc, "channel %q of package %q: %v", ch.Name, ch.Package, err)
-			} else if ok {
-				b.legacyDeprecations = append(b.legacyDeprecations, fbc.Deprecation{Package: ch.Package,
-					Entries: []fbc.DeprecationEntry{{Reference: fbc.Reference{Schema: fbc.SchemaChannel, Name: ch.Name}, Message: msg}}})
-			}
+		ch := &decoded.Channels[0]
+		b.channels = append(b.channels, fbc.Channel{Name: ch.Name, Package: ch.Package, Entries: ch.Entries})
+		if msg, ok, err := property.LegacyChannelDeprecation(ch.Name, ch.Properties); err != nil {
+			b.problem(blob.Loc, "channel %q of package %q: %v", ch.Name, ch.Package, err)
+		} else if ok {
+			b.legacyDeprecations = append(b.legacyDeprecations, fbc.Deprecation{Package: ch.Package,
+				Entries: []fbc.DeprecationEntry{{Reference: fbc.Reference{Schema: fbc.SchemaChannel, Name: ch.Name}, Message: msg}}})
 		}
 	case fbc.SchemaDeprecations:
-		var d fbc.Deprecation
-		if err := json.Unmarshal(blob.Data, &d); err == nil {
-			b.deprecations = append(b.deprecations, d)
-		}
+		b.deprecations = append(b.deprecations, decoded.Deprecations[0])
 	default:
 		if !api.ValidCustomSchemaName(blob.Schema) {
 			b.problem(blob.Loc, "invalid custom schema meta: invalid schema %q: must match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$ "+
 				"(opm serve refuses such catalogs; rename the schema or list the file in .indexignore)", blob.Schema)
-			return nil
+			return
 		}
 		norm, err := normalizeJSON(blob.Data)
 		if err != nil {
 			b.problem(blob.Loc, "schema %q: %v", blob.Schema, err)
-			return nil
+			return
 		}
 		r := b.store.append(norm)
 		key := [2]string{blob.Schema, blob.Package}
@@ -184,7 +185,6 @@ func (b *builder) addOther(blob fbc.Blob) error {
 		}
 		g.Blobs = append(g.Blobs, r)
 	}
-	return nil
 }
 
 // assemble links channels to bundles and applies deprecations; the catalog has passed validation,

@@ -10,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // converted is one olm.bundle blob turned into what the API serves, split in two: the small part
@@ -179,6 +180,7 @@ func convertBundle(data []byte) (*converted, error) {
 	}
 	csv := objects.csvIndex()
 	if csv < 0 && len(csvMetas) == 1 {
+		bytepool.Put(objects.buf)
 		out.record = encodeBody(body{CSVIndex: -1, CSVMeta: csvMetas[0], Version: out.light.Version, Related: related})
 	} else {
 		out.record = objects.finish(csv)

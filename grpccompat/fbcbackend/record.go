@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/olmcat/olmcat/fbc/csvmeta"
+	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // Body record encoding: a kind byte, then length-prefixed fields.
@@ -26,7 +27,7 @@ func encodeBody(b body) []byte {
 	for _, ri := range b.Related {
 		size += len(ri.Name) + len(ri.Image) + 2*binary.MaxVarintLen64
 	}
-	out := make([]byte, 0, size)
+	out := bytepool.Get(size)
 	putString := func(s string) {
 		out = binary.AppendUvarint(out, uint64(len(s)))
 		out = append(out, s...)
@@ -136,7 +137,7 @@ type objectRecord struct {
 const headerRoom = 1 + 2*binary.MaxVarintLen64
 
 func newObjectRecord(sizeHint int) *objectRecord {
-	return &objectRecord{buf: make([]byte, headerRoom, headerRoom+sizeHint)}
+	return &objectRecord{buf: bytepool.Get(headerRoom + sizeHint)[:headerRoom]}
 }
 
 // add appends the manifest of an olm.bundle.object value: its base64 data decoded, kept byte for

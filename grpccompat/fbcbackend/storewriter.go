@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // storeWriter appends records to the body store. Callers get the record's ref at once; a writer
@@ -16,7 +17,7 @@ type storeWriter struct {
 	f     *os.File
 	mu    sync.Mutex // orders offsets and the queue
 	off   int64
-	queue chan []byte // bounded: appends wait when the disk is behind
+	queue chan queuedRecord // bounded: appends wait when the disk is behind
 	done  chan struct{}
 	hash  *xxhash.Digest // of everything written, for the cache header; nil without sum
 	err   error          // the first write error; read after done
@@ -27,7 +28,7 @@ func createStore(path string, sum bool) (*storeWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &storeWriter{f: f, queue: make(chan []byte, 64), done: make(chan struct{})}
+	w := &storeWriter{f: f, queue: make(chan queuedRecord, 64), done: make(chan struct{})}
 	if sum {
 		w.hash = xxhash.New()
 	}
@@ -38,28 +39,40 @@ func createStore(path string, sum bool) (*storeWriter, error) {
 func (w *storeWriter) write() {
 	defer close(w.done)
 	buf := bufio.NewWriterSize(w.f, 1<<20)
-	for data := range w.queue {
-		if w.err != nil {
-			continue
+	for rec := range w.queue {
+		if w.err == nil {
+			if w.hash != nil {
+				w.hash.Write(rec.data)
+			}
+			_, w.err = buf.Write(rec.data)
 		}
-		if w.hash != nil {
-			w.hash.Write(data)
+		if rec.recycle {
+			bytepool.Put(rec.data)
 		}
-		_, w.err = buf.Write(data)
 	}
 	if w.err == nil {
 		w.err = buf.Flush()
 	}
 }
 
+type queuedRecord struct {
+	data    []byte
+	recycle bool
+}
+
 // append queues data, which the caller must not change afterwards. Write errors are reported by
 // finish.
-func (w *storeWriter) append(data []byte) ref {
+func (w *storeWriter) append(data []byte) ref { return w.enqueue(data, false) }
+
+// appendRecycled is append for a buffer the caller gives up: once written it goes to bytepool.
+func (w *storeWriter) appendRecycled(data []byte) ref { return w.enqueue(data, true) }
+
+func (w *storeWriter) enqueue(data []byte, recycle bool) ref {
 	r := ref{Len: uint32(len(data)), CRC: crc32.Checksum(data, crcTable)}
 	w.mu.Lock()
 	r.Off = w.off
 	w.off += int64(len(data))
-	w.queue <- data
+	w.queue <- queuedRecord{data, recycle}
 	w.mu.Unlock()
 	return r
 }
