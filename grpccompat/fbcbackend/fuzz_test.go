@@ -68,3 +68,25 @@ func FuzzTopLevelKind(f *testing.F) {
 		}
 	})
 }
+
+// The shortcut of normalizeJSON must never change an answer: whatever it takes as already
+// normal, decoding and re-encoding gives back byte for byte.
+func FuzzNormalizeJSONShortcut(f *testing.F) {
+	for _, seed := range normalizeCases {
+		f.Add([]byte(seed.in))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		normal, spaced := normalJSON(raw)
+		if !normal {
+			return
+		}
+		want := raw
+		if spaced {
+			want = compactNormal(raw)
+		}
+		slow, err := normalizeSlowly(raw)
+		if err != nil || !bytes.Equal(slow, want) {
+			t.Fatalf("normalJSON(%q) took the shortcut to %q, but decoding and re-encoding gives %q (%v)", raw, want, slow, err)
+		}
+	})
+}

@@ -12,35 +12,68 @@ import (
 	"sync"
 )
 
+// Buffers come in classes of four sizes per doubling (512, 640, 768, 896, 1024, 1280, ...), so
+// that a new buffer, made at its class's size, goes back to the class it came from, and at most a
+// fifth of it is more than was asked for.
 const (
-	minShift = 9  // 512 B: smaller buffers are not worth keeping
-	maxShift = 26 // 64 MiB: larger ones are rare and would pin too much
+	minShift   = 9  // 512 B: smaller buffers are not worth keeping
+	maxShift   = 26 // 64 MiB: larger ones are rare and would pin too much
+	stepsShift = 2  // 1<<stepsShift sizes per doubling
+	minSize    = 1 << minShift
+	maxSize    = 1 << maxShift
 )
 
-// classes[i] holds buffers whose capacity is at least 1<<(minShift+i).
-var classes [maxShift - minShift + 1]sync.Pool
+var classes [(maxShift-minShift)<<stepsShift + 1]sync.Pool
 
-// Get returns an empty buffer with a capacity of at least n: a recycled one when one of that size
-// class is at hand, else a new one of capacity exactly n (so that a buffer the caller keeps wastes
-// nothing).
+// classSize is the buffer size of class k.
+func classSize(k int) int {
+	if k == 0 {
+		return minSize
+	}
+	e := minShift + (k-1)>>stepsShift
+	step := (k-1)&(1<<stepsShift-1) + 1
+	return 1<<e + step<<(e-stepsShift)
+}
+
+// classOf is the smallest class whose size is at least n (n <= maxSize).
+func classOf(n int) int {
+	if n <= minSize {
+		return 0
+	}
+	e := bits.Len(uint(n-1)) - 1 // 1<<e < n <= 1<<(e+1)
+	step := (n - 1<<e + 1<<(e-stepsShift) - 1) >> (e - stepsShift)
+	return (e-minShift)<<stepsShift + step
+}
+
+// fitOf is the largest class whose size is at most c (minSize <= c).
+func fitOf(c int) int {
+	e := bits.Len(uint(c)) - 1 // 1<<e <= c < 1<<(e+1)
+	step := (c - 1<<e) >> (e - stepsShift)
+	return (e-minShift)<<stepsShift + step
+}
+
+// Get returns an empty buffer with a capacity of at least n: a recycled one of n's class when one
+// is at hand, else a new one of the class's size.
 func Get(n int) []byte {
-	if n <= 1<<maxShift {
-		shift := max(minShift, bits.Len(uint(max(n, 1)-1))) // smallest class whose buffers all fit n
-		if p, ok := classes[shift-minShift].Get().(*[]byte); ok {
+	if n > maxSize {
+		return make([]byte, 0, n)
+	}
+	k := classOf(n)
+	for c := k; c < min(k+1<<stepsShift, len(classes)); c++ { // up to twice the size asked for
+		if p, ok := classes[c].Get().(*[]byte); ok {
 			return (*p)[:0]
 		}
 	}
-	return make([]byte, 0, n)
+	return make([]byte, 0, classSize(k))
 }
 
 // Put gives b back for reuse. The caller must hold no reference to b's memory afterwards: not b,
 // not a slice of it, not a string made from it without copying.
 func Put(b []byte) {
 	c := cap(b)
-	if c < 1<<minShift {
+	if c < minSize || c > maxSize {
 		return
 	}
-	shift := min(bits.Len(uint(c))-1, maxShift) // largest class all of b fits
 	b = b[:0]
-	classes[shift-minShift].Put(&b)
+	classes[fitOf(c)].Put(&b)
 }
