@@ -87,14 +87,18 @@ func gcSettings() (percent int, limit int64) {
 }
 
 // The build collects less often than GOGC=100 would, and the process's settings are back after.
+// A pace set by the user (GOGC) or by the program (compat sets its own) is left alone.
 func TestBuildBoostsGCAndRestoresIt(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOGC or GOMEMLIMIT is set: the build keeps them")
 	}
 	root := writeCatalog(t, generate.Small)
-	for _, userSet := range []bool{false, true} {
-		if userSet {
+	for _, setBy := range []string{"", "user", "program"} {
+		switch setBy {
+		case "user":
 			t.Setenv("GOGC", "100")
+		case "program":
+			defer debug.SetGCPercent(debug.SetGCPercent(70))
 		}
 		before, beforeLimit := gcSettings()
 		var during int
@@ -111,12 +115,48 @@ func TestBuildBoostsGCAndRestoresIt(t *testing.T) {
 		}
 		b.Close()
 		if after, afterLimit := gcSettings(); after != before || afterLimit != beforeLimit {
-			t.Errorf("GOGC %d, memory limit %d after the build; %d, %d before", after, afterLimit, before, beforeLimit)
+			t.Errorf("pace set by %q: GOGC %d, memory limit %d after the build; %d, %d before", setBy, after, afterLimit, before, beforeLimit)
 		}
 		boosted := during > before && duringLimit < math.MaxInt64
-		if boosted == userSet {
-			t.Errorf("GOGC set by the user %v: GOGC %d, memory limit %d during the build", userSet, during, duringLimit)
+		if boosted != (setBy == "") {
+			t.Errorf("pace set by %q: GOGC %d, memory limit %d during the build", setBy, during, duringLimit)
 		}
+	}
+}
+
+// Once the live heap passes boostLive the build goes on at largeBuildPercent, without the limit
+// (which would collect continuously), and the settings are back after.
+func TestLargeBuildKeepsItsHeadroom(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: the build keeps them")
+	}
+	defer func(saved uint64) { boostLive = saved }(boostLive)
+	boostLive = 1 // every build is a large one
+	root := writeCatalog(t, generate.Options{Packages: 10, BundlesPerPackage: 10, Seed: 4})
+	before, beforeLimit := gcSettings()
+	var last struct {
+		percent int
+		limit   int64
+	}
+	in := Dir(root)
+	walk := in.Walk
+	in.Walk = func(ctx context.Context, fn func(fbc.Blob) error) error {
+		return walk(ctx, func(b fbc.Blob) error {
+			err := fn(b)
+			last.percent, last.limit = gcSettings()
+			return err
+		})
+	}
+	b, err := Open(context.Background(), in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if last.percent != largeBuildPercent || last.limit != beforeLimit {
+		t.Errorf("at the end of a large build: GOGC %d, memory limit %d; want %d, %d", last.percent, last.limit, largeBuildPercent, beforeLimit)
+	}
+	if after, afterLimit := gcSettings(); after != before || afterLimit != beforeLimit {
+		t.Errorf("GOGC %d, memory limit %d after the build; %d, %d before", after, afterLimit, before, beforeLimit)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/blang/semver/v4"
 
@@ -43,8 +44,8 @@ type bundleProperty struct {
 }
 
 // readBundleBlob picks out of an olm.bundle blob what the conversion reads, without copying
-// the property values.
-func readBundleBlob(data []byte) (name, pkg, image string, props []bundleProperty, related []csvmeta.RelatedImage, err error) {
+// the property values. The properties are appended to props.
+func readBundleBlob(data []byte, props []bundleProperty) (name, pkg, image string, _ []bundleProperty, related []csvmeta.RelatedImage, err error) {
 	str := func(v []byte) (string, error) {
 		b, err := stringBytes(v)
 		return string(b), err
@@ -66,7 +67,10 @@ func readBundleBlob(data []byte) (name, pkg, image string, props []bundlePropert
 					var err error
 					switch {
 					case keyIs(k, "type"):
-						p.Type, err = str(v)
+						var t []byte
+						if t, err = stringBytes(v); err == nil {
+							p.Type = propertyType(t)
+						}
 					case keyIs(k, "value"):
 						p.Value = v
 					}
@@ -106,7 +110,13 @@ func readBundleBlob(data []byte) (name, pkg, image string, props []bundlePropert
 // it) to one olm.bundle blob. Channel-dependent fields (channel, skipRange, replaces, skips) and the
 // deprecation are added when answering.
 func convertBundle(data []byte) (*converted, error) {
-	name, pkg, image, props, related, err := readBundleBlob(data)
+	scratch := propertyScratch.Get().(*[]bundleProperty)
+	defer func() {
+		clear(*scratch) // the values share data's memory
+		propertyScratch.Put(scratch)
+	}()
+	name, pkg, image, props, related, err := readBundleBlob(data, (*scratch)[:0])
+	*scratch = props
 	if err != nil {
 		return nil, err
 	}
@@ -186,4 +196,33 @@ func convertBundle(data []byte) (*converted, error) {
 		out.record = objects.finish(csv)
 	}
 	return out, nil
+}
+
+var propertyScratch = sync.Pool{New: func() any { return new([]bundleProperty) }}
+
+// propertyType returns a property's type as a string, without allocating for the common types.
+func propertyType(t []byte) string {
+	switch string(t) {
+	case property.TypePackage:
+		return property.TypePackage
+	case property.TypeGVK:
+		return property.TypeGVK
+	case property.TypeBundleObject:
+		return property.TypeBundleObject
+	case property.TypeCSVMetadata:
+		return property.TypeCSVMetadata
+	case property.TypeGVKRequired:
+		return property.TypeGVKRequired
+	case property.TypePackageRequired:
+		return property.TypePackageRequired
+	case property.TypeLabel:
+		return property.TypeLabel
+	case property.TypeConstraint:
+		return property.TypeConstraint
+	case property.TypeChannel:
+		return property.TypeChannel
+	case property.TypeDeprecated:
+		return property.TypeDeprecated
+	}
+	return string(t)
 }

@@ -81,25 +81,28 @@ type listKey struct {
 }
 
 // listOrder is opm serve's ListBundles order: by channel name, then package name, then bundle.
+// Packages and each channel's entries are sorted already, so only the channels need sorting (a
+// stable sort keeps package order among channels of one name).
 func (ix *index) listOrder() []listKey {
-	var keys []listKey
+	type channelOf struct {
+		pkg *pkgIndex
+		ch  *channelIndex
+	}
+	var channels []channelOf
+	rows := 0
 	for _, p := range ix.Packages {
 		for _, c := range p.Channels {
-			for _, e := range c.Entries {
-				keys = append(keys, listKey{p, c, e})
-			}
+			channels = append(channels, channelOf{p, c})
+			rows += len(c.Entries)
 		}
 	}
-	sort.SliceStable(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.ch.Name != b.ch.Name {
-			return a.ch.Name < b.ch.Name
+	sort.SliceStable(channels, func(i, j int) bool { return channels[i].ch.Name < channels[j].ch.Name })
+	keys := make([]listKey, 0, rows)
+	for _, c := range channels {
+		for _, e := range c.ch.Entries {
+			keys = append(keys, listKey{c.pkg, c.ch, e})
 		}
-		if a.pkg.Name != b.pkg.Name {
-			return a.pkg.Name < b.pkg.Name
-		}
-		return a.entry.Name < b.entry.Name
-	})
+	}
 	return keys
 }
 

@@ -30,7 +30,7 @@ var normalizeCases = []struct {
 	{`{"a": 1}`, false},                                 // white space: compacted
 	{"{\n  \"group\": \"a b\",\n  \"kind\": \"K\"\n}", false},
 	{" [ 1 , { } , \"x y\" ] \n", false},
-	{`{"a":"\u0041"}`, false},                           // escape
+	{`{"a":"\u0041"}`, false}, // escape
 	{`{"a":"line\nbreak"}`, false},
 	{"\"\u2028\"", false},
 	{"\"\xff\"", false}, // invalid UTF-8
