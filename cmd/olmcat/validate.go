@@ -11,6 +11,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/bytepool"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 )
@@ -92,7 +93,11 @@ func newValidateCmd() *cobra.Command {
 func validateSource(ctx context.Context, src *source.Source, opts model.Options) (model.Issues, error) {
 	v := model.NewValidator(opts)
 	if src.Format() == source.FormatFBC {
-		return v.Finish(src.Walk(ctx, v.Add))
+		return v.Finish(src.Walk(ctx, func(b fbc.Blob) error {
+			err := v.Add(b)
+			bytepool.Put(b.Data) // the validator keeps nothing of a blob's text
+			return err
+		}))
 	}
 	err := src.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error {
 		v.AddCatalog(c)

@@ -162,3 +162,36 @@ func TestMigrateOutputsValidate(t *testing.T) {
 		t.Fatal("no sqlite/*/migrate* outputs found")
 	}
 }
+
+// Callers reuse a blob's text once Add returns (olmcat validate hands it back to the loader):
+// the validator must keep nothing that shares it. Scribbling over every blob after Add must not
+// change a single issue, on every conformance catalog, valid or broken.
+func TestValidatorKeepsNoBlobText(t *testing.T) {
+	root := conformanceRoot(t)
+	dirs, _ := filepath.Glob(filepath.Join(root, "*", "*", "catalog"))
+	if len(dirs) == 0 {
+		t.Fatalf("no catalogs under %s", root)
+	}
+	for _, dir := range dirs {
+		want := validateDir(t, dir, Options{})
+		v := NewValidator(Options{})
+		got, err := v.Finish(fbc.Walk(dir, func(b fbc.Blob) error {
+			err := v.Add(b)
+			for i := range b.Data {
+				b.Data[i] = 'x'
+			}
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d issues once the blobs were overwritten, %d before", dir, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Error() != want[i].Error() {
+				t.Errorf("%s: issue %d changed once the blobs were overwritten:\n  %s\nwas\n  %s", dir, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -22,7 +22,8 @@ type Validator struct {
 func NewValidator(opts Options) *Validator { return &Validator{opts: opts} }
 
 // Add takes one blob. A blob that does not decode is returned as the loader's *fbc.LoadError (so
-// fbc.Walk records it and goes on); validation problems are kept for Finish.
+// fbc.Walk records it and goes on); validation problems are kept for Finish. Nothing kept shares
+// b.Data's memory: the caller may reuse it once Add returns.
 func (v *Validator) Add(b fbc.Blob) error {
 	var one fbc.Catalog
 	if b.Schema == fbc.SchemaBundle {

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fixtures/generate"
@@ -186,5 +188,42 @@ func TestConvertBundleAllocatesManifestsOnce(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > records*3/2+uint64(len(blobs))*(8<<10) {
 		t.Errorf("converting %d bundles allocated %d bytes for %d bytes of records", len(blobs), allocated, records)
+	}
+}
+
+// The build hands each bundle blob back to bytepool once converted, so nothing converted may
+// share the blob's memory: scribbling over the blob must change neither the in-memory answer
+// nor the stored record, on every bundle of the conformance catalogs.
+func TestConvertedBundleSharesNothingWithItsBlob(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(corpus, "*", "*", "catalog"))
+	if len(dirs) == 0 {
+		t.Skipf("conformance corpus not found at %s (it lives in ../shared beside the repository)", corpus)
+	}
+	bundles := 0
+	for _, dir := range dirs {
+		_ = fbc.Walk(dir, func(b fbc.Blob) error {
+			if b.Schema != fbc.SchemaBundle {
+				return nil
+			}
+			c, err := convertBundle(b.Data)
+			if err != nil {
+				return nil // broken catalogs: the error is tested elsewhere
+			}
+			bundles++
+			light, _ := proto.Marshal(c.light)
+			record := bytes.Clone(c.record)
+			provided := fmt.Sprint(c.provided)
+			for i := range b.Data {
+				b.Data[i] = 'x'
+			}
+			lightAfter, _ := proto.Marshal(c.light)
+			if !bytes.Equal(light, lightAfter) || !bytes.Equal(record, c.record) || provided != fmt.Sprint(c.provided) || c.name == strings.Repeat("x", len(c.name)) {
+				t.Errorf("%s: bundle %s: the converted bundle changed when its blob was overwritten", b.Loc, b.Name)
+			}
+			return nil
+		})
+	}
+	if bundles < 100 {
+		t.Fatalf("only %d bundles converted from %s", bundles, corpus)
 	}
 }
