@@ -20,20 +20,10 @@ type queryRowIndex struct {
 // rowIndex returns the row index, building it on the first call; a failed build is retried by
 // the next call.
 func (q *Querier) rowIndex(ctx context.Context) (*queryRowIndex, error) {
-	if ix := q.index.Load(); ix != nil {
-		return ix, nil
-	}
-	q.indexMu.Lock()
-	defer q.indexMu.Unlock()
-	if ix := q.index.Load(); ix != nil {
-		return ix, nil
-	}
-	// Built for every waiting caller: a cancelled first call must not fail the others.
-	ix, err := q.buildRowIndex(context.WithoutCancel(ctx))
+	ix, err := q.index.get(ctx, q.buildRowIndex)
 	if err != nil {
 		return nil, q.wrap(err)
 	}
-	q.index.Store(ix)
 	return ix, nil
 }
 
