@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/olmcat/olmcat/fbc"
 )
@@ -51,4 +52,50 @@ func (s *scanner) plainString() ([]byte, bool) {
 	}
 	s.i += end + 1
 	return rest[:end], true
+}
+
+// stringObject reports whether raw is a JSON object whose members are all strings without escapes
+// or control characters, such as {"group": "g", "kind": "K", "version": "v1"}: one that decodes
+// into any struct of string fields.
+func stringObject(raw []byte) bool {
+	s := scanner{data: raw}
+	s.space()
+	if !s.consume('{') {
+		return false
+	}
+	s.space()
+	if s.consume('}') {
+		s.space()
+		return s.i == len(raw)
+	}
+	for {
+		if !s.safeString() {
+			return false
+		}
+		s.space()
+		if !s.consume(':') {
+			return false
+		}
+		s.space()
+		if !s.safeString() {
+			return false
+		}
+		s.space()
+		switch {
+		case s.consume(','):
+			s.space()
+		case s.consume('}'):
+			s.space()
+			return s.i == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// safeString reads a plain string that encoding/json decodes without complaint: valid UTF-8, no
+// control characters.
+func (s *scanner) safeString() bool {
+	str, ok := s.plainString()
+	return ok && utf8.Valid(str) && !bytes.ContainsFunc(str, func(r rune) bool { return r < 0x20 })
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
 )
 
 var bundleSeeds = []string{
@@ -159,4 +160,47 @@ func FuzzValidateStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The property checks skip encoding/json for objects stringObject accepts: each must decode into
+// every struct of strings the checks use.
+func FuzzStringObject(f *testing.F) {
+	f.Add([]byte(`{"group": "g", "kind": "K", "version": "v1"}`))
+	f.Add([]byte(`{"packageName":"etcd","version":"0.9.4"}`))
+	f.Add([]byte(`{"a":"b":}`))
+	f.Add([]byte(`{"a","b":"c"}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte("{\"a\":\"\x01\"}"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !stringObject(raw) {
+			return
+		}
+		var pkg property.Package
+		var req property.PackageRequired
+		var gvk property.GVK
+		for _, v := range []any{&pkg, &req, &gvk} {
+			if err := json.Unmarshal(raw, v); err != nil {
+				t.Fatalf("stringObject(%q) is true, but decoding into %T fails: %v", raw, v, err)
+			}
+		}
+	})
+}
+
+func TestStringObject(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"group": "g", "kind": "K", "version": "v1"}`: true,
+		" {\n  \"packageName\": \"etcd\"\n} ":          true,
+		`{}`:                                           true,
+		`{"a":"b":}`:                                   false,
+		`{"a","b":"c"}`:                                false,
+		`{"a":"b",}`:                                   false,
+		`{"a":1}`:                                      false,
+		`{"a":"\u0041"}`:                               false,
+		"{\"a\":\"\x01\"}":                             false,
+		`{"a":"b"} x`:                                  false,
+	} {
+		if got := stringObject([]byte(raw)); got != want {
+			t.Errorf("stringObject(%q) = %v, want %v", raw, got, want)
+		}
+	}
 }

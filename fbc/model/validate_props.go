@@ -18,6 +18,13 @@ import (
 // allocating one buffer per bundle object.
 func parseProperty(p fbc.Property, scratch *[]byte) error {
 	switch p.Type {
+	case property.TypePackage, property.TypePackageRequired, property.TypeGVK, property.TypeGVKRequired:
+		// Their values decode into structs of strings: an object of plain strings always does.
+		if stringObject(p.Value) {
+			return nil
+		}
+	}
+	switch p.Type {
 	case property.TypePackage:
 		var v struct {
 			PackageName string `json:"packageName"`

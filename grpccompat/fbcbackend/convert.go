@@ -1,10 +1,13 @@
 package fbcbackend
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/blang/semver/v4"
 
@@ -148,16 +151,22 @@ func convertBundle(data []byte) (*converted, error) {
 			continue
 		case property.TypePackage:
 			var v property.Package
-			if err := json.Unmarshal(value, &v); err != nil {
-				return nil, fmt.Errorf("parse property %d (%s): %v", i, p.Type, err)
+			if !stringFields(value, []string{"packageName", "version", "release"}, &v.PackageName, &v.Version, &v.Release) {
+				v = property.Package{}
+				if err := json.Unmarshal(value, &v); err != nil {
+					return nil, fmt.Errorf("parse property %d (%s): %v", i, p.Type, err)
+				}
 			}
 			if !havePackage {
 				pkgVersion, havePackage = v.Version, true
 			}
 		case property.TypeGVK, property.TypeGVKRequired:
 			var v property.GVK
-			if err := json.Unmarshal(value, &v); err != nil {
-				return nil, fmt.Errorf("parse property %d (%s): %v", i, p.Type, err)
+			if !stringFields(value, []string{"group", "kind", "version"}, &v.Group, &v.Kind, &v.Version) {
+				v = property.GVK{}
+				if err := json.Unmarshal(value, &v); err != nil {
+					return nil, fmt.Errorf("parse property %d (%s): %v", i, p.Type, err)
+				}
 			}
 			g := &api.GroupVersionKind{Group: v.Group, Version: v.Version, Kind: v.Kind}
 			if p.Type == property.TypeGVK {
@@ -225,4 +234,67 @@ func propertyType(t []byte) string {
 		return property.TypeDeprecated
 	}
 	return string(t)
+}
+
+// stringFields reads a JSON object whose members are all strings without escapes, under keys
+// among names (exact case), into the matching out fields, as encoding/json would. It reports false
+// for anything else (other keys, other types, null, escapes, bad syntax), which the caller decodes
+// with encoding/json; out may then hold part of the object.
+func stringFields(raw []byte, names []string, out ...*string) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		key, next, ok := plainStringAt(raw, i)
+		if !ok {
+			return false
+		}
+		if i = skipSpace(raw, next); i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		value, next, ok := plainStringAt(raw, skipSpace(raw, i+1))
+		if !ok {
+			return false
+		}
+		field := slices.Index(names, string(key))
+		if field < 0 {
+			return false
+		}
+		*out[field] = string(value)
+		switch i = skipSpace(raw, next); {
+		case i < len(raw) && raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		case i < len(raw) && raw[i] == '}':
+			return skipSpace(raw, i+1) == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// plainStringAt reads the string at i if it has no escapes, no control characters and is valid
+// UTF-8, returning its content and the index past it.
+func plainStringAt(b []byte, i int) (content []byte, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	end := bytes.IndexByte(b[i+1:], '"')
+	if end < 0 {
+		return nil, 0, false
+	}
+	content = b[i+1 : i+1+end]
+	if bytes.IndexByte(content, '\\') >= 0 || !utf8.Valid(content) {
+		return nil, 0, false
+	}
+	for _, c := range content {
+		if c < 0x20 {
+			return nil, 0, false
+		}
+	}
+	return content, i + end + 2, true
 }

@@ -2,10 +2,12 @@ package fbcbackend
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"testing"
 
 	"github.com/olmcat/olmcat/fbc/csvmeta"
+	"github.com/olmcat/olmcat/fbc/property"
 )
 
 // Body records come back from disk: any bytes must decode to a body or an error, never a panic,
@@ -87,6 +89,26 @@ func FuzzNormalizeJSONShortcut(f *testing.F) {
 		slow, err := normalizeSlowly(raw)
 		if err != nil || !bytes.Equal(slow, want) {
 			t.Fatalf("normalJSON(%q) took the shortcut to %q, but decoding and re-encoding gives %q (%v)", raw, want, slow, err)
+		}
+	})
+}
+
+// stringFields must read what encoding/json reads, whenever it claims to have read it.
+func FuzzStringFields(f *testing.F) {
+	f.Add([]byte(`{"group":"etcd.database.coreos.com","kind":"EtcdCluster","version":"v1beta2"}`))
+	f.Add([]byte(`{"group":"a","group":"b"}`))
+	f.Add([]byte(`{"Group":"a"}`))
+	f.Add([]byte(`{"group":null}`))
+	f.Add([]byte(`{"group":"a\u0041"}`))
+	f.Add([]byte(`{ "kind" : "K" , "version":"v1" }`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var fast property.GVK
+		if !stringFields(raw, []string{"group", "kind", "version"}, &fast.Group, &fast.Kind, &fast.Version) {
+			return
+		}
+		var slow property.GVK
+		if err := json.Unmarshal(raw, &slow); err != nil || slow != fast {
+			t.Fatalf("stringFields(%q) = %+v, encoding/json: %+v, %v", raw, fast, slow, err)
 		}
 	})
 }
