@@ -209,29 +209,17 @@ func convertBundle(data []byte) (*converted, error) {
 
 var propertyScratch = sync.Pool{New: func() any { return new([]bundleProperty) }}
 
-// propertyType returns a property's type as a string, without allocating for the common types.
+// commonPropertyTypes are the types propertyType returns without allocating.
+var commonPropertyTypes = []string{property.TypePackage, property.TypeGVK, property.TypeBundleObject,
+	property.TypeCSVMetadata, property.TypeGVKRequired, property.TypePackageRequired, property.TypeLabel,
+	property.TypeConstraint, property.TypeChannel, property.TypeDeprecated}
+
+// propertyType returns a property's type as a string.
 func propertyType(t []byte) string {
-	switch string(t) {
-	case property.TypePackage:
-		return property.TypePackage
-	case property.TypeGVK:
-		return property.TypeGVK
-	case property.TypeBundleObject:
-		return property.TypeBundleObject
-	case property.TypeCSVMetadata:
-		return property.TypeCSVMetadata
-	case property.TypeGVKRequired:
-		return property.TypeGVKRequired
-	case property.TypePackageRequired:
-		return property.TypePackageRequired
-	case property.TypeLabel:
-		return property.TypeLabel
-	case property.TypeConstraint:
-		return property.TypeConstraint
-	case property.TypeChannel:
-		return property.TypeChannel
-	case property.TypeDeprecated:
-		return property.TypeDeprecated
+	for _, known := range commonPropertyTypes {
+		if string(t) == known {
+			return known
+		}
 	}
 	return string(t)
 }

@@ -52,8 +52,8 @@ func fitOf(c int) int {
 	return (e-minShift)<<stepsShift + step
 }
 
-// Get returns an empty buffer with a capacity of at least n: a recycled one of n's class when one
-// is at hand, else a new one of the class's size.
+// Get returns an empty buffer with a capacity of at least n: a recycled one of n's class, or of a
+// class up to twice its size, when one is at hand; else a new one of the class's size.
 func Get(n int) []byte {
 	if n > maxSize {
 		return make([]byte, 0, n)
