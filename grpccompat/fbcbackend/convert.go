@@ -1,13 +1,11 @@
 package fbcbackend
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/blang/semver/v4"
 
@@ -224,7 +222,7 @@ func propertyType(t []byte) string {
 	return string(t)
 }
 
-// stringFields reads a JSON object whose members are all strings without escapes, under keys
+// stringFields reads a JSON object whose members are all strings normalString accepts, under keys
 // among names (exact case), into the matching out fields, as encoding/json would. It reports false
 // for anything else (other keys, other types, null, escapes, bad syntax), which the caller decodes
 // with encoding/json; out may then hold part of the object.
@@ -238,17 +236,20 @@ func stringFields(raw []byte, names []string, out ...*string) bool {
 		return skipSpace(raw, i+1) == len(raw)
 	}
 	for {
-		key, next, ok := plainStringAt(raw, i)
+		next, ok := normalString(raw, i)
 		if !ok {
 			return false
 		}
+		key := raw[i+1 : next-1]
 		if i = skipSpace(raw, next); i >= len(raw) || raw[i] != ':' {
 			return false
 		}
-		value, next, ok := plainStringAt(raw, skipSpace(raw, i+1))
+		start := skipSpace(raw, i+1)
+		next, ok = normalString(raw, start)
 		if !ok {
 			return false
 		}
+		value := raw[start+1 : next-1]
 		field := slices.Index(names, string(key))
 		if field < 0 {
 			return false
@@ -263,26 +264,4 @@ func stringFields(raw []byte, names []string, out ...*string) bool {
 			return false
 		}
 	}
-}
-
-// plainStringAt reads the string at i if it has no escapes, no control characters and is valid
-// UTF-8, returning its content and the index past it.
-func plainStringAt(b []byte, i int) (content []byte, next int, ok bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, 0, false
-	}
-	end := bytes.IndexByte(b[i+1:], '"')
-	if end < 0 {
-		return nil, 0, false
-	}
-	content = b[i+1 : i+1+end]
-	if bytes.IndexByte(content, '\\') >= 0 || !utf8.Valid(content) {
-		return nil, 0, false
-	}
-	for _, c := range content {
-		if c < 0x20 {
-			return nil, 0, false
-		}
-	}
-	return content, i + end + 2, true
 }

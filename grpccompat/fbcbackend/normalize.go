@@ -124,16 +124,9 @@ func (c *normalChecker) value(i, depth int) (int, bool) {
 			if i, ok = c.value(c.space(end+1), depth+1); !ok {
 				return 0, false
 			}
-			if i = c.space(i); i >= len(b) {
-				return 0, false
-			}
-			switch b[i] {
-			case ',':
-				i = c.space(i + 1)
-			case '}':
-				return i + 1, true
-			default:
-				return 0, false
+			var done bool
+			if i, done, ok = c.after(i, '}'); !ok || done {
+				return i, ok
 			}
 		}
 	case ch == '[':
@@ -142,20 +135,12 @@ func (c *normalChecker) value(i, depth int) (int, bool) {
 			return i + 1, true
 		}
 		for {
-			var ok bool
+			var ok, done bool
 			if i, ok = c.value(i, depth+1); !ok {
 				return 0, false
 			}
-			if i = c.space(i); i >= len(b) {
-				return 0, false
-			}
-			switch b[i] {
-			case ',':
-				i = c.space(i + 1)
-			case ']':
-				return i + 1, true
-			default:
-				return 0, false
+			if i, done, ok = c.after(i, ']'); !ok || done {
+				return i, ok
 			}
 		}
 	case ch == '"':
@@ -170,6 +155,20 @@ func (c *normalChecker) value(i, depth int) (int, bool) {
 		return i + 4, true
 	}
 	return 0, false
+}
+
+// after reads what follows a member or an element at i: a comma, with more to come (next is the
+// start of it), or closer (done; next is past it).
+func (c *normalChecker) after(i int, closer byte) (next int, done, ok bool) {
+	if i = c.space(i); i < len(c.b) {
+		switch c.b[i] {
+		case ',':
+			return c.space(i + 1), false, true
+		case closer:
+			return i + 1, true, true
+		}
+	}
+	return 0, false, false
 }
 
 // normalString accepts a string the encoder writes unchanged: no escapes, no control characters,
