@@ -22,7 +22,7 @@ var layers = []struct {
 }{
 	{"model and plumbing", []string{"fbc", "fbc/property", "fbc/csvmeta", "fbc/model", "grpccompat/api",
 		"internal/atomicout", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool"}},
-	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack",
+	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
 		"grpccompat/fbcbackend"}},
 	{"source", []string{"internal/source"}},
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops",
