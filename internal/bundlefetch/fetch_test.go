@@ -1,0 +1,340 @@
+package bundlefetch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/bundledir"
+	"github.com/olmcat/olmcat/fbc/template"
+	"github.com/olmcat/olmcat/internal/imagetest"
+	"github.com/olmcat/olmcat/internal/source"
+)
+
+const corpus = "../../../shared/conformance/templates/render"
+
+// corpusRegistry pushes the bundle images of every render case of the template corpus to a
+// counting registry on 127.0.0.1 and forgets the requests of the pushes.
+func corpusRegistry(t *testing.T) (*imagetest.CountingRegistry, []imagetest.CorpusImage) {
+	t.Helper()
+	cases, _ := filepath.Glob(filepath.Join(corpus, "*", "images.json"))
+	if len(cases) == 0 {
+		t.Skip("the template conformance corpus is not at " + corpus)
+	}
+	reg := imagetest.NewCountingRegistry(t)
+	var images []imagetest.CorpusImage
+	seen := map[string]bool{} // cases share images
+	for _, c := range cases {
+		for _, im := range imagetest.PushCorpusImages(t, reg.Host, filepath.Dir(c)) {
+			if !seen[im.Ref] {
+				seen[im.Ref] = true
+				images = append(images, im)
+			}
+		}
+	}
+	reg.Reset()
+	return reg, images
+}
+
+// wantJSON is the bundle rendered from its bundle directory with the image ref, as JSON.
+func wantJSON(t *testing.T, dir, ref string) []byte {
+	t.Helper()
+	b, err := bundledir.Parse(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Render(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return marshal(t, r)
+}
+
+func marshal(t *testing.T, b fbc.Bundle) []byte {
+	t.Helper()
+	data, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func refsOf(images []imagetest.CorpusImage) []string {
+	var refs []string
+	for _, im := range images {
+		refs = append(refs, im.Ref)
+	}
+	return refs
+}
+
+func checkRendered(t *testing.T, images []imagetest.CorpusImage, refs []string, got []fbc.Bundle) {
+	t.Helper()
+	if len(got) != len(refs) {
+		t.Fatalf("got %d bundles for %d refs", len(got), len(refs))
+	}
+	dirs := map[string]string{}
+	for _, im := range images {
+		dirs[im.Ref] = im.BundleDir
+		dirs[digestRef(im)] = im.BundleDir
+	}
+	for i, ref := range refs {
+		if want, g := wantJSON(t, dirs[ref], ref), marshal(t, got[i]); !bytes.Equal(want, g) {
+			t.Errorf("bundle %d (%s) differs from its bundle directory rendered:\n got %.300s\nwant %.300s", i, ref, g, want)
+		}
+	}
+}
+
+func digestRef(im imagetest.CorpusImage) string {
+	repo, _, _ := strings.Cut(im.Ref[len(strings.SplitN(im.Ref, "/", 2)[0]):], ":")
+	return strings.SplitN(im.Ref, "/", 2)[0] + repo + "@" + im.Digest
+}
+
+func newFetcher(t *testing.T, o Options) *Fetcher {
+	t.Helper()
+	f, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestRendersEveryCorpusImageAsItsBundleDirectory(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	refs := refsOf(images)
+	// Out of order, with repeats: the result follows refs.
+	refs = append([]string{refs[len(refs)-1], refs[0]}, refs...)
+	for _, cacheDir := range []string{"", t.TempDir()} {
+		reg.Reset()
+		got, err := newFetcher(t, Options{CacheDir: cacheDir}).RenderBundles(context.Background(), refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRendered(t, images, refs, got)
+		if n := reg.Count("GET", "blobs"); n == 0 {
+			t.Errorf("cache %q: no blob was pulled", cacheDir)
+		}
+	}
+}
+
+func TestPullsEachRefOnceAndInParallel(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	reg.Delay = 20 * time.Millisecond // so that pulls made at once overlap
+	refs := refsOf(images)
+	refs = append(refs, refs...)
+	for _, parallel := range []int{1, DefaultParallel} {
+		reg.Reset()
+		f := newFetcher(t, Options{Parallel: parallel})
+		if _, err := f.RenderBundles(context.Background(), refs); err != nil {
+			t.Fatal(err)
+		}
+		// A second call (the other side of a diff) pulls nothing again.
+		if _, err := f.RenderBundles(context.Background(), refs[:3]); err != nil {
+			t.Fatal(err)
+		}
+		for path, n := range reg.PerPath() {
+			if strings.HasPrefix(path, "GET manifests ") && n != 1 {
+				t.Errorf("parallel %d: %s requested %d times, want once", parallel, path, n)
+			}
+		}
+		if n, want := reg.Count("GET", "manifests"), len(images); n != want {
+			t.Errorf("parallel %d: %d manifest GETs for %d distinct refs", parallel, n, want)
+		}
+		max := reg.MaxInFlight()
+		if parallel == 1 && max != 1 {
+			t.Errorf("parallel 1: %d requests in flight at once", max)
+		}
+		if parallel > 1 && max < 2 {
+			t.Errorf("parallel %d: never more than %d request in flight", parallel, max)
+		}
+		if s := f.Stats(); s.Pulled != len(images) {
+			t.Errorf("parallel %d: stats %+v, want %d pulled", parallel, s, len(images))
+		}
+	}
+}
+
+func TestWarmCacheResolvesTagsOnlyAndNeverDigests(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	images = images[:6]
+	tags := refsOf(images)
+	var digests []string
+	for _, im := range images {
+		digests = append(digests, digestRef(im))
+	}
+	dir := t.TempDir()
+	run := func(refs []string) (Stats, []fbc.Bundle) {
+		t.Helper()
+		reg.Reset()
+		f := newFetcher(t, Options{CacheDir: dir})
+		got, err := f.RenderBundles(context.Background(), refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRendered(t, images, refs, got)
+		return f.Stats(), got
+	}
+	cold, coldOut := run(tags)
+	if cold.Pulled != len(tags) || reg.Count("GET", "blobs") == 0 {
+		t.Fatalf("cold run: %+v, %d blob GETs", cold, reg.Count("GET", "blobs"))
+	}
+	warm, warmOut := run(tags)
+	if warm.Cached != len(tags) || warm.Pulled != 0 {
+		t.Errorf("warm run: %+v, want all %d from the cache", warm, len(tags))
+	}
+	if n := reg.Count("GET", "blobs") + reg.Count("GET", "manifests"); n != 0 {
+		t.Errorf("warm run over tags: %d manifest or blob GETs, want none (only HEAD): %v", n, reg.PerPath())
+	}
+	if n := reg.Count("HEAD", "manifests"); n != len(tags) {
+		t.Errorf("warm run over tags: %d manifest HEADs, want %d (each tag resolved again)", n, len(tags))
+	}
+	for i := range coldOut {
+		if !bytes.Equal(marshal(t, coldOut[i]), marshal(t, warmOut[i])) {
+			t.Errorf("%s: the cached bundle differs from the pulled one", tags[i])
+		}
+	}
+	// The digests are those the tags resolved to: their entries are there, no request at all.
+	warmDigests, _ := run(digests)
+	if warmDigests.Cached != len(digests) || len(reg.PerPath()) != 0 {
+		t.Errorf("warm run over digests: %+v, requests %v, want none", warmDigests, reg.PerPath())
+	}
+}
+
+func TestDamagedCacheEntryIsPulledAgain(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	refs := refsOf(images[:2])
+	dir := t.TempDir()
+	if _, err := newFetcher(t, Options{CacheDir: dir}).RenderBundles(context.Background(), refs); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, cacheSubdir, "*.json"))
+	if len(entries) != 2 {
+		t.Fatalf("%d cache entries, want 2", len(entries))
+	}
+	damage := []func([]byte) []byte{
+		func(b []byte) []byte { return b[:len(b)/2] }, // truncated
+		func(b []byte) []byte { // a file changed, the entry still decodes
+			var e cacheEntry
+			if err := json.Unmarshal(b, &e); err != nil {
+				t.Fatal(err)
+			}
+			e.Layer = bytes.Replace(e.Layer, []byte("kind"), []byte("KIND"), 1)
+			out, _ := json.Marshal(e)
+			return out
+		},
+	}
+	for i, d := range damage {
+		for _, e := range entries {
+			data, err := os.ReadFile(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(e, d(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		reg.Reset()
+		f := newFetcher(t, Options{CacheDir: dir})
+		got, err := f.RenderBundles(context.Background(), refs)
+		if err != nil {
+			t.Fatalf("damage %d: %v", i, err)
+		}
+		checkRendered(t, images, refs, got)
+		if s := f.Stats(); s.Pulled != 2 || s.Repaired != 2 || reg.Count("GET", "blobs") == 0 {
+			t.Errorf("damage %d: %+v, %d blob GETs: want both pulled again", i, s, reg.Count("GET", "blobs"))
+		}
+		// The entries were written again: the next run reads them.
+		reg.Reset()
+		f = newFetcher(t, Options{CacheDir: dir})
+		if _, err := f.RenderBundles(context.Background(), refs); err != nil {
+			t.Fatal(err)
+		}
+		if s := f.Stats(); s.Cached != 2 || reg.Count("GET", "blobs") != 0 {
+			t.Errorf("damage %d, after the repair: %+v", i, s)
+		}
+	}
+}
+
+func TestBundlesFromCatalogAreNotPulled(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	images = images[:4]
+	refs := refsOf(images)
+	// The published catalog has the first three bundles.
+	var catalog bytes.Buffer
+	for _, im := range images[:3] {
+		catalog.Write(wantJSON(t, im.BundleDir, im.Ref))
+		catalog.WriteByte('\n')
+	}
+	file := filepath.Join(t.TempDir(), "catalog.json")
+	if err := os.WriteFile(file, catalog.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	f := newFetcher(t, Options{BundlesFrom: file, Log: &log})
+	got, err := f.RenderBundles(context.Background(), refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRendered(t, images, refs, got)
+	if s := f.Stats(); s.Taken != 3 || s.Pulled != 1 {
+		t.Errorf("stats %+v, want 3 taken and 1 pulled", s)
+	}
+	for path := range reg.PerPath() {
+		for _, im := range images[:3] {
+			repo := strings.SplitN(strings.SplitN(im.Ref, "/", 2)[1], ":", 2)[0]
+			if strings.Contains(path, "/"+repo+"/manifests/"+strings.SplitN(im.Ref, ":", 3)[2]) {
+				t.Errorf("%s was pulled although the catalog has it: %s", im.Ref, path)
+			}
+		}
+	}
+	if want := "olmcat: 4 bundle images: 1 pulled, 3 from " + file + "\n"; log.String() != want {
+		t.Errorf("report %q, want %q", log.String(), want)
+	}
+}
+
+func TestPullErrorNamesImageAndRegistry(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	missing := reg.Host + "/no-such-bundle:v1"
+	for _, cacheDir := range []string{"", t.TempDir()} {
+		_, err := newFetcher(t, Options{CacheDir: cacheDir}).RenderBundles(context.Background(), []string{images[0].Ref, missing})
+		var ie *template.ImageError
+		if !errors.As(err, &ie) {
+			t.Fatalf("cache %q: error %v (%T), want an ImageError", cacheDir, err, err)
+		}
+		if ie.Ref != missing || ie.Registry != reg.Host || !strings.Contains(ie.Error(), "not found") {
+			t.Errorf("cache %q: %+v: %v", cacheDir, ie, ie)
+		}
+	}
+	// A local directory is not a bundle image, as in opm.
+	_, err := newFetcher(t, Options{}).RenderBundles(context.Background(), []string{images[0].BundleDir})
+	var ie *template.ImageError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "not an image reference") {
+		t.Errorf("bundle directory: %v", err)
+	}
+}
+
+func TestCancelledContextStopsPulls(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := newFetcher(t, Options{}).RenderBundles(ctx, refsOf(images))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if n := reg.Count("GET", "blobs"); n != 0 {
+		t.Errorf("%d blob GETs after cancellation", n)
+	}
+}
+
+func TestCacheDirMayNotBeAnInput(t *testing.T) {
+	in := t.TempDir()
+	_, err := New(Options{CacheDir: filepath.Join(in, "cache")}, in)
+	if !source.IsInputError(err) || !strings.Contains(err.Error(), "inside the input") {
+		t.Errorf("cache inside an input: %v", err)
+	}
+}
