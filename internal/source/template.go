@@ -160,7 +160,8 @@ func templateError(ref, schema string, err error) error {
 		if img.Registry != "" {
 			detail += " from registry " + img.Registry
 		}
-		return &Error{Ref: ref, Problem: BadImage, Detail: detail + ": " + reason.Error(), Err: err,
+		why := strings.TrimPrefix(strings.TrimPrefix(reason.Error(), "image "+img.Ref+": "), "image "+img.Ref+" ")
+		return &Error{Ref: ref, Problem: BadImage, Detail: detail + ": " + why, Err: err,
 			Hint: "check the reference; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify"}
 	}
 	return &Error{Ref: ref, Problem: BadTemplate, Detail: fmt.Sprintf("rendering the %s template: %v", schema, err), Err: err}
