@@ -11,58 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/bundlefetch"
 	"github.com/olmcat/olmcat/internal/imagetest"
 	"github.com/olmcat/olmcat/internal/source"
 )
-
-// renderBasic stands in for fbc/template's renderer: a basic template whose olm.bundle entries
-// are {schema, image}, every other entry passed through, bundles in entry order.
-func renderBasic(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, error) {
-	var tmpl struct {
-		Schema  string
-		Entries []json.RawMessage
-	}
-	if err := yaml.Unmarshal(data, &tmpl); err != nil {
-		return nil, err
-	}
-	if tmpl.Schema != "olm.template.basic" {
-		return nil, errors.New("the test renderer renders basic templates only")
-	}
-	var refs []string
-	for _, e := range tmpl.Entries {
-		var m struct{ Schema, Image string }
-		if err := json.Unmarshal(e, &m); err != nil {
-			return nil, err
-		}
-		if m.Schema == fbc.SchemaBundle {
-			refs = append(refs, m.Image)
-		}
-	}
-	rendered, err := bundles.RenderBundles(ctx, refs)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	for _, e := range tmpl.Entries {
-		var m struct{ Schema string }
-		_ = json.Unmarshal(e, &m)
-		if m.Schema == fbc.SchemaBundle {
-			e, err = json.Marshal(rendered[0])
-			if err != nil {
-				return nil, err
-			}
-			rendered = rendered[1:]
-		}
-		out.Write(e)
-		out.WriteByte('\n')
-	}
-	return out.Bytes(), nil
-}
 
 func TestTemplateSchema(t *testing.T) {
 	for _, c := range []struct {
@@ -138,7 +92,7 @@ func checkBundles(t *testing.T, ref string, src *source.Source, want map[string]
 func TestTemplateIsACatalogReference(t *testing.T) {
 	_, file, want := templateCase(t)
 	ctx := context.Background()
-	opts := source.Options{Templates: renderBasic}
+	opts := source.Options{Templates: imagetest.RenderBasicTemplate}
 	for _, ref := range []string{file, "-"} {
 		o := opts
 		o.Stdin = bytes.NewReader(mustRead(t, file))
@@ -174,7 +128,7 @@ func TestTemplateAtGitRevisionSharesPulls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := source.Options{Templates: renderBasic, Bundles: f}
+	opts := source.Options{Templates: imagetest.RenderBasicTemplate, Bundles: f}
 	for _, ref := range []string{"git:HEAD:" + file, file} {
 		src, err := source.Open(context.Background(), ref, opts)
 		if err != nil {
@@ -203,7 +157,7 @@ func TestTemplateErrors(t *testing.T) {
 		t.Errorf("no renderer: %v", err)
 	}
 	data := strings.Replace(string(mustRead(t, file)), "cat-facts-operator-bundle:1.1.0", "cat-facts-operator-bundle:9.9.9", 1)
-	_, err = source.Open(ctx, "-", source.Options{Templates: renderBasic, Stdin: strings.NewReader(data)})
+	_, err = source.Open(ctx, "-", source.Options{Templates: imagetest.RenderBasicTemplate, Stdin: strings.NewReader(data)})
 	var ie *template.ImageError
 	if !errors.As(err, &se) || se.Problem != source.BadImage || !errors.As(err, &ie) {
 		t.Fatalf("missing image: %v", err)
