@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/plural"
@@ -286,27 +287,30 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 	if err != nil {
 		return fbc.Bundle{}, pulled, imgErr(err)
 	}
-	img, ok, err := f.cache.load(ctx, res.Digest, images)
+	rendered, ok, err := f.cache.load(res.Digest)
 	switch {
 	case err == nil && ok:
-		b, err := source.RenderPulledBundle(ref, img)
-		return b, cached, err
+		return bundledir.WithImage(rendered, ref), cached, nil
 	case errors.Is(err, errCorrupt):
 		f.mu.Lock()
 		f.stats.Repaired++
 		f.mu.Unlock()
-	case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
-		return fbc.Bundle{}, pulled, err
 	}
-	img, err = indeximage.FetchBundle(ctx, res.DigestRef, images)
+	img, err := indeximage.FetchBundle(ctx, res.DigestRef, images)
 	if err != nil {
 		return fbc.Bundle{}, pulled, imgErr(err)
 	}
-	if err := f.cache.store(res.Digest, img); err != nil {
+	b, err := source.ParseImageBundle(ref, img)
+	if err == nil {
+		rendered, err = b.Render("")
+	}
+	if err != nil {
+		return fbc.Bundle{}, pulled, imgErr(err)
+	}
+	if err := f.cache.store(res.Digest, rendered); err != nil {
 		f.warn("cannot write to the bundle cache %s: %v", f.cache.dir, err)
 	}
-	b, err := source.RenderPulledBundle(ref, img)
-	return b, pulled, err
+	return bundledir.WithImage(rendered, ref), pulled, nil
 }
 
 func (f *Fetcher) warn(format string, args ...any) {

@@ -223,7 +223,7 @@ func TestDamagedCacheEntryIsPulledAgain(t *testing.T) {
 			if err := json.Unmarshal(b, &e); err != nil {
 				t.Fatal(err)
 			}
-			e.Layer = bytes.Replace(e.Layer, []byte("kind"), []byte("KIND"), 1)
+			e.Bundle = bytes.Replace(e.Bundle, []byte(`"olm.package"`), []byte(`"olm.packagE"`), 1)
 			out, _ := json.Marshal(e)
 			return out
 		},

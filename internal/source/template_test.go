@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,4 +168,20 @@ func TestTemplateErrors(t *testing.T) {
 			t.Errorf("missing image: %q does not say %q", err, part)
 		}
 	}
+}
+
+func FuzzTemplateSchema(f *testing.F) {
+	for _, seed := range []string{"schema: olm.semver\n", "---\nentries: []\nSchema: 'olm.template.basic'\n", `{"schema":"olm.template.substitutes"}`,
+		"schema: olm.package\n---\nschema: olm.semver\n", "\xef\xbb\xbf{\"Schema\": \"olm.semver\"", "%YAML 1.2\n---\nschema: olm.semver # c\n..."} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		schema, ok := source.TemplateSchema(bytes.NewReader(data))
+		if ok != (schema != "") {
+			t.Fatalf("schema %q, ok %v", schema, ok)
+		}
+		if ok && !slices.Contains(source.TemplateSchemas, schema) {
+			t.Fatalf("schema %q is not a template schema", schema)
+		}
+	})
 }
