@@ -165,7 +165,7 @@ func writeBenchFile(t *testing.T, path, text string) {
 	}
 }
 
-// measure runs argv and prints its wall time, peak RSS and the registry requests it made.
+// measure runs argv and prints its wall time, CPU time, peak RSS and the registry requests it made.
 func measure(t *testing.T, reg *imagetest.CountingRegistry, label string, argv []string) {
 	t.Helper()
 	reg.Reset()
@@ -180,11 +180,13 @@ func measure(t *testing.T, reg *imagetest.CountingRegistry, label string, argv [
 		status = "FAILED: " + err.Error() + ": " + strings.TrimSpace(stderr.String())
 	}
 	var rssMB float64
+	var cpu time.Duration
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rssMB = float64(ru.Maxrss) / 1024
+		rssMB = float64(ru.Maxrss) / 1024 // Linux reports kilobytes
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	t.Logf("%-72s wall %6.2fs   peak RSS %6.1f MB   requests: %d manifest GET, %d manifest HEAD, %d blob GET   %s",
-		label, wall.Seconds(), rssMB, reg.Count("GET", "manifests"), reg.Count("HEAD", "manifests"), reg.Count("GET", "blobs"), status)
+	t.Logf("%-72s wall %6.2fs   cpu %6.2fs   peak RSS %6.1f MB   requests: %d manifest GET, %d manifest HEAD, %d blob GET   %s",
+		label, wall.Seconds(), cpu.Seconds(), rssMB, reg.Count("GET", "manifests"), reg.Count("HEAD", "manifests"), reg.Count("GET", "blobs"), status)
 }
 
 // TestTemplateBenchChild is one measured process of TestTemplateBench.
