@@ -98,6 +98,7 @@ func TestTemplateCommandsTakeBundlesFromACatalog(t *testing.T) {
 		{"inspect", "packages", file},
 		{"compat", file, published},
 		{"migrate", file, filepath.Join(out, "index.db"), "--to", "sqlite"},
+		{"serve", file, "--cache-dir", filepath.Join(out, "serve-cache"), "--cache-only"},
 	} {
 		code, _, errs := runCLI(t, append(args, "--bundles-from", published)...)
 		if code != 0 {

@@ -5,11 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
@@ -337,4 +344,75 @@ func TestCacheDirMayNotBeAnInput(t *testing.T) {
 	if !source.IsInputError(err) || !strings.Contains(err.Error(), "inside the input") {
 		t.Errorf("cache inside an input: %v", err)
 	}
+}
+
+// Registries on localhost and on the IPv6 loopback speak plain HTTP without --use-http, as on
+// 127.0.0.1 (every other test).
+func TestLoopbackRegistriesNeedNoFlag(t *testing.T) {
+	dir := filepath.Join(corpus, "basic-cat-facts-operator", "bundles", "cat-facts-operator-1.0.0")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("the template conformance corpus is not at " + corpus)
+	}
+	for _, addr := range []string{"localhost:0", "[::1]:0"} {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Logf("%s: %v: skipped", addr, err)
+			continue
+		}
+		srv := httptest.NewUnstartedServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+		srv.Listener = l
+		srv.Start()
+		host := strings.TrimPrefix(srv.URL, "http://")
+		if strings.HasPrefix(addr, "localhost") {
+			_, port, _ := net.SplitHostPort(host)
+			host = "localhost:" + port
+		}
+		ref := host + "/cat-facts-operator-bundle:1.0.0"
+		imagetest.Push(t, ref, imagetest.BundleImage(t, dir))
+		got, err := newFetcher(t, Options{CacheDir: t.TempDir()}).RenderBundles(context.Background(), []string{ref})
+		srv.Close()
+		if err != nil {
+			t.Errorf("%s: %v", ref, err)
+			continue
+		}
+		if want := wantJSON(t, dir, ref); !bytes.Equal(marshal(t, got[0]), want) {
+			t.Errorf("%s: the bundle differs from its directory rendered", ref)
+		}
+	}
+}
+
+// Any other plain-HTTP registry needs --use-http (UseHTTP), and the error says so. The registry is
+// reached by the machine's host name, when that resolves to a loopback address.
+func TestPlainHTTPRegistryNeedsUseHTTP(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	addrs, err := net.LookupHost(hostname)
+	if err != nil || len(addrs) == 0 || !net.ParseIP(addrs[0]).IsLoopback() || strings.Contains(hostname, ".") {
+		t.Skipf("the host name %q does not resolve to a loopback address (%v %v)", hostname, addrs, err)
+	}
+	_, port, _ := net.SplitHostPort(reg.Host)
+	ref := hostname + ":" + port + strings.TrimPrefix(images[0].Ref, reg.Host)
+	_, err = newFetcher(t, Options{}).RenderBundles(context.Background(), []string{ref})
+	var ie *template.ImageError
+	if !errors.As(err, &ie) || ie.Registry != hostname+":"+port || !strings.Contains(err.Error(), "--use-http") {
+		t.Errorf("without --use-http: %v", err)
+	}
+	for _, o := range []Options{{}, {CacheDir: t.TempDir()}} {
+		o.Images.UseHTTP = true
+		got, err := newFetcher(t, o).RenderBundles(context.Background(), []string{ref})
+		if err != nil {
+			t.Fatalf("with --use-http: %v", err)
+		}
+		checkRendered(t, images, []string{images[0].Ref}, []fbc.Bundle{bundledir.WithImage(withoutImage(got[0], ref), images[0].Ref)})
+	}
+}
+
+// withoutImage undoes bundledir.WithImage for a bundle whose image is not among its related images.
+func withoutImage(b fbc.Bundle, ref string) fbc.Bundle {
+	b.Image = ""
+	b.RelatedImages = slices.DeleteFunc(slices.Clone(b.RelatedImages), func(ri fbc.RelatedImage) bool { return ri.Image == ref })
+	return b
 }
