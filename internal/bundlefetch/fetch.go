@@ -54,6 +54,9 @@ type Fetcher struct {
 	mu       sync.Mutex
 	rendered map[string]*result
 	stats    Stats
+
+	catalog   catalogBundles
+	warnCache sync.Once
 }
 
 // Stats counts where the distinct bundles of a run came from.
@@ -140,23 +143,33 @@ func (f *Fetcher) RenderBundles(ctx context.Context, refs []string) ([]fbc.Bundl
 		}
 		out[i] = r.bundle
 	}
-	f.report(before, len(mine), distinct(refs))
+	f.report(before, len(mine), len(all))
 	return out, nil
 }
 
-// claim registers the refs no call has rendered or is rendering: this call renders them (mine).
-// all has the result of every ref.
-func (f *Fetcher) claim(refs []string) (all, mine map[string]*result) {
+// claimed is a ref this call renders.
+type claimed struct {
+	ref string
+	r   *result
+}
+
+// claim registers the refs no call has rendered or is rendering: this call renders them (mine,
+// in the order of refs). all has the result of every ref.
+func (f *Fetcher) claim(refs []string) (all map[string]*result, mine []claimed) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	all, mine = map[string]*result{}, map[string]*result{}
+	all = map[string]*result{}
 	for _, ref := range refs {
+		if _, ok := all[ref]; ok {
+			continue
+		}
 		if r, ok := f.rendered[ref]; ok {
 			all[ref] = r
 			continue
 		}
 		r := &result{done: make(chan struct{})}
-		f.rendered[ref], mine[ref], all[ref] = r, r, r
+		f.rendered[ref], all[ref] = r, r
+		mine = append(mine, claimed{ref, r})
 	}
 	return all, mine
 }
@@ -178,13 +191,13 @@ func (f *Fetcher) finish(r *result, b fbc.Bundle, o origin, err error) {
 	close(r.done)
 }
 
-func (f *Fetcher) fail(rs map[string]*result, err error) {
-	for _, r := range rs {
-		f.finish(r, fbc.Bundle{}, pulled, err)
+func (f *Fetcher) fail(cs []claimed, err error) {
+	for _, c := range cs {
+		f.finish(c.r, fbc.Bundle{}, pulled, err)
 	}
 	f.mu.Lock()
-	for ref := range rs {
-		delete(f.rendered, ref)
+	for _, c := range cs {
+		delete(f.rendered, c.ref)
 	}
 	f.mu.Unlock()
 }
@@ -206,64 +219,99 @@ func (f *Fetcher) forgetFailed(refs []string) {
 	}
 }
 
+// catalogBundles is what is known of the BundlesFrom catalog: the images of all its bundles, and
+// the bundles wanted so far. A later call that wants another bundle the catalog has reads the
+// catalog again; a bundle it does not have costs nothing.
+type catalogBundles struct {
+	mu      sync.Mutex
+	read    bool
+	images  map[string]bool
+	bundles map[string]fbc.Bundle
+}
+
 // takeFromCatalog fills the refs the BundlesFrom catalog has a bundle for and returns the others.
-func (f *Fetcher) takeFromCatalog(ctx context.Context, mine map[string]*result) (map[string]*result, error) {
+func (f *Fetcher) takeFromCatalog(ctx context.Context, mine []claimed) ([]claimed, error) {
 	if f.opts.BundlesFrom == "" {
 		return mine, nil
 	}
-	src, err := source.Open(ctx, f.opts.BundlesFrom, f.opts.Source)
-	if err != nil {
-		return nil, fmt.Errorf("--bundles-from: %w", err)
+	c := &f.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	want := map[string]bool{}
+	for _, m := range mine {
+		if _, have := c.bundles[m.ref]; !have && (!c.read || c.images[m.ref]) {
+			want[m.ref] = true
+		}
 	}
-	defer src.Close()
-	found := map[string]fbc.Bundle{}
-	err = src.Walk(ctx, func(b fbc.Blob) error {
-		if b.Schema != fbc.SchemaBundle {
-			return nil
+	if len(want) > 0 {
+		if err := c.readFrom(ctx, f.opts.BundlesFrom, f.opts.Source, want); err != nil {
+			return nil, err
 		}
-		var bundle fbc.Bundle
-		if err := json.Unmarshal(b.Data, &bundle); err != nil {
-			return nil // a broken blob is the catalog's problem; the image is pulled instead
-		}
-		if _, want := mine[bundle.Image]; want && bundle.Image != "" {
-			if _, dup := found[bundle.Image]; !dup {
-				found[bundle.Image] = bundle
-			}
-		}
-		return nil
-	})
-	var lerrs *fbc.LoadErrors
-	if err != nil && !errors.As(err, &lerrs) {
-		return nil, fmt.Errorf("--bundles-from: %w", err)
 	}
-	rest := map[string]*result{}
-	for ref, r := range mine {
-		if b, ok := found[ref]; ok {
-			f.finish(r, b, taken, nil)
+	var rest []claimed
+	for _, m := range mine {
+		if b, ok := c.bundles[m.ref]; ok {
+			f.finish(m.r, b, taken, nil)
+			delete(c.bundles, m.ref) // the Fetcher keeps it now
 		} else {
-			rest[ref] = r
+			rest = append(rest, m)
 		}
 	}
 	return rest, nil
 }
 
-// pullAll pulls the refs with at most Parallel pulls in flight.
-func (f *Fetcher) pullAll(ctx context.Context, rs map[string]*result) {
-	jobs := make(chan string)
+// readFrom walks the catalog ref, keeping the bundles whose image is wanted.
+func (c *catalogBundles) readFrom(ctx context.Context, ref string, opts source.Options, want map[string]bool) error {
+	src, err := source.Open(ctx, ref, opts)
+	if err != nil {
+		return fmt.Errorf("--bundles-from: %w", err)
+	}
+	defer src.Close()
+	images, bundles := map[string]bool{}, map[string]fbc.Bundle{}
+	err = src.Walk(ctx, func(b fbc.Blob) error {
+		if b.Schema != fbc.SchemaBundle {
+			return nil
+		}
+		var bundle fbc.Bundle
+		if err := json.Unmarshal(b.Data, &bundle); err != nil || bundle.Image == "" {
+			return nil // a broken blob is the catalog's problem; the image is pulled instead
+		}
+		images[bundle.Image] = true
+		if _, dup := bundles[bundle.Image]; want[bundle.Image] && !dup {
+			bundles[bundle.Image] = bundle
+		}
+		return nil
+	})
+	var lerrs *fbc.LoadErrors
+	if err != nil && !errors.As(err, &lerrs) {
+		return fmt.Errorf("--bundles-from: %w", err)
+	}
+	c.read, c.images = true, images
+	if c.bundles == nil {
+		c.bundles = map[string]fbc.Bundle{}
+	}
+	for image, b := range bundles {
+		c.bundles[image] = b
+	}
+	return nil
+}
+
+// pullAll pulls the refs, in their order, with at most Parallel pulls in flight.
+func (f *Fetcher) pullAll(ctx context.Context, cs []claimed) {
+	jobs := make(chan claimed)
 	var wg sync.WaitGroup
-	workers := min(f.opts.Parallel, len(rs))
-	for range workers {
+	for range min(f.opts.Parallel, len(cs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ref := range jobs {
-				b, o, err := f.renderOne(ctx, ref)
-				f.finish(rs[ref], b, o, err)
+			for c := range jobs {
+				b, o, err := f.renderOne(ctx, c.ref)
+				f.finish(c.r, b, o, err)
 			}
 		}()
 	}
-	for ref := range rs {
-		jobs <- ref
+	for _, c := range cs {
+		jobs <- c
 	}
 	close(jobs)
 	wg.Wait()
@@ -308,7 +356,9 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 		return fbc.Bundle{}, pulled, imgErr(err)
 	}
 	if err := f.cache.store(res.Digest, rendered); err != nil {
-		f.warn("cannot write to the bundle cache %s: %v", f.cache.dir, err)
+		f.warnCache.Do(func() {
+			f.warn("cannot write to the bundle cache %s (bundles are pulled, not kept): %v", f.cache.dir, err)
+		})
 	}
 	return bundledir.WithImage(rendered, ref), pulled, nil
 }
@@ -342,12 +392,4 @@ func (f *Fetcher) report(before Stats, claimed, n int) {
 		parts = append(parts, fmt.Sprintf("%s repaired", plural.Of(r, "damaged cache entry")))
 	}
 	fmt.Fprintf(f.opts.Log, "olmcat: %s: %s\n", plural.Of(n, "bundle image"), strings.Join(parts, ", "))
-}
-
-func distinct(refs []string) int {
-	seen := map[string]bool{}
-	for _, r := range refs {
-		seen[r] = true
-	}
-	return len(seen)
 }

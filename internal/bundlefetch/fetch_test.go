@@ -416,3 +416,50 @@ func withoutImage(b fbc.Bundle, ref string) fbc.Bundle {
 	b.RelatedImages = slices.DeleteFunc(slices.Clone(b.RelatedImages), func(ri fbc.RelatedImage) bool { return ri.Image == ref })
 	return b
 }
+
+// --bundles-from an index image: it is read once for the bundles it has, whatever the template
+// names besides, and again only for a bundle it has that no earlier call wanted.
+func TestBundlesFromIndexImageReadOnce(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	images = images[:4]
+	dir := t.TempDir()
+	var catalog bytes.Buffer
+	for _, im := range images[:3] {
+		catalog.Write(wantJSON(t, im.BundleDir, im.Ref))
+		catalog.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), catalog.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	index := reg.Host + "/published/index:v4.18"
+	imagetest.Push(t, index, imagetest.FBCImage(t, dir))
+	reg.Reset()
+	indexReads := func() int { return reg.PerPath()["GET manifests /v2/published/index/manifests/v4.18"] }
+	f := newFetcher(t, Options{BundlesFrom: index})
+	for i, call := range []struct {
+		refs  []string
+		reads int
+	}{
+		{[]string{images[0].Ref, images[3].Ref}, 1}, // 0 taken, 3 pulled
+		{[]string{images[3].Ref, images[0].Ref}, 1}, // both rendered already
+		{[]string{images[1].Ref}, 2},                // the catalog has it: read again
+		{[]string{reg.Host + "/not/in-catalog:v1"}, 2},
+	} {
+		got, err := f.RenderBundles(context.Background(), call.refs)
+		if i == 3 {
+			if err == nil {
+				t.Errorf("call %d: a missing image rendered", i)
+			}
+		} else if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		} else {
+			checkRendered(t, images, call.refs, got)
+		}
+		if n := indexReads(); n != call.reads {
+			t.Errorf("call %d: the index image was read %d times, want %d", i, n, call.reads)
+		}
+	}
+	if s := f.Stats(); s.Taken != 2 || s.Pulled != 1 {
+		t.Errorf("stats %+v, want 2 taken, 1 pulled", s)
+	}
+}
