@@ -66,13 +66,13 @@ type compatFlags struct {
 	force, allowEmpty                     bool
 	leftKind, rightKind                   string
 	http                                  bool
-	useHTTP, skipTLSVerify                bool
+	registry                              indeximage.Options // --use-http, --skip-tls-verify
 	templates                             *templateInputs
 }
 
 // sourceOptions are how compat opens the catalogs it is given (catalog templates included).
 func (f compatFlags) sourceOptions(cmd *cobra.Command) source.Options {
-	images := indeximage.Options{Platform: f.platform, Insecure: f.insecure, UseHTTP: f.useHTTP, SkipTLSVerify: f.skipTLSVerify}
+	images := indeximage.Options{Platform: f.platform, Insecure: f.insecure, UseHTTP: f.registry.UseHTTP, SkipTLSVerify: f.registry.SkipTLSVerify}
 	o := source.Options{Images: images, AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin(), Templates: renderTemplate}
 	o.Bundles = f.templates.bundleRenderer(cmd, images, o)
 	return o
@@ -112,8 +112,7 @@ func newCompatCmd() *cobra.Command {
 	fl.BoolVar(&f.http, "http", false, "compare catalogd's HTTP API (OLM v1: /api/v1/all and /api/v1/metas) instead of gRPC")
 	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
-	fl.BoolVar(&f.useHTTP, "use-http", false, "allow plain HTTP for image registries, as opm's --use-http (localhost, 127.0.0.1 and ::1 always allow it)")
-	fl.BoolVar(&f.skipTLSVerify, "skip-tls-verify", false, "do not verify image registries' TLS certificates, as opm's --skip-tls-verify")
+	addRegistryFlags(fl, &f.registry)
 	addTemplateFlags(fl, f.templates)
 	return cmd
 }

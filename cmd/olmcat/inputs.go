@@ -129,6 +129,11 @@ func (f inputFlags) openAll(cmd *cobra.Command, refs []string) ([]*source.Source
 func addImageFlags(fs *pflag.FlagSet, opts *indeximage.Options) {
 	fs.StringVar(&opts.Platform, "platform", indeximage.DefaultPlatform, "image to read from a multi-arch index image, OS/ARCH[/VARIANT]")
 	fs.BoolVar(&opts.Insecure, "insecure", false, "allow plain HTTP and unverified TLS for image registries (localhost and loopback registries always allow HTTP)")
+	addRegistryFlags(fs, opts)
+}
+
+// addRegistryFlags adds opm's registry flags (compat has its own --insecure and --platform).
+func addRegistryFlags(fs *pflag.FlagSet, opts *indeximage.Options) {
 	fs.BoolVar(&opts.UseHTTP, "use-http", false, "allow plain HTTP for image registries, as opm's --use-http (localhost, 127.0.0.1 and ::1 always allow it)")
 	fs.BoolVar(&opts.SkipTLSVerify, "skip-tls-verify", false, "do not verify image registries' TLS certificates, as opm's --skip-tls-verify")
 }
