@@ -77,7 +77,6 @@ const (
 type result struct {
 	done   chan struct{}
 	bundle fbc.Bundle
-	origin origin
 	err    error
 }
 
@@ -176,7 +175,7 @@ func (f *Fetcher) claim(refs []string) (all map[string]*result, mine []claimed) 
 
 func (f *Fetcher) finish(r *result, b fbc.Bundle, o origin, err error) {
 	f.mu.Lock()
-	r.bundle, r.origin, r.err = b, o, err
+	r.bundle, r.err = b, err
 	if err == nil {
 		switch o {
 		case pulled:

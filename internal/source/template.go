@@ -203,20 +203,15 @@ func RenderBundleImage(ctx context.Context, ref string, opts indeximage.Options)
 	if err != nil {
 		return fbc.Bundle{}, imgErr(err)
 	}
-	return RenderPulledBundle(ref, img)
-}
-
-// RenderPulledBundle parses and renders a bundle extracted from the image ref, then removes the
-// extracted copy. Every error is a *template.ImageError.
-func RenderPulledBundle(ref string, img *indeximage.Bundle) (fbc.Bundle, error) {
 	b, err := ParseImageBundle(ref, img)
-	if err == nil {
-		var out fbc.Bundle
-		if out, err = b.Render(ref); err == nil {
-			return out, nil
-		}
+	if err != nil {
+		return fbc.Bundle{}, imgErr(err)
 	}
-	return fbc.Bundle{}, &template.ImageError{Ref: ref, Registry: indeximage.RegistryHost(ref), Err: err}
+	rendered, err := b.Render(ref)
+	if err != nil {
+		return fbc.Bundle{}, imgErr(err)
+	}
+	return rendered, nil
 }
 
 // readTemplateStream is openStream's template check: data is the whole stream.
