@@ -119,8 +119,8 @@ func newFetcherTB(tb testing.TB, o Options) *Fetcher {
 // time, peak RSS), rendering its bundles cold (empty cache), warm (cache filled) and without a
 // cache one pull at a time (how opm pulls: one image after another, every run cold); once from the
 // loopback registry as it is, once with every manifest and blob request held 20 ms, as a registry
-// across a network answers. With OLMCAT_BIN it also measures `olmcat render TEMPLATE --cache-dir`
-// cold and warm.
+// across a network answers. With OLMCAT_BIN it also measures the command line: `olmcat render
+// TEMPLATE --cache-dir` cold and warm, and `olmcat render-template TEMPLATE`.
 func TestTemplateBench(t *testing.T) {
 	if os.Getenv("OLMCAT_TEMPLATE_BENCH") != "1" {
 		t.Skip("set OLMCAT_TEMPLATE_BENCH=1 (make bench does)")
@@ -152,9 +152,18 @@ func TestTemplateBench(t *testing.T) {
 	}
 	reg.Delay = 0
 	if bin := os.Getenv("OLMCAT_BIN"); bin != "" {
-		cliCache := filepath.Join(dir, "cli-cache")
-		measure(t, reg, "loopback registry: olmcat render TEMPLATE, cold", []string{bin, "render", tmpl, "--cache-dir", cliCache})
-		measure(t, reg, "loopback registry: olmcat render TEMPLATE, warm", []string{bin, "render", tmpl, "--cache-dir", cliCache})
+		for _, delay := range []time.Duration{0, 20 * time.Millisecond} {
+			reg.Delay = delay
+			where := fmt.Sprintf("registry answering in %v", delay)
+			if delay == 0 {
+				where = "loopback registry"
+			}
+			cliCache := filepath.Join(dir, "cli-cache-"+delay.String())
+			measure(t, reg, where+": olmcat render TEMPLATE --cache-dir, cold", []string{bin, "render", tmpl, "--cache-dir", cliCache})
+			measure(t, reg, where+": olmcat render TEMPLATE --cache-dir, warm", []string{bin, "render", tmpl, "--cache-dir", cliCache})
+			measure(t, reg, where+": olmcat render-template TEMPLATE (no cache)", []string{bin, "render-template", tmpl})
+		}
+		reg.Delay = 0
 	}
 }
 
