@@ -40,8 +40,8 @@ type Options struct {
 	Source      source.Options
 	// Parallel bounds the pulls in flight; 0 means DefaultParallel.
 	Parallel int
-	// Log, if set, receives one line per RenderBundles call that rendered a bundle: how many
-	// were pulled, read from the cache, taken from BundlesFrom.
+	// Log, if set, receives one line per RenderBundles call that says where its bundles came
+	// from (pulled, the cache, BundlesFrom, another input), unless they were all just pulled.
 	Log io.Writer
 }
 
@@ -368,15 +368,18 @@ func (f *Fetcher) warn(format string, args ...any) {
 	}
 }
 
-// report writes the line of one RenderBundles call: where its n distinct bundles came from.
+// report writes the line of one RenderBundles call: where its n distinct bundles came from. It is
+// written when it tells more than "pulled": with a cache or a catalog to take bundles from, or when
+// another input had rendered some (opm's commands print nothing on success, nor does olmcat then).
 func (f *Fetcher) report(before Stats, claimed, n int) {
-	if f.opts.Log == nil || n == 0 {
-		return
-	}
 	f.mu.Lock()
 	f.stats.Reused += n - claimed
 	now := f.stats
 	f.mu.Unlock()
+	useful := f.cache != nil || f.opts.BundlesFrom != "" || n > claimed
+	if f.opts.Log == nil || n == 0 || !useful {
+		return
+	}
 	var parts []string
 	add := func(count int, what string) {
 		if count > 0 {

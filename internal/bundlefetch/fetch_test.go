@@ -463,3 +463,35 @@ func TestBundlesFromIndexImageReadOnce(t *testing.T) {
 		t.Errorf("stats %+v, want 2 taken, 1 pulled", s)
 	}
 }
+
+// The stderr line says where bundles came from, and nothing when they were all just pulled (as
+// opm, which prints nothing on success).
+func TestReportLineOnlyWhenUseful(t *testing.T) {
+	_, images := corpusRegistry(t)
+	refs := refsOf(images[:3])
+	var log bytes.Buffer
+	f := newFetcher(t, Options{Log: &log})
+	if _, err := f.RenderBundles(context.Background(), refs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if log.Len() != 0 {
+		t.Errorf("plain pulls reported: %q", log.String())
+	}
+	if _, err := f.RenderBundles(context.Background(), refs); err != nil {
+		t.Fatal(err)
+	}
+	if want := "olmcat: 3 bundle images: 1 pulled, 2 already rendered for another input\n"; log.String() != want {
+		t.Errorf("got %q, want %q", log.String(), want)
+	}
+	log.Reset()
+	dir := t.TempDir()
+	for _, want := range []string{"olmcat: 3 bundle images: 3 pulled\n", "olmcat: 3 bundle images: 3 from the cache\n"} {
+		if _, err := newFetcher(t, Options{Log: &log, CacheDir: dir}).RenderBundles(context.Background(), refs); err != nil {
+			t.Fatal(err)
+		}
+		if log.String() != want {
+			t.Errorf("with a cache: got %q, want %q", log.String(), want)
+		}
+		log.Reset()
+	}
+}
