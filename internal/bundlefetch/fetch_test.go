@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
@@ -493,5 +495,41 @@ func TestReportLineOnlyWhenUseful(t *testing.T) {
 			t.Errorf("with a cache: got %q, want %q", log.String(), want)
 		}
 		log.Reset()
+	}
+}
+
+// A registry whose certificate is not trusted needs --skip-tls-verify (SkipTLSVerify).
+func TestUntrustedCertificateNeedsSkipTLSVerify(t *testing.T) {
+	dir := filepath.Join(corpus, "basic-cat-facts-operator", "bundles", "cat-facts-operator-1.0.0")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("the template conformance corpus is not at " + corpus)
+	}
+	srv := httptest.NewUnstartedServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
+	srv.StartTLS()
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "https://")
+	ref := host + "/cat-facts-operator-bundle:1.0.0"
+	img := imagetest.BundleImage(t, dir)
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(r, img, remote.WithTransport(srv.Client().Transport)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = newFetcher(t, Options{}).RenderBundles(context.Background(), []string{ref})
+	if err == nil || !strings.Contains(err.Error(), "--skip-tls-verify") {
+		t.Errorf("untrusted certificate: %v", err)
+	}
+	for _, o := range []Options{{}, {CacheDir: t.TempDir()}} {
+		o.Images.SkipTLSVerify = true
+		got, err := newFetcher(t, o).RenderBundles(context.Background(), []string{ref})
+		if err != nil {
+			t.Fatalf("with --skip-tls-verify: %v", err)
+		}
+		if !bytes.Equal(marshal(t, got[0]), wantJSON(t, dir, ref)) {
+			t.Errorf("the bundle differs from its directory rendered")
+		}
 	}
 }
