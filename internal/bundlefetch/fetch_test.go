@@ -3,11 +3,13 @@ package bundlefetch
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -531,5 +534,57 @@ func TestUntrustedCertificateNeedsSkipTLSVerify(t *testing.T) {
 		if !bytes.Equal(marshal(t, got[0]), wantJSON(t, dir, ref)) {
 			t.Errorf("the bundle differs from its directory rendered")
 		}
+	}
+}
+
+// Credentials come from the docker/podman config, as for index images.
+func TestCredentialsFromDockerConfig(t *testing.T) {
+	dir := filepath.Join(corpus, "basic-cat-facts-operator", "bundles", "cat-facts-operator-1.0.0")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("the template conformance corpus is not at " + corpus)
+	}
+	const user, password = "maintainer", "s3cret"
+	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != user || p != password {
+			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	ref := host + "/cat-facts-operator-bundle:1.0.0"
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(r, imagetest.BundleImage(t, dir), remote.WithAuth(&authn.Basic{Username: user, Password: password})); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("DOCKER_CONFIG", filepath.Join(home, "docker"))
+	t.Setenv("REGISTRY_AUTH_FILE", "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	_, err = newFetcher(t, Options{}).RenderBundles(context.Background(), []string{ref})
+	if err == nil || !strings.Contains(err.Error(), "docker login") {
+		t.Errorf("without credentials: %v", err)
+	}
+	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	if err := os.MkdirAll(filepath.Join(home, "docker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := `{"auths": {"` + host + `": {"auth": "` + auth + `"}}}`
+	if err := os.WriteFile(filepath.Join(home, "docker", "config.json"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := newFetcher(t, Options{CacheDir: t.TempDir()}).RenderBundles(context.Background(), []string{ref})
+	if err != nil {
+		t.Fatalf("with the docker config: %v", err)
+	}
+	if !bytes.Equal(marshal(t, got[0]), wantJSON(t, dir, ref)) {
+		t.Errorf("the bundle differs from its directory rendered")
 	}
 }
