@@ -136,3 +136,24 @@ func TestTemplatePullErrorExits2(t *testing.T) {
 		t.Errorf("cache over the input: exit %d\n%s", code, errs)
 	}
 }
+
+// An editing command never writes a rendered catalog over the template it was rendered from.
+func TestInPlaceRefusesATemplate(t *testing.T) {
+	withTemplateRenderer(t)
+	_, file := templateRepo(t)
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "rm", file, "cat-facts-operator.v1.1.2", "--in-place")
+	if code != 2 || !strings.Contains(errs, "--in-place would replace the catalog template") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Error("the template was changed")
+	}
+	out := filepath.Join(t.TempDir(), "edited")
+	if code, _, errs := runCLI(t, "rm", file, "cat-facts-operator.v1.1.2", "--output-dir", out); code != 0 {
+		t.Errorf("--output-dir: exit %d\n%s", code, errs)
+	}
+}

@@ -128,7 +128,7 @@ func templateFile(path string) (string, bool, error) {
 func (s *Source) openTemplate(ctx context.Context, schema string, data []byte) error {
 	raw := s.ref.Raw
 	if s.opts.Templates == nil {
-		return &Error{Ref: raw, Problem: BadTemplate, Detail: fmt.Sprintf("a catalog template (schema %s), which this build of olmcat cannot render", schema),
+		return &Error{Ref: raw, Problem: BadTemplate, Detail: fmt.Sprintf("a catalog template (schema %s), which is not rendered here", schema),
 			Hint: "render it with olmcat render-template and give the rendered catalog"}
 	}
 	bundles := s.opts.Bundles
