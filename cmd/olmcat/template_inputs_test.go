@@ -10,10 +10,13 @@ import (
 	"github.com/olmcat/olmcat/internal/imagetest"
 )
 
-// withTemplateRenderer renders templates with the test stand-in for the test's duration (the
-// command wires fbc/template's renderer).
+// withTemplateRenderer renders templates with the test stand-in for the test's duration, unless
+// fbc/template's renderer is wired in.
 func withTemplateRenderer(t *testing.T) {
 	t.Helper()
+	if renderTemplate != nil {
+		return
+	}
 	old := renderTemplate
 	renderTemplate = imagetest.RenderBasicTemplate
 	t.Cleanup(func() { renderTemplate = old })
