@@ -176,7 +176,7 @@ func (p chart) changed() bool {
 }
 
 // edgesOf lists a channel's upgrade edges by the field that makes them; skipRange edges are those
-// of the resolver's reading that no replaces or skips names.
+// of the resolver's reading (model.UpgradeGraph) that no replaces or skips names.
 func edgesOf(c *model.Channel) map[chartEdge]bool {
 	out := map[chartEdge]bool{}
 	named := map[[2]string]bool{}
@@ -190,7 +190,7 @@ func edgesOf(c *model.Channel) map[chartEdge]bool {
 			named[[2]string{s, e.Name}] = true
 		}
 	}
-	for from, tos := range c.UpgradeEdges() {
+	for from, tos := range model.NewUpgradeGraph(c).Edges() {
 		for _, to := range tos {
 			if !named[[2]string{from, to}] {
 				out[chartEdge{from: from, to: to, kind: "skipRange"}] = true
