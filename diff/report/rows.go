@@ -19,8 +19,8 @@ type row struct {
 // groupRows turns findings (worst first) into rows, in the same order:
 //   - a release is one row: a bundle added, its entries in channels and the heads it became
 //     (bundle-added, entry-added, head-changed, all info);
-//   - findings that say the same thing (same severity, kind, package, channel, field and words)
-//     about several bundles are one row that lists the bundles.
+//   - findings that say the same thing (same severity, kind, package, field and words) in several
+//     channels or about several bundles are one row that lists where.
 func groupRows(fs []diff.Finding) []row {
 	type bundleKey struct{ pkg, bundle string }
 	added := map[bundleKey]bool{}
@@ -43,13 +43,13 @@ func groupRows(fs []diff.Finding) []row {
 	}
 	releases := map[bundleKey][]diff.Finding{}
 	sameKey := func(f diff.Finding) string {
-		return strings.Join([]string{string(f.Severity), string(f.Kind), f.Package, f.Channel, f.Field, change(f)}, "\x00")
+		return strings.Join([]string{string(f.Severity), string(f.Kind), f.Package, f.Field, change(f)}, "\x00")
 	}
 	same := map[string][]diff.Finding{}
 	for _, f := range fs {
 		if k, ok := releaseOf(f); ok {
 			releases[k] = append(releases[k], f)
-		} else if f.Bundle != "" {
+		} else if f.Channel != "" || f.Bundle != "" {
 			same[sameKey(f)] = append(same[sameKey(f)], f)
 		}
 	}
@@ -63,7 +63,7 @@ func groupRows(fs []diff.Finding) []row {
 			}
 			continue
 		}
-		if group := same[sameKey(f)]; f.Bundle != "" && len(group) > 1 {
+		if group := same[sameKey(f)]; len(group) > 1 {
 			if id := "same\x00" + sameKey(f); !done[id] {
 				done[id] = true
 				rows = append(rows, sameRow(group))
@@ -122,19 +122,44 @@ func releaseRow(fs []diff.Finding) row {
 	return row{diff.Info, strings.Join(kinds, "\n"), where, text}
 }
 
-// sameRow is one row for the same change to several bundles.
+// sameRow is one row for the same change in several places: one bundle in several channels, several
+// bundles of one channel (or of none), or any mix.
 func sameRow(fs []diff.Finding) row {
 	f := fs[0]
-	bundles := make([]string, len(fs))
-	for i, g := range fs {
-		bundles[i] = g.Bundle
+	channels, bundles := map[string]bool{}, map[string]bool{}
+	var places []string
+	for _, g := range fs {
+		channels[g.Channel], bundles[g.Bundle] = true, true
 	}
 	one := f
-	one.Bundle = ""
-	where := whereInCatalog(one)
-	if where == "package "+f.Package && f.Channel == "" && f.Field == "" {
-		where = "package " + f.Package
+	switch {
+	case len(bundles) == 1:
+		one.Channel = ""
+		for _, g := range fs {
+			places = append(places, g.Channel)
+		}
+		places[0] = fmt.Sprintf("%d channels: %s", len(fs), places[0])
+	case len(channels) == 1:
+		one.Bundle = ""
+		for _, g := range fs {
+			places = append(places, g.Bundle)
+		}
+		places[0] = fmt.Sprintf("%d bundles: %s", len(fs), places[0])
+	default:
+		one.Channel, one.Bundle = "", ""
+		for _, g := range fs {
+			places = append(places, "channel "+g.Channel+" bundle "+g.Bundle)
+		}
+		places[0] = fmt.Sprintf("%d places: %s", len(fs), places[0])
 	}
-	where += fmt.Sprintf("\n%d bundles: %s", len(fs), strings.Join(bundles, ", "))
-	return row{f.Severity, fmt.Sprintf("%s ×%d", f.Kind, len(fs)), where, change(f)}
+	one.Field = "" // said once, after the places
+	loc := "package " + f.Package
+	if w := where(one); w != "" && !strings.HasPrefix(w, "package ") {
+		loc += "\n" + w
+	}
+	loc += "\n" + strings.Join(places, ", ")
+	if field := where(diff.Finding{Category: f.Category, Field: f.Field}); field != "" {
+		loc += "\n" + field
+	}
+	return row{f.Severity, fmt.Sprintf("%s ×%d", f.Kind, len(fs)), loc, change(f)}
 }
