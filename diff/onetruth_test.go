@@ -143,3 +143,4 @@ func TestOneTruthOnDiffPairs(t *testing.T) {
 		}
 	}
 }
+
