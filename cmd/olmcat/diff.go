@@ -71,6 +71,9 @@ func newDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if minSeverity != "" && (output != report.FormatTable || stat) {
+				return usageError{fmt.Errorf("--min-severity shortens the table (-o table); -o %s and --stat always count every finding", output)}
+			}
 			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown && output != report.FormatHTML {
 				return usageError{fmt.Errorf("-o must be table, json, markdown or html, not %q", output)}
 			}
@@ -151,7 +154,11 @@ func failingCounts(c diff.Counts, threshold diff.Severity) string {
 	if c.AtLeast(threshold) != 1 {
 		noun = plural.Noun(noun)
 	}
-	return strings.Join(parts, " and ") + " " + noun
+	list := parts[len(parts)-1]
+	if len(parts) > 1 {
+		list = strings.Join(parts[:len(parts)-1], ", ") + " and " + list
+	}
+	return list + " " + noun
 }
 
 // openDiffSides loads both sides at once; an input that cannot be used is an input error (exit 2).

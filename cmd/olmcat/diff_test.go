@@ -81,6 +81,8 @@ func TestDiffUsageErrors(t *testing.T) {
 		{"diff", oldDir},
 		{"diff", oldDir, newDir, "-o", "yaml"},
 		{"diff", oldDir, newDir, "--fail-on", "sometimes"},
+		{"diff", oldDir, newDir, "--min-severity", "error"},
+		{"diff", oldDir, newDir, "--min-severity", "warning", "-o", "json"},
 		{"diff", oldDir, filepath.Join(newDir, "missing")},
 		{"diff", "--git", "HEAD", oldDir, newDir},
 		{"graph", newDir, "--package", "no-such-package"},
