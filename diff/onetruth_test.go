@@ -143,4 +143,3 @@ func TestOneTruthOnDiffPairs(t *testing.T) {
 		}
 	}
 }
-

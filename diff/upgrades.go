@@ -60,15 +60,12 @@ func (g *channelGraph) reach(name string, version *semver.Version) Reach {
 	if g.head == "" {
 		return r
 	}
-	path, ok := g.graph.Path(name, version)
-	if ok {
-		r.ReachesHead, r.Hops = true, len(path)
+	d := g.graph.Destination(name, version)
+	if d.ReachesHead {
+		r.ReachesHead, r.Hops = true, d.Hops
 		return r
 	}
-	r.End = name
-	if len(path) > 0 {
-		r.End = path[len(path)-1]
-	}
+	r.End = d.End
 	return r
 }
 
@@ -148,10 +145,11 @@ func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrad
 // included: callers leave it out, its removal is a head change).
 func stepsOnPaths(g *channelGraph) map[string]bool {
 	out := map[string]bool{}
-	for _, e := range g.channel.Entries {
-		if path, ok := g.graph.EntryPath(e.Name); ok {
-			for _, step := range path {
-				out[step] = true
+	for name, e := range g.channel.Entries {
+		version := model.EntryVersion(e)
+		if g.graph.Destination(name, version).ReachesHead {
+			if next := g.graph.Next(name, version); next != "" {
+				out[next] = true
 			}
 		}
 	}

@@ -27,7 +27,16 @@ type UpgradeGraph struct {
 	skipping  map[string][]string // name -> entries of the order that skip that name
 	ranges    []rangeEntry        // entries of the order with a parsable skipRange, in order
 	edges     map[string][]string
-	cycle     bool // the replaces chain from the head runs into a cycle
+	cycle     bool                   // the replaces chain from the head runs into a cycle
+	dest      map[string]Destination // where OLM takes the users of each entry, computed on first use
+}
+
+// Destination is where OLM takes the users of a bundle: after Hops upgrades they are on End, the
+// head when ReachesHead (the head itself: 0 upgrades, End the head).
+type Destination struct {
+	Hops        int
+	End         string
+	ReachesHead bool
 }
 
 type rangeEntry struct {
@@ -127,27 +136,89 @@ func (g *UpgradeGraph) Successors(name string, version *semver.Version) []string
 	return out
 }
 
-// Path is the way OLM upgrades a user of this bundle: each step the offered entry nearest the
-// head, until the head, a bundle with no offer, or a bundle already passed (a loop). The bundle
-// itself is not in the path; reachesHead is true for the head itself.
+// Next is the offer OLM takes for a user of this bundle (the one nearest the head), "" for none.
+func (g *UpgradeGraph) Next(name string, version *semver.Version) string {
+	if next := g.Successors(name, version); len(next) > 0 {
+		return next[0]
+	}
+	return ""
+}
+
+// Destination says where OLM takes a user of this bundle: each step the offer nearest the head,
+// until the head, a bundle offered nothing, or a bundle already passed (a loop). Hops counts the
+// upgrades to the head; it is 0 when the head is out of reach.
+// The first step matches the version given (the installed one), the later ones the entries'.
+func (g *UpgradeGraph) Destination(name string, version *semver.Version) Destination {
+	if name == g.head && name != "" {
+		return Destination{End: name, ReachesHead: true}
+	}
+	next := g.Next(name, version)
+	if next == "" {
+		return Destination{End: name}
+	}
+	d := g.entryDestination(next)
+	if d.ReachesHead {
+		d.Hops++
+	}
+	return d
+}
+
+// entryDestination is Destination for an entry, remembered: each entry's way is walked once.
+func (g *UpgradeGraph) entryDestination(name string) Destination {
+	if d, ok := g.dest[name]; ok {
+		return d
+	}
+	if g.dest == nil {
+		g.dest = make(map[string]Destination, len(g.channel.Entries))
+	}
+	var walk []string
+	onWalk := map[string]bool{}
+	var d Destination // where the walk's last entry leads
+	for cur := name; ; {
+		if known, ok := g.dest[cur]; ok {
+			d = known
+			break
+		}
+		if onWalk[cur] {
+			d = Destination{End: walk[len(walk)-1]}
+			break
+		}
+		next := ""
+		if cur != g.head {
+			next = g.Next(cur, EntryVersion(g.channel.Entries[cur]))
+		}
+		if next == "" {
+			d = Destination{End: cur, ReachesHead: cur == g.head}
+			g.dest[cur] = d
+			break
+		}
+		onWalk[cur] = true
+		walk = append(walk, cur)
+		cur = next
+	}
+	for i := len(walk) - 1; i >= 0; i-- {
+		if d.ReachesHead {
+			d.Hops++
+		}
+		g.dest[walk[i]] = d
+	}
+	return g.dest[name]
+}
+
+// Path lists the upgrades Destination counts, one bundle per step (the bundle itself left out).
 func (g *UpgradeGraph) Path(name string, version *semver.Version) (path []string, reachesHead bool) {
 	seen := map[string]bool{name: true}
 	for cur := name; cur != g.head || g.head == ""; {
-		next := g.Successors(cur, version)
-		if len(next) == 0 || seen[next[0]] {
+		next := g.Next(cur, version)
+		if next == "" || seen[next] {
 			return path, false
 		}
-		cur = next[0]
+		cur = next
 		seen[cur] = true
 		path = append(path, cur)
 		version = EntryVersion(g.channel.Entries[cur])
 	}
 	return path, true
-}
-
-// EntryPath is Path for an entry of the channel.
-func (g *UpgradeGraph) EntryPath(name string) ([]string, bool) {
-	return g.Path(name, EntryVersion(g.channel.Entries[name]))
 }
 
 // Edges returns every offer: for each entry of the channel, the entries OLM offers its users, in

@@ -40,11 +40,14 @@ func TestUpgradeGraphOffers(t *testing.T) {
 	if got := g.Successors("a.1", EntryVersion(g.channel.Entries["a.1"])); !reflect.DeepEqual(got, []string{"a.3", "a.2"}) {
 		t.Errorf("a.1 is offered a.3 and a.2, nearest the head first: %v", got)
 	}
-	if path, ok := g.EntryPath("a.1"); !ok || !reflect.DeepEqual(path, []string{"a.3"}) {
-		t.Errorf("OLM takes a.1 straight to the head: %v %v", path, ok)
+	if d := g.Destination("a.1", EntryVersion(g.channel.Entries["a.1"])); d != (Destination{Hops: 1, End: "a.3", ReachesHead: true}) {
+		t.Errorf("OLM takes a.1 straight to the head: %+v", d)
 	}
-	if path, ok := g.EntryPath("a.3"); !ok || len(path) != 0 {
-		t.Errorf("the head reaches itself: %v %v", path, ok)
+	if d := g.Destination("a.3", nil); d != (Destination{End: "a.3", ReachesHead: true}) {
+		t.Errorf("the head reaches itself: %+v", d)
+	}
+	if d := g.Destination("a.0", &v); d != (Destination{Hops: 1, End: "a.3", ReachesHead: true}) {
+		t.Errorf("a removed bundle: %+v", d)
 	}
 }
 
@@ -83,12 +86,11 @@ func kubernautAnswer(t *testing.T, ch *Channel) map[string]string {
 	g := NewUpgradeGraph(ch)
 	out := map[string]string{}
 	for _, e := range ch.SortedEntries() {
-		path, ok := g.EntryPath(e.Name)
-		end := e.Name
-		if len(path) > 0 {
-			end = path[len(path)-1]
+		d := g.Destination(e.Name, EntryVersion(e))
+		if path, ok := g.Path(e.Name, EntryVersion(e)); ok != d.ReachesHead || (ok && len(path) != d.Hops) {
+			t.Errorf("%s: path %v (%v) and destination %+v disagree", e.Name, path, ok, d)
 		}
-		out[strings.TrimPrefix(e.Name, kubernaut)] = strings.TrimPrefix(end, kubernaut) + map[bool]string{true: " (head)", false: ""}[ok]
+		out[strings.TrimPrefix(e.Name, kubernaut)] = strings.TrimPrefix(d.End, kubernaut) + map[bool]string{true: " (head)", false: ""}[d.ReachesHead]
 	}
 	return out
 }

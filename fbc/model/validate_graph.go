@@ -117,10 +117,10 @@ func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues
 		if reported[e.Name] {
 			continue
 		}
-		path, ok := g.EntryPath(e.Name)
-		if ok {
+		if g.Destination(e.Name, EntryVersion(e)).ReachesHead {
 			continue
 		}
+		path, _ := g.Path(e.Name, EntryVersion(e))
 		end, msg := e.Name, fmt.Sprintf("OLM offers the users of %q no upgrade: no entry it upgrades to (on the replaces chain from the head, skipped by none) replaces or skips it or covers its version with a skipRange", e.Name)
 		if len(path) > 0 {
 			end = path[len(path)-1]
