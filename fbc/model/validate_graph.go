@@ -121,13 +121,13 @@ func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues
 			continue
 		}
 		path, _ := g.Path(e.Name, EntryVersion(e))
-		end, msg := e.Name, fmt.Sprintf("OLM offers the users of %q no upgrade: no entry it upgrades to (on the replaces chain from the head, skipped by none) replaces or skips it or covers its version with a skipRange", e.Name)
+		end, msg := e.Name, fmt.Sprintf("OLM offers the users of %q no upgrade: no entry OLM upgrades to (on the head's replaces chain, skipped by none) replaces, skips or covers it", e.Name)
 		if len(path) > 0 {
 			end = path[len(path)-1]
 			msg = fmt.Sprintf("OLM upgrades the users of %q through %s and no further: they never reach the channel head", e.Name, strings.Join(path, " -> "))
 		}
 		issues = append(issues, newIssue(Warning, "unreachable-from-head", ch.Loc, ch.Package.Name, ch.Name, e.Name,
-			fmt.Sprintf("let an entry on the way to %q that no entry skips replace or skip %q, or cover its version with a skipRange", g.Head(), end),
+			fmt.Sprintf("let the head %q, or an entry on its replaces chain that no entry skips, replace or skip %q, or cover its version with a skipRange", g.Head(), end),
 			"%s", msg))
 	}
 	return issues
