@@ -29,6 +29,8 @@ dependencies, manifests and CSV metadata, deprecations, other blobs) and upgrade
 (head changes, bundles stranded from the head, new and longer paths, removed steps, cycles and second
 heads) are findings, each with a severity (breaking, warning, info) and the rule that decided it.
 Problems of either input (load or validation errors) are findings too; the diff runs on what loads.
+Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate does: only entries
+of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
 
 Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
 request comment), html (one self-contained page with an SVG upgrade graph of each changed channel).
