@@ -85,10 +85,16 @@ func TestDiffOnARealTerminal(t *testing.T) {
 		t.Errorf("--color auto on a terminal: no ANSI colour\n%s", text)
 	}
 	plain := ansiCodes.ReplaceAllString(text, "")
+	widest := 0
 	for _, line := range strings.Split(strings.TrimRight(plain, "\n"), "\n") {
-		if n := utf8.RuneCountInString(strings.TrimRight(line, "\r")); n > 80 {
+		n := utf8.RuneCountInString(strings.TrimRight(line, "\r"))
+		if n > 80 {
 			t.Errorf("line of %d columns on an 80-column terminal: %s", n, line)
 		}
+		widest = max(widest, n)
+	}
+	if widest < 76 {
+		t.Errorf("the table uses %d of the terminal's 80 columns: its width was not read\n%s", widest, plain)
 	}
 	if !strings.Contains(plain, "channel-removed") {
 		t.Errorf("no table:\n%s", plain)
