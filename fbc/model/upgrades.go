@@ -27,7 +27,6 @@ type UpgradeGraph struct {
 	skipping  map[string][]string // name -> entries of the order that skip that name
 	ranges    []rangeEntry        // entries of the order with a parsable skipRange, in order
 	edges     map[string][]string
-	cycle     bool                   // the replaces chain from the head runs into a cycle
 	dest      map[string]Destination // where OLM takes the users of each entry, computed on first use
 }
 
@@ -46,7 +45,7 @@ type rangeEntry struct {
 
 // NewUpgradeGraph reads a channel as OLM's resolver does. A channel OLM cannot resolve (several
 // heads) is read from its highest-versioned head, so that callers can still say whom the other
-// heads cut off; Resolvable tells the two apart. Unparsable skipRanges take no part.
+// heads cut off. Unparsable skipRanges take no part.
 func NewUpgradeGraph(c *Channel) *UpgradeGraph {
 	g := &UpgradeGraph{channel: c, heads: c.Heads(), rank: map[string]int{},
 		replacing: map[string][]string{}, skipping: map[string][]string{}, skippers: map[string][]string{}}
@@ -61,8 +60,7 @@ func NewUpgradeGraph(c *Channel) *UpgradeGraph {
 	walked := map[string]bool{}
 	for cur := c.Entries[g.head]; cur != nil; cur = c.Entries[cur.Replaces] {
 		if walked[cur.Name] {
-			g.cycle = true
-			break
+			break // a replaces cycle: OLM refuses the channel; the order ends where it closes
 		}
 		walked[cur.Name] = true
 		if len(g.skippers[cur.Name]) == 0 {
@@ -94,18 +92,8 @@ func (g *UpgradeGraph) Head() string { return g.head }
 // Heads are all entries nothing replaces or skips, sorted by name.
 func (g *UpgradeGraph) Heads() []string { return g.heads }
 
-// Resolvable says whether OLM can resolve subscriptions in this channel at all: it needs exactly
-// one head and a replaces chain from it without a cycle.
-func (g *UpgradeGraph) Resolvable() bool { return len(g.heads) == 1 && !g.cycle }
-
 // Order is OLM's channel order: the entries that can be upgraded to, head first.
 func (g *UpgradeGraph) Order() []string { return g.order }
-
-// Offered says whether OLM ever upgrades to this entry (it is in the channel order).
-func (g *UpgradeGraph) Offered(name string) bool {
-	_, ok := g.rank[name]
-	return ok
-}
 
 // Skippers are the entries that skip the named entry, sorted by name.
 func (g *UpgradeGraph) Skippers(name string) []string { return g.skippers[name] }
