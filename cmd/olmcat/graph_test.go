@@ -77,7 +77,8 @@ func TestDiffHTML(t *testing.T) {
 	oldDir, newDir := pair(t, "sailoperator-v4.18-prune-channel")
 	code, out, errs := runCLI(t, "diff", oldDir, newDir, "-o", "html", "--fail-on", "breaking")
 	if code != 1 || !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.Contains(out, `<h1 class="verdict breaking">Breaking: 1 breaking`) ||
-		!strings.Contains(out, `aria-label="upgrade graph of channel 1.30-nightly"`) || errs != "" {
+		!strings.Contains(out, `aria-label="upgrade graph of channel 1.30-nightly"`) ||
+		errs != "olmcat: 1 breaking finding (--fail-on breaking)\n" {
 		t.Errorf("diff -o html: exit %d, %s\n%.1000s", code, errs, out)
 	}
 }

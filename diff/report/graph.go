@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/blang/semver/v4"
@@ -176,7 +177,7 @@ func (p chart) changed() bool {
 }
 
 // edgesOf lists a channel's upgrade edges by the field that makes them; skipRange edges are those
-// of the resolver's reading that no replaces or skips names.
+// of the resolver's reading (model.UpgradeGraph) that no replaces or skips names.
 func edgesOf(c *model.Channel) map[chartEdge]bool {
 	out := map[chartEdge]bool{}
 	named := map[[2]string]bool{}
@@ -190,7 +191,7 @@ func edgesOf(c *model.Channel) map[chartEdge]bool {
 			named[[2]string{s, e.Name}] = true
 		}
 	}
-	for from, tos := range c.UpgradeEdges() {
+	for from, tos := range model.NewUpgradeGraph(c).Edges() {
 		for _, to := range tos {
 			if !named[[2]string{from, to}] {
 				out[chartEdge{from: from, to: to, kind: "skipRange"}] = true
@@ -201,22 +202,16 @@ func edgesOf(c *model.Channel) map[chartEdge]bool {
 }
 
 // coverRemoved adds the skipRange edges of the new channel from bundles it no longer has: their
-// users keep running them, and upgrade to an entry whose skipRange covers their version.
+// users keep running them, and upgrade to an entry OLM offers them (model.UpgradeGraph).
 func coverRemoved(oc, nc *model.Channel, edges map[chartEdge]bool) {
-	for _, e := range nc.Entries {
-		if e.SkipRange == "" {
+	g := model.NewUpgradeGraph(nc)
+	for name, old := range oc.Entries {
+		if _, still := nc.Entries[name]; still {
 			continue
 		}
-		inRange, err := semver.ParseRange(e.SkipRange)
-		if err != nil {
-			continue
-		}
-		for name, old := range oc.Entries {
-			if _, still := nc.Entries[name]; still {
-				continue
-			}
-			if v := model.EntryVersion(old); v != nil && inRange(*v) {
-				edges[chartEdge{from: name, to: e.Name, kind: "skipRange"}] = true
+		for _, to := range g.Successors(name, model.EntryVersion(old)) {
+			if nc.Entries[to].Replaces != name && !slices.Contains(nc.Entries[to].Skips, name) {
+				edges[chartEdge{from: name, to: to, kind: "skipRange"}] = true
 			}
 		}
 	}
