@@ -73,7 +73,7 @@ func newRenderTemplateCmd() *cobra.Command {
 			if typ != "" && template.SchemaOfType(typ) == "" {
 				return fail(fmt.Errorf("invalid template type %q, must be one of: [%s]", typ, strings.Join(template.Types, " ")))
 			}
-			opts, err := reg.options()
+			opts, err := reg.options(cmd.ErrOrStderr())
 			if err != nil {
 				return fail(err)
 			}
@@ -173,13 +173,16 @@ func (r *templateRegistryFlags) add(f *pflag.FlagSet) {
 	r.flags = f
 	f.BoolVar(&r.useHTTP, "use-http", false, "use plain HTTP for container image registries while pulling bundles (always for localhost and loopback addresses)")
 	f.BoolVar(&r.skipTLSVerify, "skip-tls-verify", false, "skip TLS certificate verification for container image registries while pulling bundles")
-	f.BoolVar(&r.skipTLS, "skip-tls", false, "use plain HTTP for container image registries")
-	_ = f.MarkDeprecated("skip-tls", "use --use-http and --skip-tls-verify instead")
+	f.BoolVar(&r.skipTLS, "skip-tls", false, "deprecated: use --use-http and --skip-tls-verify")
+	_ = f.MarkHidden("skip-tls") // pflag's deprecation notice would go to standard output
 }
 
-func (r *templateRegistryFlags) options() (indeximage.Options, error) {
-	if r.flags.Changed("skip-tls") && (r.flags.Changed("use-http") || r.flags.Changed("skip-tls-verify")) {
-		return indeximage.Options{}, errors.New("invalid flag combination: cannot use --use-http or --skip-tls-verify with deprecated --skip-tls")
+func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, error) {
+	if r.flags.Changed("skip-tls") {
+		if r.flags.Changed("use-http") || r.flags.Changed("skip-tls-verify") {
+			return indeximage.Options{}, errors.New("invalid flag combination: cannot use --use-http or --skip-tls-verify with deprecated --skip-tls")
+		}
+		fmt.Fprintln(stderr, "olmcat: warning: --skip-tls is deprecated: use --use-http and --skip-tls-verify")
 	}
 	return indeximage.Options{Platform: indeximage.DefaultPlatform, Insecure: r.useHTTP || r.skipTLSVerify || r.skipTLS}, nil
 }
