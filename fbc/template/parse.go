@@ -181,10 +181,20 @@ func FirstDocument(data []byte) (json.RawMessage, error) {
 		return nil, io.EOF
 	}
 	var raw json.RawMessage
-	if err := yaml.Unmarshal(doc, &raw); err != nil {
+	if err := noPanic(func() error { return yaml.Unmarshal(doc, &raw) }); err != nil {
 		return nil, err
 	}
 	return raw, nil
+}
+
+// noPanic runs a YAML parser call, turning a panic of the parser into an error.
+func noPanic(parse func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the YAML parser failed on this document: %v", r)
+		}
+	}()
+	return parse()
 }
 
 // isSeparator reports whether a line is a YAML document separator: "---" at its start, followed by
@@ -281,7 +291,7 @@ func (s semverBundleSet) images() []string {
 
 func parseSemver(data []byte) (*Semver, error) {
 	var doc semverDocument
-	if err := yaml.UnmarshalStrict(data, &doc); err != nil {
+	if err := noPanic(func() error { return yaml.UnmarshalStrict(data, &doc) }); err != nil {
 		return nil, err
 	}
 	if doc.Schema != SchemaSemver {
