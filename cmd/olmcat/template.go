@@ -214,17 +214,23 @@ func templateFailure(cmd *cobra.Command, file string, err error) error {
 		what = "the template on standard input"
 	}
 	var (
-		img   *template.ImageError
-		parse *template.ParseError
+		img    *template.ImageError
+		parse  *template.ParseError
+		render *template.RenderError
 	)
+	msg := err.Error()
 	switch {
 	case errors.As(err, &img):
 		fmt.Fprintf(stderr, "olmcat: the bundle image %s could not be read from %s: check that it is pushed under this reference and that the registry's credentials are in the docker/podman config (--use-http for a plain-HTTP registry); nothing was written\n",
 			img.Ref, img.Registry)
-	case errors.As(err, &parse) && strings.HasPrefix(err.Error(), "auto-detecting"):
-		fmt.Fprintf(stderr, "olmcat: %s is not a catalog template olmcat can read: its first document needs 'schema: olm.template.basic', 'olm.semver' or 'olm.template.substitutes' (or give TYPE: basic, semver, substitutes); nothing was written\n", what)
+	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting template type: decoding"):
+		fmt.Fprintf(stderr, "olmcat: %s is not valid YAML or JSON: fix it where the error says; nothing was written\n", what)
+	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting"):
+		fmt.Fprintf(stderr, "olmcat: %s is not a catalog template: its first document needs 'schema: olm.template.basic', 'olm.semver' or 'olm.template.substitutes' (or give TYPE: basic, semver, substitutes); nothing was written\n", what)
+	case errors.As(err, &parse), errors.As(err, &render):
+		fmt.Fprintf(stderr, "olmcat: %s could not be rendered: fix what the error names (a semver template's bundles need semantic versions; a substitutes template's entries must be a complete, valid FBC, as 'olmcat validate' checks); nothing was written\n", what)
 	default:
-		fmt.Fprintf(stderr, "olmcat: %s: nothing was written; 'olmcat %s --help' shows the arguments and flags\n", what, cmd.CommandPath()[len("olmcat "):])
+		fmt.Fprintf(stderr, "olmcat: nothing was written; 'olmcat %s --help' shows the arguments and flags\n", strings.TrimPrefix(cmd.CommandPath(), "olmcat "))
 	}
 	return exitError{code: exitFindings}
 }

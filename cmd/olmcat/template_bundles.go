@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -28,6 +29,10 @@ func (r imageBundleRenderer) RenderBundles(ctx context.Context, refs []string) (
 		}
 		b, err := source.OpenBundle(ctx, ref, r.opts)
 		if err != nil {
+			var input *source.Error
+			if errors.As(err, &input) && input.Ref == ref && input.Detail != "" {
+				err = reworded{msg: input.Detail, err: err} // ImageError names ref already
+			}
 			return nil, imageErr(err)
 		}
 		rendered, err := b.Render(ref)
@@ -47,3 +52,12 @@ func registryOf(ref string) string {
 	}
 	return r.Context().RegistryStr()
 }
+
+// reworded is an error with a shorter message than its cause.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (e reworded) Error() string { return e.msg }
+func (e reworded) Unwrap() error { return e.err }
