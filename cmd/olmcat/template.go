@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -145,7 +146,7 @@ func newConvertTemplateCmd() *cobra.Command {
 			}
 			data, err := readTemplateInput(cmd, file)
 			if err != nil {
-				return fail(err)
+				return fail(fmt.Errorf("unable to open input: %q (%v)", cmp.Or(file, "-"), errors.Unwrap(err)))
 			}
 			name := file
 			if name == "" || name == "-" {
@@ -153,7 +154,7 @@ func newConvertTemplateCmd() *cobra.Command {
 			}
 			t, err := template.ConvertBasic(bytes.NewReader(data), name)
 			if err != nil {
-				return fail(err)
+				return fail(fmt.Errorf("converting: %v", err))
 			}
 			return template.WriteBasic(cmd.OutOrStdout(), t, output)
 		},
@@ -192,13 +193,13 @@ func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
 	if file == "" || file == "-" {
 		data, err := io.ReadAll(cmd.InOrStdin())
 		if err != nil {
-			return nil, fmt.Errorf("unable to open \"-\": %v", err)
+			return nil, fmt.Errorf("unable to open \"-\": %w", err)
 		}
 		return data, nil
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("unable to open %q: %v", file, err)
+		return nil, fmt.Errorf("unable to open %q: %w", file, err)
 	}
 	return data, nil
 }
