@@ -58,7 +58,7 @@ func newMigrateCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "migrate CATALOG OUT",
-		Short: "Convert an index.db into a File-Based Catalog (or, with --to sqlite, any catalog into an index.db)",
+		Short: "Convert an index.db into a File-Based Catalog (or, with --to, any catalog into an index.db or catalog templates)",
 		Long:  migrateLong,
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
