@@ -182,3 +182,39 @@ func TestSemverTemplateRefusesInexpressibleEdge(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestBasicTemplatesAreOpmsConvert: the basic template migrate writes for a package is byte for
+// byte what opm's convert-template basic printed for it (the template corpus's convert cases whose
+// input is a render case's output).
+func TestBasicTemplatesAreOpmsConvert(t *testing.T) {
+	const corpus = "../../shared/conformance/templates/"
+	for _, c := range []struct{ render, convert, pkg string }{
+		{"basic-cat-facts-operator", "convert-basic-cat-facts-operator", "cat-facts-operator"},
+		{"substitutes-jumpstarter-operator", "convert-basic-substitutes-jumpstarter-operator", "jumpstarter-operator"},
+	} {
+		for _, format := range []fbc.Format{fbc.JSON, fbc.YAML} {
+			want, err := os.ReadFile(corpus + "convert/" + c.convert + "/expected" + format.Ext())
+			if err != nil {
+				t.Skipf("%v (the template corpus lives in /work/shared/conformance/templates)", err)
+			}
+			ctx := context.Background()
+			src, err := source.Open(ctx, corpus+"render/"+c.render+"/expected.json", source.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			_, err = MigrateToTemplates(ctx, src, out, TemplateOptions{Format: format})
+			src.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(out, c.pkg, "catalog-templates", "basic"+format.Ext()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s %s: the basic template differs from opm's convert-template output", c.render, format)
+			}
+		}
+	}
+}
