@@ -239,12 +239,7 @@ func provenSemver(ctx context.Context, c *fbc.Catalog, p *TemplatePackage, forma
 	if err != nil {
 		return nil, "the semver template does not render: " + err.Error(), nil
 	}
-	report := diff.Compare(&diff.Side{Catalog: c}, &diff.Side{Catalog: rendered})
-	for _, f := range report.Findings {
-		if f.Severity.Rank() >= diff.Warning.Rank() {
-			p.Findings = append(p.Findings, f)
-		}
-	}
+	p.Findings = changes(c, rendered)
 	old, gen := edgesOf(c), edgesOf(rendered)
 	for e := range old {
 		if !gen[e] {
@@ -282,12 +277,22 @@ func proveBasic(ctx context.Context, c *fbc.Catalog, data []byte) string {
 	if err != nil {
 		return "the basic template does not render: " + err.Error()
 	}
-	for _, f := range diff.Compare(&diff.Side{Catalog: c}, &diff.Side{Catalog: rendered}).Findings {
-		if f.Severity.Rank() >= diff.Warning.Rank() {
-			return "rendering the basic template changes the package: " + f.Message
-		}
+	if fs := changes(c, rendered); len(fs) > 0 {
+		return "rendering the basic template changes the package: " + fs[0].Message
 	}
 	return ""
+}
+
+// changes are the findings of warning or breaking severity of olmcat's diff from a package to the
+// rendering of its template, leaving out the problems both have (the template did not cause them).
+func changes(pkg, rendered *fbc.Catalog) []diff.Finding {
+	var out []diff.Finding
+	for _, f := range diff.Compare(&diff.Side{Catalog: pkg}, &diff.Side{Catalog: rendered}).Findings {
+		if f.Severity.Rank() >= diff.Warning.Rank() && f.Kind != diff.ProblemPersists {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // renderOffline parses template bytes as written and renders them from the catalog's bundles.
