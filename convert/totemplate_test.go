@@ -218,3 +218,36 @@ func TestBasicTemplatesAreOpmsConvert(t *testing.T) {
 		}
 	}
 }
+
+// TestSemverTemplateRefusesDefaultChannelChange: a package whose default channel is not the one a
+// semver template picks (the high-water channel) keeps a basic template; the diff finding says so.
+func TestSemverTemplateRefusesDefaultChannelChange(t *testing.T) {
+	const input = "../../shared/conformance/templates/render/semver-clusterpulse/expected.json"
+	data, err := os.ReadFile(input)
+	if err != nil {
+		t.Skipf("%v (the template corpus lives in /work/shared/conformance/templates)", err)
+	}
+	edited := strings.Replace(string(data), `"defaultChannel": "fast-v1"`, `"defaultChannel": "fast-v0"`, 1)
+	if edited == string(data) {
+		t.Fatal("the edit did not apply: the corpus changed")
+	}
+	dir := t.TempDir()
+	catalog := filepath.Join(dir, "catalog.json")
+	if err := os.WriteFile(catalog, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	src, err := source.Open(ctx, catalog, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	rep, err := MigrateToTemplates(ctx, src, filepath.Join(dir, "out"), TemplateOptions{Semver: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Packages[0]
+	if p.Template != "basic" || len(p.Findings) == 0 || p.Findings[0].Kind != diff.DefaultChannelChanged || len(p.LostEdges)+len(p.AddedEdges) != 0 {
+		t.Errorf("report: %+v", p)
+	}
+}
