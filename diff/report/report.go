@@ -37,7 +37,7 @@ type Options struct {
 	// Old and New are the catalogs compared. With them, Markdown draws the upgrade graph of every
 	// channel whose graph changed; without them it draws none.
 	Old, New *diff.Side
-	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 40 bundles each).
+	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 30 bundles each).
 	MaxDiagrams, MaxNodes int
 }
 
