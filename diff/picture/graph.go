@@ -73,6 +73,16 @@ type Node struct {
 type Mark struct {
 	Severity diff.Severity
 	Kind     diff.Kind
+	Rule     string // the validation rule of a problem-* finding
+	Message  string
+}
+
+// Short names the finding in a few words: its validation rule, or its kind.
+func (m Mark) Short() string {
+	if m.Rule != "" {
+		return string(m.Severity) + ": " + m.Rule
+	}
+	return string(m.Severity) + ": " + string(m.Kind)
 }
 
 // Worst is the severity of the bundle's worst finding, "" when none names it.
@@ -299,7 +309,11 @@ func markFindings(ch *Channel, fs []diff.Finding) {
 				continue
 			}
 			if f.Bundle == n.Name || (f.Bundle == "" && !n.Head && names(f.Message, n.Name)) {
-				n.Findings = append(n.Findings, Mark{f.Severity, f.Kind})
+				m := Mark{Severity: f.Severity, Kind: f.Kind, Message: f.Message}
+				if f.Category == diff.CategoryValidation {
+					m.Rule = f.Field
+				}
+				n.Findings = append(n.Findings, m)
 			}
 		}
 		sort.SliceStable(n.Findings, func(a, b int) bool { return n.Findings[a].Severity.Rank() > n.Findings[b].Severity.Rank() })

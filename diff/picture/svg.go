@@ -145,7 +145,7 @@ func rowNotesSVG(n Node, x, y int) (string, int) {
 	}
 	seen := map[string]bool{}
 	for _, f := range n.Findings {
-		t := string(f.Severity) + ": " + string(f.Kind)
+		t := f.Short()
 		if f.Severity.Rank() >= diff.Warning.Rank() && !seen[t] {
 			seen[t] = true
 			notes = append(notes, note{t, severityColour(f.Severity)})
@@ -220,7 +220,7 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 		tip += "\ndeprecated: " + n.Deprecation
 	}
 	for _, f := range n.Findings {
-		tip += "\n" + string(f.Severity) + ": " + string(f.Kind)
+		tip += "\n" + string(f.Severity) + " " + string(f.Kind) + ": " + f.Message
 	}
 	if n.Stranded {
 		class += " stranded"

@@ -173,8 +173,8 @@ func TestMarkdownSkipRangeOnItsBundle(t *testing.T) {
 }
 
 // The HTML of the largest pair: the summary table and the sections worst first, packages with only
-// info findings collapsed, one legend, and the bundles findings name ringed with the finding in
-// their tooltip.
+// info findings collapsed, one legend, and the bundles findings name ringed, the finding in their
+// tooltip and its rule beside them.
 func TestHTMLWorstFirstOnCommunity(t *testing.T) {
 	r, opts := openCommunity(t)
 	var b bytes.Buffer
@@ -210,8 +210,8 @@ func TestHTMLWorstFirstOnCommunity(t *testing.T) {
 		t.Errorf("%d collapsed info-only packages, want 6", n)
 	}
 	for _, want := range []string{
-		`<g class="node finding-warning"><title>ecr-secret-operator.v0.4.0 0.4.0 (added)` + "\nwarning: problem-introduced",
-		`>warning: problem-introduced</text>`,
+		`<g class="node finding-warning"><title>ecr-secret-operator.v0.4.0 0.4.0 (added)` + "\nwarning problem-introduced: new catalog: bundle &#34;ecr-secret-operator.v0.4.0&#34; is on the replaces chain but skipped by ecr-secret-operator.v0.5.0",
+		`>warning: skipped-on-replaces-chain</text>`, `>warning: unreachable-from-head</text>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", html.EscapeString(want))
