@@ -18,7 +18,8 @@ import (
 func Mermaid(w io.Writer, g *Graph) error {
 	var d mermaidDoc
 	for ci, ch := range g.Channels {
-		fmt.Fprintf(&d.b, "  subgraph c%d[\"%s\"]\n", ci, mermaidText(channelTitle(ch)))
+		// Mermaid lays a subgraph out top-down unless told otherwise.
+		fmt.Fprintf(&d.b, "  subgraph c%d[\"%s\"]\n    direction BT\n", ci, mermaidText(channelTitle(ch)))
 		d.channel(ch, fmt.Sprintf("c%dn", ci), "    ")
 		d.b.WriteString("  end\n")
 	}

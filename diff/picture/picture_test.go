@@ -62,7 +62,7 @@ func TestBuildKairos(t *testing.T) {
 	if err := picture.Mermaid(&mermaid, g); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"flowchart BT\n", `subgraph c0["channel candidate-v2 (default)"]`, `c0n3["kairos-operator.v2.2.0<br/>(head)"]`,
+	for _, line := range []string{"flowchart BT\n", "subgraph c0[\"channel candidate-v2 (default)\"]\n    direction BT\n", `c0n3["kairos-operator.v2.2.0<br/>(head)"]`,
 		"c0n0 --> c0n2\n", "c0n1 -.-> c0n3\n", "class c0n3 head", "c0n0 ~~~ c0n1\n    c0n1 ~~~ c0n2\n    c0n2 ~~~ c0n3\n"} {
 		if !strings.Contains(mermaid.String(), line) {
 			t.Errorf("mermaid lacks %q:\n%s", line, mermaid.String())

@@ -240,8 +240,8 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 	}
 	fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"%s/>",
 		x, y, w, nodeH, fill, stroke, sw, attr("stroke-dasharray", dash))
-	if n.Worst() == diff.Info { // a dot: only info findings name the bundle
-		fmt.Fprintf(&b, "<circle class=\"info-mark\" cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"%s\"/>", x+4, y+nodeH/2, colourHead)
+	if n.Worst() == diff.Info { // a dot on the corner: only info findings name the bundle
+		fmt.Fprintf(&b, "<circle class=\"info-mark\" cx=\"%d\" cy=\"%d\" r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\"/>", x+1, y+1, colourHead)
 	}
 	deco := ""
 	if n.Status == Removed {

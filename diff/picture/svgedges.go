@@ -76,10 +76,10 @@ func busesSVG(l *channelLayout, xl, xr int) string {
 
 // legendBlock explains, with samples, what the graphs' pictures show.
 func legendBlock(graphs ...*Graph) block {
-	const lineH, wrap = 28, 900
+	const lineH, wrap = 28, 1300
 	var b strings.Builder
 	intro := []string{"Bundles in version order, newest at the top. Arrows point to the upgrade target:",
-		"replaces on the left of the bundles, skips on the right; a dot joins lines. A ring marks a bundle a finding names (hover for the finding)."}
+		"replaces on the left of the bundles, skips on the right; a dot joins lines. Hover over a bundle or line for what it is."}
 	width := 0
 	for i, line := range intro {
 		fmt.Fprintf(&b, "<text x=\"0\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s</text>\n", 12+16*i, colourMuted, esc(line))
@@ -128,8 +128,8 @@ func legendSample(key string) (svg string, width int, text string) {
 		for i, c := range []string{colourRemoved, colourWarning} {
 			fmt.Fprintf(&svg, "<rect x=\"%d\" y=\"1\" width=\"26\" height=\"16\" rx=\"5\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2.5\"/>", 2+i*32, c)
 		}
-		fmt.Fprintf(&svg, "<rect x=\"66\" y=\"1\" width=\"26\" height=\"16\" rx=\"5\" fill=\"#ffffff\" stroke=\"%s\"/><circle cx=\"71\" cy=\"9\" r=\"2.5\" fill=\"%s\"/>", colourNode, colourHead)
-		return svg.String(), 94, "a breaking, warning or only info findings name the bundle (hover for them)"
+		fmt.Fprintf(&svg, "<rect x=\"66\" y=\"1\" width=\"26\" height=\"16\" rx=\"5\" fill=\"#ffffff\" stroke=\"%s\"/><circle cx=\"67\" cy=\"2\" r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\"/>", colourNode, colourHead)
+		return svg.String(), 94, "ring: a breaking or warning finding names the bundle, its rule or kind beside it; dot: only info findings do"
 	case keyAdded, keyRemoved:
 		n := Node{Status: Status(key)}
 		return box(n) + fmt.Sprintf("<g transform=\"translate(%d,0)\">%s</g>", boxW(n)+6, line(EdgeReplaces, n.Status)), boxW(n) + 42, key + " bundle or edge"
