@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
@@ -262,7 +263,8 @@ func skipRangeBands(ch Channel, at map[string]int, rowY func(int) int) []band {
 }
 
 // keptNodes picks the nodes drawn. In a comparison of a long channel these are the bundles that
-// changed or are the head, the ends of changed edges, and contextRow neighbours of each.
+// changed, are or were the head, or that a breaking or warning finding names, the ends of changed
+// edges, and contextRow neighbours of each.
 func keptNodes(ch Channel, comparison bool) []bool {
 	keep := make([]bool, len(ch.Nodes))
 	if len(ch.Nodes) <= fullRows {
@@ -278,7 +280,7 @@ func keptNodes(ch Channel, comparison bool) []bool {
 		}
 		var marked []int
 		for i, n := range ch.Nodes {
-			if n.Status != Unchanged || n.Stranded || n.Head {
+			if n.Status != Unchanged || n.Stranded || n.Head || n.WasHead || n.SkipRangeChanged || n.Worst().Rank() >= diff.Warning.Rank() {
 				marked = append(marked, i)
 			}
 		}

@@ -107,8 +107,9 @@ func mermaidText(s string) string {
 
 var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;")
 
-// DOT writes a Graphviz digraph with one cluster per channel, edges pointing to upgrade targets, and
-// a legend note.
+// DOT writes a Graphviz digraph with one cluster per channel, drawn bottom to top like the Mermaid:
+// bundles in version order (an invisible edge from each to the next version), edges pointing to
+// upgrade targets, and a legend note.
 func DOT(w io.Writer, g *Graph) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "digraph %s {\n  rankdir=BT;\n  node [shape=box, style=\"rounded\"];\n", dotString(g.Package))
@@ -136,6 +137,9 @@ func DOT(w io.Writer, g *Graph) error {
 				continue
 			}
 			fmt.Fprintf(&b, "    %s -> %s [%s];\n", id(e.From), id(e.To), strings.Join(attrs, ", "))
+		}
+		for i := 1; i < len(ch.Nodes); i++ { // one rank per version, in order
+			fmt.Fprintf(&b, "    %s -> %s [style=invis];\n", id(ch.Nodes[i-1].Name), id(ch.Nodes[i].Name))
 		}
 		b.WriteString("  }\n")
 	}
