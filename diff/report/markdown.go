@@ -140,8 +140,17 @@ func writePictures(b *strings.Builder, r *diff.Report, opts Options) {
 		if len(left) > maxListed {
 			rest = append(rest, fmt.Sprintf("and %d more", len(left)-maxListed))
 		}
+		var sevs []string
+		for _, c := range []struct {
+			n    int
+			word string
+		}{{bySev.Breaking, "breaking"}, {bySev.Warning, "warning"}, {bySev.Info, "info"}} {
+			if c.n > 0 {
+				sevs = append(sevs, fmt.Sprintf("%d %s", c.n, c.word))
+			}
+		}
 		fmt.Fprintf(b, "_Not drawn, the mildest left out first (at most %d pictures, and the comment within GitHub's size limit): %s whose graph changed (%s): %s. `%s` draws every one._\n\n",
-			maxDiagrams, plural.Of(len(left), "more channel"), severityCounts(bySev), escapeHTML(strings.Join(rest, ", ")), code(htmlCommand(r, opts)))
+			maxDiagrams, plural.Of(len(left), "more channel"), strings.Join(sevs, ", "), escapeHTML(strings.Join(rest, ", ")), code(htmlCommand(r, opts)))
 	}
 }
 
