@@ -53,14 +53,17 @@ type Channel struct {
 
 // Node is one bundle of the channel.
 type Node struct {
-	Name        string
-	Version     string
-	Head        bool // in a comparison, the head of the new revision
-	WasHead     bool // in a comparison, the head of the old revision and no longer the head
-	External    bool // named by a replaces or skips, but not an entry of the channel
-	Status      Status
-	Stranded    bool // users of this bundle could reach the head before and cannot now
-	Deprecation string
+	Name     string
+	Version  string
+	Head     bool // in a comparison, the head of the new revision
+	WasHead  bool // in a comparison, the head of the old revision and no longer the head
+	External bool // named by a replaces or skips, but not an entry of the channel
+	Status   Status
+	// ChannelStatus says Status is the whole channel's (added or removed with all its bundles): the
+	// colour shows it, the marks do not repeat it for each bundle.
+	ChannelStatus bool
+	Stranded      bool // users of this bundle could reach the head before and cannot now
+	Deprecation   string
 	// SkipRange is the range of versions whose users can upgrade straight to this bundle. In a
 	// comparison, SkipRangeChanged says the old revision's entry had OldSkipRange instead.
 	SkipRange, OldSkipRange string
@@ -176,7 +179,9 @@ func BuildDiff(oldModel, newModel *model.Model, r *diff.Report, pkg, channel str
 		merged.Default = name == g.DefaultChannel
 		merged.WasDefault = name == g.OldDefaultChannel
 		for i := range merged.Nodes {
-			merged.Nodes[i].Stranded = stranded[name+"\x00"+merged.Nodes[i].Name]
+			n := &merged.Nodes[i]
+			n.Stranded = stranded[name+"\x00"+n.Name]
+			n.ChannelStatus = merged.Status != Unchanged && n.Status == merged.Status
 		}
 		markFindings(&merged, pkgFindings)
 		g.Channels = append(g.Channels, merged)

@@ -97,7 +97,7 @@ func nodeNotes(n Node) []string {
 	if n.External {
 		notes = append(notes, "not in channel")
 	}
-	if n.Status != Unchanged {
+	if n.Status != Unchanged && !n.ChannelStatus {
 		notes = append(notes, string(n.Status))
 	}
 	if n.Stranded {

@@ -83,7 +83,7 @@ func TestMarkdownPicturesWorstFirstOnCommunity(t *testing.T) {
 		checkMermaid(t, b)
 	}
 	kubernaut := blocks[len(blocks)-1]
-	for _, line := range []string{`  n4["kubernaut-operator.v1.5.0<br/>(head, added)"]`, "  n3 --> n4\n", "  n2 -.-> n3\n", "class n4 head"} {
+	for _, line := range []string{`  n4["kubernaut-operator.v1.5.0<br/>(head)"]`, "class n0,n1,n2,n3,n4 added", "  n3 --> n4\n", "  n2 -.-> n3\n", "class n4 head"} {
 		if !strings.Contains(kubernaut, line) {
 			t.Errorf("kubernaut's candidate-v1 lacks %q:\n%s", line, kubernaut)
 		}
@@ -155,7 +155,7 @@ func TestMarkdownPictureBudget(t *testing.T) {
 func TestMarkdownSkipRangeOnItsBundle(t *testing.T) {
 	for pair, want := range map[string]string{
 		"fbc/ocmirror-node-observability-two-index-snapshots": `n1["node-observability-operator.v0.2.0<br/>(head, added)<br/>skipRange: #lt;0.2.0"]`,
-		"fbc/sailoperator-v4.18-prune-channel":                `<br/>(old head, removed)<br/>skipRange: #gt;=1.0.0 #lt;1.30.0-nightly-2026-08-04"]`,
+		"fbc/sailoperator-v4.18-prune-channel":                `<br/>(old head)<br/>skipRange: #gt;=1.0.0 #lt;1.30.0-nightly-2026-08-04"]`,
 	} {
 		r, opts := openPair(t, pair)
 		md := markdown(t, r, opts)
@@ -210,7 +210,7 @@ func TestHTMLWorstFirstOnCommunity(t *testing.T) {
 		t.Errorf("%d collapsed info-only packages, want 6", n)
 	}
 	for _, want := range []string{
-		`<g class="node finding-warning"><title>ecr-secret-operator.v0.4.0 0.4.0 (added)` + "\nwarning problem-introduced: new catalog: bundle &#34;ecr-secret-operator.v0.4.0&#34; is on the replaces chain but skipped by ecr-secret-operator.v0.5.0",
+		`<g class="node finding-warning"><title>ecr-secret-operator.v0.4.0 0.4.0` + "\nwarning problem-introduced: new catalog: bundle &#34;ecr-secret-operator.v0.4.0&#34; is on the replaces chain but skipped by ecr-secret-operator.v0.5.0",
 		`>warning: skipped-on-replaces-chain</text>`, `>warning: unreachable-from-head</text>`,
 	} {
 		if !strings.Contains(page, want) {
