@@ -23,3 +23,21 @@ func TestMessageNamesBundle(t *testing.T) {
 		}
 	}
 }
+
+func TestSkipRangeText(t *testing.T) {
+	for _, c := range []struct {
+		n    Node
+		want string
+	}{
+		{Node{}, ""},
+		{Node{SkipRange: ">=1.0.0 <1.2.0"}, "skipRange: >=1.0.0 <1.2.0"},
+		{Node{SkipRange: "<1.2.0", SkipRangeChanged: true}, "skipRange: <1.2.0 (added)"},
+		{Node{SkipRange: "<1.3.0", OldSkipRange: "<1.2.0", SkipRangeChanged: true}, "skipRange: <1.3.0 (was <1.2.0)"},
+		{Node{OldSkipRange: "<1.2.0", SkipRangeChanged: true}, "skipRange removed (was <1.2.0)"},
+		{Node{SkipRange: "1.x and up"}, "skipRange: 1.x and up (not a range: OLM ignores it)"},
+	} {
+		if got := skipRangeText(c.n); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -22,17 +22,24 @@ func covered(nodes []Node, skipRange, self string) (in []int, ok bool) {
 	return in, true
 }
 
-// skipRangeText says what a node's skipRange is, and in a comparison what it was.
+// skipRangeText says what a node's skipRange is, and in a comparison what it was; a range that
+// does not parse is said to be ignored, as OLM ignores it.
 func skipRangeText(n Node) string {
+	var text string
 	switch {
 	case !n.SkipRangeChanged && n.SkipRange == "":
 		return ""
 	case !n.SkipRangeChanged:
-		return "skipRange: " + n.SkipRange
+		text = "skipRange: " + n.SkipRange
 	case n.SkipRange == "":
 		return "skipRange removed (was " + n.OldSkipRange + ")"
 	case n.OldSkipRange == "":
-		return "skipRange: " + n.SkipRange + " (added)"
+		text = "skipRange: " + n.SkipRange + " (added)"
+	default:
+		text = "skipRange: " + n.SkipRange + " (was " + n.OldSkipRange + ")"
 	}
-	return "skipRange: " + n.SkipRange + " (was " + n.OldSkipRange + ")"
+	if _, err := semver.ParseRange(n.SkipRange); err != nil {
+		text += " (not a range: OLM ignores it)"
+	}
+	return text
 }
