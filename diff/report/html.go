@@ -20,8 +20,10 @@ const FormatHTML = "html"
 const maxGraphs = 100
 
 // HTML writes the report as one self-contained HTML page (inline CSS and SVG, no scripts, nothing
-// fetched): the verdict, a table of changed packages, then one section per package, those with
-// breaking findings first, with its findings and the union graph of each channel the findings name.
+// fetched): the verdict, a table of changed packages and one legend for every picture, then one
+// section per package, with its findings and the union graph of each channel the findings name.
+// Packages come worst first, in the table and below it; a package with only info findings is
+// collapsed, and so are the info findings of the others.
 func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
 	names, groups := diff.ByPackage(r.Findings)
 	page := htmlPage{Report: r, Verdict: verdict(r), Style: template.CSS(picture.PageStyle + reportStyle)}

@@ -29,8 +29,8 @@ func Markdown(w io.Writer, r *diff.Report) error { return MarkdownOptions(w, r, 
 
 // MarkdownOptions writes the report for a pull-request comment: the verdict, a table of changed
 // packages, one collapsible section of findings per package (worst first, open when it has breaking
-// findings), the upgrade graphs of changed channels as Mermaid, a legend, and the command that
-// reproduces the diff.
+// findings), the upgrade graphs of changed channels (removed ones too) as Mermaid, worst first, a
+// legend, and the command that reproduces the diff.
 func MarkdownOptions(w io.Writer, r *diff.Report, opts Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s olmcat diff: %s — %s\n\n", verdictBadge(r), Verdict(r), verdictCounts(r))
