@@ -307,19 +307,33 @@ func mergeChannels(name string, oldCh, newCh Channel) Channel {
 // a finding of the channel or package as a whole, by its name in the message; such a message names
 // the head as where upgrades lead, not as what is wrong, so it does not mark the head.
 func markFindings(ch *Channel, fs []diff.Finding) {
+	byBundle := map[string][]diff.Finding{}
+	var whole []diff.Finding // of the channel or the package, naming bundles in their message only
+	for _, f := range fs {
+		switch {
+		case f.Channel != "" && f.Channel != ch.Name:
+		case f.Bundle != "":
+			byBundle[f.Bundle] = append(byBundle[f.Bundle], f)
+		default:
+			whole = append(whole, f)
+		}
+	}
 	for i := range ch.Nodes {
 		n := &ch.Nodes[i]
-		for _, f := range fs {
-			if f.Channel != "" && f.Channel != ch.Name {
-				continue
-			}
-			if f.Bundle == n.Name || (f.Bundle == "" && !n.Head && names(f.Message, n.Name)) {
-				m := Mark{Severity: f.Severity, Kind: f.Kind, Message: f.Message}
-				if f.Category == diff.CategoryValidation {
-					m.Rule = f.Field
+		named := byBundle[n.Name]
+		if !n.Head {
+			for _, f := range whole {
+				if names(f.Message, n.Name) {
+					named = append(named, f)
 				}
-				n.Findings = append(n.Findings, m)
 			}
+		}
+		for _, f := range named {
+			m := Mark{Severity: f.Severity, Kind: f.Kind, Message: f.Message}
+			if f.Category == diff.CategoryValidation {
+				m.Rule = f.Field
+			}
+			n.Findings = append(n.Findings, m)
 		}
 		sort.SliceStable(n.Findings, func(a, b int) bool { return n.Findings[a].Severity.Rank() > n.Findings[b].Severity.Rank() })
 	}
