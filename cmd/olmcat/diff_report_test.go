@@ -58,7 +58,7 @@ func TestDiffMarkdownReproduces(t *testing.T) {
 	if code != 0 || !strings.HasSuffix(md, want) {
 		t.Errorf("exit %d, want the markdown to end with\n%s\ngot:\n%s", code, want, md)
 	}
-	if !strings.Contains(md, "```mermaid\nflowchart LR\n") || !strings.Contains(md, "<details><summary>Legend</summary>") {
+	if !strings.Contains(md, "```mermaid\nflowchart BT\n") || !strings.Contains(md, "<details><summary>Legend</summary>") {
 		t.Errorf("no picture or legend:\n%s", md)
 	}
 }

@@ -98,7 +98,7 @@ func TestDiffUsageErrors(t *testing.T) {
 func TestGraphCommand(t *testing.T) {
 	oldDir, newDir := pair(t, "hive-operator-v4.18-consecutive")
 	out, code := runCommand(t, "graph", newDir, "--package", "hive-operator", "--channel", "alpha", "--diff", oldDir)
-	if code != 0 || !strings.HasPrefix(out, "flowchart LR\n") || !strings.Contains(out, "(head, added)") {
+	if code != 0 || !strings.HasPrefix(out, "flowchart BT\n") || !strings.Contains(out, "(head, added)") {
 		t.Errorf("graph --diff (exit %d):\n%.2000s", code, out)
 	}
 	out, code = runCommand(t, "graph", newDir, "--package", "hive-operator", "--channel", "alpha", "-o", "dot")

@@ -40,7 +40,7 @@ type Options struct {
 	// MinSeverity hides findings below it from tables ("" shows all); the verdict line says how many
 	// were hidden. JSON always has every finding.
 	MinSeverity diff.Severity
-	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 40 bundles each).
+	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 30 bundles each).
 	MaxDiagrams, MaxNodes int
 }
 
