@@ -33,7 +33,10 @@ Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate 
 of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
 
 Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
-request comment), html (one self-contained page with an SVG upgrade graph of each changed channel).
+request comment: the verdict, then the pictures of the worst channels first, under GitHub's comment
+limit), html (one self-contained page, worst package first, info collapsed, an SVG upgrade graph of
+each changed channel). Pictures keep version order, draw a skipRange as a range on the bundle that
+declares it and mark every bundle a finding names.
 --stat prints one line per changed package instead.
 
 Exit codes: 0 no finding at the --fail-on level (or no --fail-on: like git diff, the report is the
