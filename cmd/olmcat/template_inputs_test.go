@@ -64,8 +64,8 @@ func TestDiffReviewsATemplateChange(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run %d: exit %d\n%s", run, code, errs)
 		}
-		if !strings.Contains(out, "cat-facts-operator.v1.1.2") {
-			t.Errorf("run %d: the diff does not show the new bundle:\n%s", run, out)
+		if !strings.Contains(out, "cat-facts-operator.v1.1.2") || !strings.Contains(out, "(git/template, 1 package") {
+			t.Errorf("run %d: the diff does not show the new bundle, or that it compared templates:\n%s", run, out)
 		}
 		// The old side's 3 bundles are the new side's too: each of the 4 is pulled (or read from
 		// the cache) once.
