@@ -394,7 +394,7 @@ type readmeRun struct {
 var (
 	pathFlags   = map[string]bool{"report": true, "output-dir": true, "output-db": true, "cache-dir": true, "oci-layout": true, "labels": true, "plan": true, "save-plan": true, "ca-file": true, "termination-log": true}
 	outputFlags = map[string]bool{"report": true, "output-dir": true, "output-db": true, "oci-layout": true, "save-plan": true}
-	refFlags    = map[string]bool{"diff": true, "to-image": true}
+	refFlags    = map[string]bool{"diff": true, "to-image": true, "bundles-from": true}
 	bareAddr    = regexp.MustCompile(`^(localhost|127\.0\.0\.1|\[::1\]):\d+$`)
 )
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
@@ -43,6 +44,11 @@ copied from the template) into one olm.csv.metadata property. Registries are rea
 olmcat command: credentials from the docker/podman config, plain HTTP for localhost and loopback
 addresses, and for any registry with --use-http.
 
+Faster than opm in CI: bundle images are pulled 8 at a time (opm: one after another);
+--cache-dir DIR keeps them by manifest digest between runs (a tag costs one HEAD request, a cached
+digest none); --bundles-from CATALOG takes the bundles a catalog already has (the published
+catalog, its index image) and pulls only the others.
+
 Output (-o): json (default) and yaml in opm's order, or mermaid, opm's picture of the channels.
 On failure nothing is written to standard output, stderr has opm's "Error: ..." line and an
 "olmcat:" line saying what to do (opm follows its error with the whole usage text instead), and
@@ -52,6 +58,7 @@ func newRenderTemplateCmd() *cobra.Command {
 	var (
 		output, level string
 		reg           templateRegistryFlags
+		bundles       templateInputs
 	)
 	cmd := &cobra.Command{
 		Use:   "render-template [TYPE] [FILE]",
@@ -93,7 +100,8 @@ func newRenderTemplateCmd() *cobra.Command {
 			if err != nil {
 				return fail(err)
 			}
-			cat, err := template.Render(cmd.Context(), tmpl, imageBundleRenderer{opts: opts},
+			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate})
+			cat, err := template.Render(cmd.Context(), tmpl, renderer,
 				template.Options{CSVMetadata: migrate == tofbc.LevelCSVMetadata})
 			if err != nil {
 				return fail(err)
@@ -109,6 +117,7 @@ func newRenderTemplateCmd() *cobra.Command {
 	f.StringVarP(&output, "output", "o", "json", "output format: json, yaml or mermaid")
 	f.StringVar(&level, "migrate-level", "none", "none or bundle-object-to-csv-metadata (applies to the bundles rendered from images)")
 	reg.add(f)
+	addTemplateFlags(f, &bundles)
 	return cmd
 }
 
@@ -185,7 +194,7 @@ func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, e
 		}
 		fmt.Fprintln(stderr, "olmcat: warning: --skip-tls is deprecated: use --use-http and --skip-tls-verify")
 	}
-	return indeximage.Options{Platform: indeximage.DefaultPlatform, Insecure: r.useHTTP || r.skipTLSVerify || r.skipTLS}, nil
+	return indeximage.Options{Platform: indeximage.DefaultPlatform, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
 }
 
 // readTemplateInput reads FILE, or standard input for "" and "-".

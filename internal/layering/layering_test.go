@@ -24,7 +24,7 @@ var layers = []struct {
 		"internal/atomicout", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool"}},
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
 		"grpccompat/fbcbackend"}},
-	{"source", []string{"internal/source"}},
+	{"source", []string{"internal/source", "internal/bundlefetch"}},
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops",
 		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
