@@ -99,13 +99,13 @@ func TestMetasSelects(t *testing.T) {
 		if w.Code != 200 || lines(w.Body.String()) != want || w.Header().Get("Content-Type") != "application/jsonl" {
 			t.Errorf("metas?%s: %d, %d blobs, %q; want 200, %d", q, w.Code, lines(w.Body.String()), w.Header().Get("Content-Type"), want)
 		}
-		if w.Header().Get("Content-Length") != fmt.Sprint(w.Body.Len()) {
-			t.Errorf("metas?%s: Content-Length %s for %d bytes", q, w.Header().Get("Content-Length"), w.Body.Len())
+		if cl := w.Header().Get("Content-Length"); cl != "" {
+			t.Errorf("metas?%s: Content-Length %s; catalogd streams /metas (net/http adds one to small answers)", q, cl)
 		}
 	}
-	// Blobs come back compact, one a line, in the catalog's order.
+	// Blobs come back as catalogd re-encodes them (keys sorted), one a line, in the catalog's order.
 	w := do(t, h, http.MethodGet, "/api/v1/metas?package=foo")
-	if want := `{"schema":"olm.channel","package":"foo","name":"stable","entries":[{"name":"foo.v1"}]}` + "\n"; !strings.HasPrefix(w.Body.String(), want) {
+	if want := `{"entries":[{"name":"foo.v1"}],"name":"stable","package":"foo","schema":"olm.channel"}` + "\n"; !strings.HasPrefix(w.Body.String(), want) {
 		t.Errorf("first line %q, want %q", w.Body.String(), want)
 	}
 }
@@ -129,13 +129,17 @@ func TestConditionalAndHead(t *testing.T) {
 			t.Errorf("GET %s If-Modified-Since an hour before: %d, want 200", path, w.Code)
 		}
 		head := do(t, h, http.MethodHead, path)
-		if head.Code != 200 || head.Body.Len() != 0 || head.Header().Get("Content-Length") != fmt.Sprint(get.Body.Len()) {
-			t.Errorf("HEAD %s: %d, %d bytes, Content-Length %q; want 200, none, %d", path, head.Code, head.Body.Len(), head.Header().Get("Content-Length"), get.Body.Len())
+		wantLength := fmt.Sprint(get.Body.Len())
+		if strings.Contains(path, "metas") {
+			wantLength = "" // catalogd streams /metas: no length, HEAD included
+		}
+		if head.Code != 200 || head.Body.Len() != 0 || head.Header().Get("Content-Length") != wantLength {
+			t.Errorf("HEAD %s: %d, %d bytes, Content-Length %q; want 200, none, %q", path, head.Code, head.Body.Len(), head.Header().Get("Content-Length"), wantLength)
 		}
 	}
 	// /all is served as catalogd serves it (http.ServeContent): byte ranges too.
 	w := do(t, h, http.MethodGet, "/api/v1/all", "Range", "bytes=0-9")
-	if w.Code != http.StatusPartialContent || w.Body.String() != `{"schema":` {
+	if w.Code != http.StatusPartialContent || w.Body.String() != `{"name":"f` {
 		t.Errorf("range: %d %q", w.Code, w.Body)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
 	"github.com/olmcat/olmcat/internal/scratch"
 )
 
@@ -51,13 +52,17 @@ func NewBuilder(dir string) (*Builder, error) {
 	}, nil
 }
 
-// Add appends one blob as catalogd stores it: compact JSON on one line. Its schema, package and
-// name fields (as written in the blob: an olm.package blob has no package field) index it.
+// Add appends one blob as catalogd stores it: decoded and re-encoded as operator-registry's
+// declcfg.Meta does (object keys sorted, no HTML escaping, numbers through float64), compact on
+// one line. Its schema, package and name fields (as written in the blob: an olm.package blob has
+// no package field) index it.
 func (b *Builder) Add(blob fbc.Blob) error {
 	b.line.Reset()
-	if err := json.Compact(&b.line, blob.Data); err != nil {
+	norm, err := fbcbackend.NormalizeJSON(blob.Data)
+	if err != nil {
 		return fmt.Errorf("%s: blob %q of package %q: %w", blob.Loc, blob.Name, blob.Package, err)
 	}
+	b.line.Write(norm)
 	b.line.WriteByte('\n')
 	n, err := b.w.Write(b.line.Bytes())
 	if err != nil {
