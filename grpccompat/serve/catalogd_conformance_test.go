@@ -44,7 +44,7 @@ type catalogdAnswer struct {
 // olmcatExtensions are the paths where olmcat answers and catalogd does not (README "Serving
 // OLM v1"): the unprefixed routes, /healthz and /metrics.
 func olmcatExtension(path string) bool {
-	return strings.HasPrefix(path, "/api/v1/") || path == "/healthz"
+	return strings.HasPrefix(path, "/api/v1/") || path == "/healthz" || path == "/metrics"
 }
 
 // TestCatalogdConformance replays every recorded request to catalogd against `olmcat serve
