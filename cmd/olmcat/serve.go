@@ -40,11 +40,20 @@ OLM v1 (catalogd's HTTP API): --http-addr also serves the catalog as catalogd do
 loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?schema=&package=&name=
 (the matching blobs), also under /catalogs/NAME/api/v1/... as a ClusterCatalog's URL has them, and
 /healthz. An index.db is served there as 'olmcat render' converts it. --grpc=false serves HTTP alone.
+The answers are catalogd's byte for byte (blobs re-encoded as catalogd stores them, zstd or gzip);
+/api/v1/metas is on unless --http-metas=false (catalogd: off unless its alpha APIV1MetasHandler
+feature gate is on).
   olmcat serve ./catalog --http-addr :8080 --grpc=false
   curl -s 'localhost:8080/api/v1/metas?schema=olm.package'
 
+Metrics and logs: --metrics-addr serves Prometheus metrics at /metrics (also at /metrics on
+--http-addr): per-method gRPC and per-route HTTP requests, latencies and calls in flight, bytes sent,
+catalog load time, packages and bundles, cache hits and rebuilds, build info. Logs are opm's text
+format (time="..." level=info msg="..." key=value), or JSON with --log-format json.
+
 Flags are opm serve's (v1.73), with the same meaning; --pprof-addr is off unless given (opm
-listens on localhost:6060 by default).
+listens on localhost:6060 by default). --metrics-addr, --log-format and the --http-* flags are
+olmcat's.
 
 SIGTERM, SIGINT and SIGHUP stop accepting calls and let in-flight calls finish (--drain-timeout),
 then remove the temporary cache and exit 0.

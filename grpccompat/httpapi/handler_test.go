@@ -225,3 +225,52 @@ func TestIntersect(t *testing.T) {
 		}
 	}
 }
+
+// /metas answers conditional requests as http.ServeContent answers them for /all, and ignores an
+// unparseable If-Modified-Since (where catalogd answers 500).
+func TestMetasPreconditions(t *testing.T) {
+	st := testStore(t, 10)
+	s := NewServer(Options{})
+	s.SetStore(st)
+	h := s.Handler()
+	lm := st.ModTime().Format(http.TimeFormat)
+	past := st.ModTime().Add(-time.Hour).Format(http.TimeFormat)
+	for _, c := range []struct {
+		header []string
+		want   int
+	}{
+		{[]string{"If-None-Match", "*"}, http.StatusNotModified},
+		{[]string{"If-None-Match", `"x"`}, http.StatusOK},
+		{[]string{"If-Match", `"x"`}, http.StatusPreconditionFailed},
+		{[]string{"If-Match", "*"}, http.StatusOK},
+		{[]string{"If-Unmodified-Since", past}, http.StatusPreconditionFailed},
+		{[]string{"If-Unmodified-Since", lm}, http.StatusOK},
+		{[]string{"If-Unmodified-Since", "garbage"}, http.StatusOK},
+		{[]string{"If-Modified-Since", lm}, http.StatusNotModified},
+		{[]string{"If-Modified-Since", "garbage"}, http.StatusOK},
+	} {
+		for _, path := range []string{"/api/v1/metas", "/api/v1/metas?schema=olm.package", "/api/v1/all"} {
+			w := do(t, h, http.MethodGet, path, c.header...)
+			if w.Code != c.want {
+				t.Errorf("GET %s %v: %d, want %d", path, c.header, w.Code, c.want)
+			}
+			if strings.Contains(path, "metas") && c.want != http.StatusOK && (w.Body.Len() != 0 || w.Header().Get("Content-Type") != "" || w.Header().Get("Last-Modified") != lm) {
+				t.Errorf("GET %s %v: %q, headers %v; want no body, no Content-Type, Last-Modified", path, c.header, w.Body, w.Header())
+			}
+		}
+	}
+}
+
+// With DisableMetas the route is gone, as in a catalogd without its APIV1MetasHandler gate.
+func TestMetasDisabled(t *testing.T) {
+	s := NewServer(Options{DisableMetas: true})
+	s.SetStore(testStore(t, 10))
+	for _, path := range []string{"/api/v1/metas", "/catalogs/c/api/v1/metas?schema=olm.package"} {
+		if w := do(t, s.Handler(), http.MethodGet, path); w.Code != http.StatusNotFound || w.Body.String() != "404 page not found\n" {
+			t.Errorf("GET %s: %d %q, want 404", path, w.Code, w.Body)
+		}
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/api/v1/all"); w.Code != http.StatusOK {
+		t.Errorf("GET /api/v1/all: %d", w.Code)
+	}
+}
