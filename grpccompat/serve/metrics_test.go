@@ -213,3 +213,18 @@ func getBody(t *testing.T, url string) string {
 	}
 	return string(body)
 }
+
+// An index.db's packages and bundles are counted in SQL; they are the ones its rendering holds.
+func TestMetricsIndexDB(t *testing.T) {
+	db := needCorpus(t, "sqlite/kube-green-replaces/input.db")
+	base, _, stop := runHTTP(t, Options{Path: db})
+	defer stop()
+	bundles := strings.Count(getBody(t, base+"/api/v1/metas?schema=olm.bundle"), "\n")
+	packages := strings.Count(getBody(t, base+"/api/v1/metas?schema=olm.package"), "\n")
+	if bundles == 0 || packages == 0 {
+		t.Fatalf("%d bundles, %d packages", bundles, packages)
+	}
+	families := scrape(t, base+"/metrics")
+	expectValue(t, families, "index.db", "olmcat_catalog_bundles", nil, float64(bundles))
+	expectValue(t, families, "index.db", "olmcat_catalog_packages", nil, float64(packages))
+}
