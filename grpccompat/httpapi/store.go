@@ -1,8 +1,9 @@
 // Package httpapi serves a catalog over catalogd's HTTP API, the one OLM v1 (operator-controller)
 // reads: /api/v1/all, the whole catalog as a stream of JSON lines, and /api/v1/metas, the blobs
 // whose schema, package and name match the query, both also under catalogd's per-catalog prefix
-// /catalogs/NAME/. Blob bodies are kept in a temporary file, one compact JSON line each, with an
-// in-memory index of their offsets, so memory does not grow with the catalog's size.
+// /catalogs/NAME/. The answers are catalogd's byte for byte. Blob bodies are kept in a temporary
+// file, one line each as catalogd re-encodes them, with an in-memory index of their offsets, so
+// memory does not grow with the catalog's size.
 package httpapi
 
 import (
