@@ -176,15 +176,7 @@ func scanHead(obj []byte) [3][]byte {
 		i = skipSpaceAt(obj, keyEnd) + 1 // past ':'
 		i = skipSpaceAt(obj, i)
 		valueEnd := skipJSONValue(obj, i)
-		slot := -1
-		switch string(unquoteKey(key)) {
-		case "schema":
-			slot = 0
-		case "package":
-			slot = 1
-		case "name":
-			slot = 2
-		}
+		slot := headSlot(unquoteKey(key))
 		if slot >= 0 {
 			out[slot] = obj[i:valueEnd]
 		}
@@ -194,6 +186,18 @@ func scanHead(obj []byte) [3][]byte {
 		}
 	}
 	return out
+}
+
+// headSlot is where scanHead keeps a key's value: 0 schema, 1 package, 2 name, -1 none. Keys are
+// matched as operator-registry's declcfg.Meta decodes them (encoding/json: case-insensitively, so
+// "Schema" is the schema; of several spellings the last one wins).
+func headSlot(key []byte) int {
+	for slot, name := range [...]string{"schema", "package", "name"} {
+		if bytes.EqualFold(key, []byte(name)) {
+			return slot
+		}
+	}
+	return -1
 }
 
 func unquoteKey(key []byte) []byte {

@@ -118,7 +118,7 @@ func TestLoadReaderProblems(t *testing.T) {
 		{"JSON number blob", pkgA + "\n42\n", ErrNotObject, 2, "a number", 1},
 		{"no schema", pkgA + "\n{\"name\":\"x\"}", ErrMissingField, 2, `no "schema"`, 1},
 		{"empty schema", `{"schema":""}` + "\n" + pkgA, ErrMissingField, 1, `no "schema"`, 1},
-		{"schema in other case", `{"Schema":"olm.package","name":"a"}`, ErrMissingField, 1, `no "schema"`, 0},
+		{"schema in other case, no name", `{"Schema":"olm.package","NAME":""}`, ErrMissingField, 1, `no "name"`, 0},
 		{"schema not a string", `{"schema":5}`, ErrBadField, 1, `"schema" must be a string, found a number`, 0},
 		{"name not a string", `{"schema":"x.y","name":["a"]}`, ErrBadField, 1, `"name" must be a string, found a JSON array`, 0},
 		{"bundle without package", `{"schema":"olm.bundle","name":"a.v1","image":"i"}`, ErrMissingField, 1, `in:1: olm.bundle "a.v1": no "package" field`, 0},

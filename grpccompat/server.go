@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -31,6 +32,9 @@ type ServerOptions struct {
 	MaxSendMsgSize int
 	// Keepalive tunes server pings; zero values take the defaults below.
 	Keepalive keepalive.ServerParameters
+	// Registerer, if set, receives the per-method call metrics (grpc_server_*, from the gRPC
+	// middleware's Prometheus provider, and olmcat_grpc_calls_in_flight).
+	Registerer prometheus.Registerer
 }
 
 // Health service names that report the catalog's readiness. "" is what grpc_health_probe asks,
@@ -69,6 +73,14 @@ func NewServer(o ServerOptions) *Server {
 	s := &Server{registry: NewRegistry(nil), health: health.NewServer(), log: o.Logger}
 	s.registry.rawSendable = true
 	logCalls := callLogger{o.Logger}
+	unary := []grpc.UnaryServerInterceptor{logCalls.unary}
+	stream := []grpc.StreamServerInterceptor{logCalls.stream}
+	var metrics *serverMetrics
+	if o.Registerer != nil {
+		metrics = newServerMetrics(o.Registerer)
+		unary = append([]grpc.UnaryServerInterceptor{metrics.unary()}, unary...)
+		stream = append([]grpc.StreamServerInterceptor{metrics.stream()}, stream...)
+	}
 	s.grpc = grpc.NewServer(
 		grpc.ForceServerCodecV2(newPreEncodedCodec()),
 		grpc.MaxRecvMsgSize(o.MaxRecvMsgSize),
@@ -76,8 +88,8 @@ func NewServer(o ServerOptions) *Server {
 		grpc.KeepaliveParams(ka),
 		// Clients that ping more often than this are not punished with GOAWAY.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
-		grpc.ChainUnaryInterceptor(logCalls.unary),
-		grpc.ChainStreamInterceptor(logCalls.stream),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
 	)
 	api.RegisterRegistryServer(s.grpc, s.registry)
 	s.services = append(s.services, healthServices...)
@@ -87,6 +99,9 @@ func NewServer(o ServerOptions) *Server {
 	}
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc) // v1 and v1alpha
+	if metrics != nil {
+		metrics.std.InitializeMetrics(s.grpc) // every method at 0, so rates work from the first call
+	}
 	for _, name := range s.services {
 		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_NOT_SERVING)
 	}

@@ -502,7 +502,7 @@ func (r *readmeRunner) prepare(t *testing.T, sandbox string, ex readmeExample) (
 		case isServe && f.Name == "port":
 			port = value
 			continue // added below
-		case isServe && f.Name == "http-addr":
+		case isServe && (f.Name == "http-addr" || f.Name == "metrics-addr"):
 			value = freeAddr(t)
 		case cmd.Name() == "health-probe" && f.Name == "addr":
 			if value, err = r.peer(t, run, value); err != nil {

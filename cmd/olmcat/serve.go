@@ -40,11 +40,20 @@ OLM v1 (catalogd's HTTP API): --http-addr also serves the catalog as catalogd do
 loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?schema=&package=&name=
 (the matching blobs), also under /catalogs/NAME/api/v1/... as a ClusterCatalog's URL has them, and
 /healthz. An index.db is served there as 'olmcat render' converts it. --grpc=false serves HTTP alone.
+The answers are catalogd's byte for byte (blobs re-encoded as catalogd stores them, zstd or gzip);
+/api/v1/metas is on unless --http-metas=false (catalogd: off unless its alpha APIV1MetasHandler
+feature gate is on).
   olmcat serve ./catalog --http-addr :8080 --grpc=false
   curl -s 'localhost:8080/api/v1/metas?schema=olm.package'
 
+Metrics and logs: --metrics-addr serves Prometheus metrics at /metrics (also at /metrics on
+--http-addr): per-method gRPC and per-route HTTP requests, latencies and calls in flight, bytes sent,
+catalog load time, packages and bundles, cache hits and rebuilds, build info. Logs are opm's text
+format (time="..." level=info msg="..." key=value), or JSON with --log-format json.
+
 Flags are opm serve's (v1.73), with the same meaning; --pprof-addr is off unless given (opm
-listens on localhost:6060 by default).
+listens on localhost:6060 by default). --metrics-addr, --log-format and the --http-* flags are
+olmcat's.
 
 SIGTERM, SIGINT and SIGHUP stop accepting calls and let in-flight calls finish (--drain-timeout),
 then remove the temporary cache and exit 0.
@@ -54,6 +63,7 @@ then remove the temporary cache and exit 0.
 // serverFlags are the flags `olmcat serve` and `olmcat registry serve` share with opm's two servers.
 type serverFlags struct {
 	port, termLog, pprofAddr string
+	metricsAddr, logFormat   string
 	debug, captureProfiles   bool
 	drain                    time.Duration
 	in                       inputFlags
@@ -65,6 +75,8 @@ func addServerFlags(f *pflag.FlagSet, s *serverFlags) {
 	f.StringVar(&s.pprofAddr, "pprof-addr", "", "serve Go pprof profiles on this address (e.g. localhost:6060); off by default (opm: on at localhost:6060)")
 	f.BoolVar(&s.captureProfiles, "pprof-capture-profiles", false, "with --pprof-addr: record a CPU profile of the start-up, served at /debug/pprof/startup/cpu")
 	f.BoolVar(&s.debug, "debug", false, "log at debug level, including one record per call")
+	f.StringVar(&s.logFormat, "log-format", "text", "log format: text (opm's: time=\"...\" level=info msg=\"...\" key=value) or json (one object a line)")
+	f.StringVar(&s.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this address (e.g. :9090); with --http-addr they are also at /metrics there")
 	f.DurationVar(&s.drain, "drain-timeout", 30*time.Second, "on SIGTERM/SIGINT/SIGHUP, how long in-flight calls may run before they are cut")
 	addInputFlags(f, &s.in)
 }
@@ -75,7 +87,10 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 	if s.debug {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	log, err := serve.NewLogger(cmd.ErrOrStderr(), s.logFormat, level)
+	if err != nil {
+		return usageError{fmt.Errorf("--log-format: %w", err)}
+	}
 	for _, msg := range ignored {
 		log.Info(msg)
 	}
@@ -85,7 +100,12 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 	}
 	o.Path, o.Source, o.Addr, o.PprofAddr = ref, s.in.options(cmd), serve.ListenAddr(s.port), s.pprofAddr
 	o.CaptureStartupProfile, o.DrainTimeout, o.Logger = s.captureProfiles, s.drain, log
-	err := serve.Run(cmd.Context(), o)
+	if s.metricsAddr != "" {
+		o.MetricsAddr = serve.ListenAddr(s.metricsAddr)
+	}
+	v := buildVersion()
+	o.Version, o.Revision = v.Version, v.Revision
+	err = serve.Run(cmd.Context(), o)
 	if err != nil && termination != nil {
 		fmt.Fprintln(termination, err)
 	}
@@ -101,7 +121,7 @@ func newServeCmd() *cobra.Command {
 		s                      serverFlags
 		cacheOnly, enforceFlag bool
 		httpAddr, catalogName  string
-		grpcOn                 bool
+		grpcOn, metas          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve CATALOG",
@@ -136,7 +156,7 @@ func newServeCmd() *cobra.Command {
 			}
 			return s.run(cmd, args[0], serve.Options{
 				CacheDir: cacheDir, CacheOnly: cacheOnly, EnforceIntegrity: enforce,
-				HTTPAddr: httpAddr, HTTPOnly: !grpcOn, HTTPCatalogName: catalogName,
+				HTTPAddr: httpAddr, HTTPOnly: !grpcOn, HTTPCatalogName: catalogName, HTTPNoMetas: !metas,
 			}, ignored)
 		},
 	}
@@ -146,6 +166,7 @@ func newServeCmd() *cobra.Command {
 	f.BoolVar(&cacheOnly, "cache-only", false, "build (or verify) the cache and exit without serving")
 	f.StringVar(&httpAddr, "http-addr", "", "also serve catalogd's HTTP API (OLM v1) on this port or host:port, e.g. :8080")
 	f.BoolVar(&grpcOn, "grpc", true, "serve the gRPC registry API on --port; --grpc=false with --http-addr serves HTTP only")
+	f.BoolVar(&metas, "http-metas", true, "with --http-addr: serve /api/v1/metas (catalogd serves it only with its alpha APIV1MetasHandler feature gate, off by default)")
 	f.StringVar(&catalogName, "http-catalog-name", "", "with --http-addr: the NAME answered under /catalogs/NAME/api/v1/... (default: any valid name)")
 	f.BoolVar(&enforceFlag, "cache-enforce-integrity", false, "fail instead of building the cache when it is missing or does not match the catalog (default: true with --cache-dir unless --cache-only, as in opm)")
 	return cmd

@@ -47,6 +47,24 @@ type Backend struct {
 
 	lookupsOnce  sync.Once
 	entryLookups *entryLookups
+	cacheUse     CacheUse
+}
+
+// CacheUse is what became of the cache directory when a backend opened.
+type CacheUse int
+
+const (
+	CacheNone  CacheUse = iota // no cache directory: a temporary index
+	CacheHit                   // the cache was built from this catalog and intact: reused
+	CacheBuilt                 // the cache was missing, stale or damaged: (re)built
+)
+
+// CacheUse says whether the backend was loaded from its cache or (re)built it.
+func (b *Backend) CacheUse() CacheUse { return b.cacheUse }
+
+// Counts are the packages and bundles the backend serves.
+func (b *Backend) Counts(context.Context) (packages, bundles int, err error) {
+	return len(b.ix.Packages), len(b.ix.Bundles), nil
 }
 
 var (
@@ -103,7 +121,9 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	ix, store, err := readCache(o.CacheDir, digest)
 	if err == nil {
 		log.Info("loaded catalog cache", "dir", o.CacheDir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
-		return newBackend(ix, store), nil
+		b := newBackend(ix, store)
+		b.cacheUse = CacheHit
+		return b, nil
 	}
 	damagedCache := errors.Is(err, errCacheDamaged)
 	missing := errors.Is(err, fs.ErrNotExist)
@@ -223,7 +243,9 @@ func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.L
 		return nil, fmt.Errorf("open cache: %v", err)
 	}
 	log.Info("built catalog cache", "dir", dir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
-	return newBackend(ix, store), nil
+	b := newBackend(ix, store)
+	b.cacheUse = CacheBuilt
+	return b, nil
 }
 
 func newBackend(ix *index, store *storeReader) *Backend {

@@ -93,6 +93,23 @@ func FuzzNormalizeJSONShortcut(f *testing.F) {
 	})
 }
 
+// Whatever sortJSON sorts is what decoding into maps and re-encoding gives.
+func FuzzSortJSON(f *testing.F) {
+	for _, seed := range normalizeCases {
+		f.Add([]byte(seed.in))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		sorted, ok := sortJSON(raw)
+		if !ok {
+			return
+		}
+		slow, err := normalizeSlowly(raw)
+		if err != nil || !bytes.Equal(slow, sorted) {
+			t.Fatalf("sortJSON(%q) = %q, but decoding and re-encoding gives %q (%v)", raw, sorted, slow, err)
+		}
+	})
+}
+
 // stringFields must read what encoding/json reads, whenever it claims to have read it.
 func FuzzStringFields(f *testing.F) {
 	f.Add([]byte(`{"group":"etcd.database.coreos.com","kind":"EtcdCluster","version":"v1beta2"}`))

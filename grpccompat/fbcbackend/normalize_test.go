@@ -26,12 +26,22 @@ var normalizeCases = []struct {
 	{`"ümlaut ✓"`, true},
 	{`123456789012345`, true},
 	{`{"version":"0.9.4","packageName":"etcd"}`, false}, // keys out of order
-	{`{"a":1,"a":2}`, false},                            // repeated key
-	{`{"a": 1}`, false},                                 // white space: compacted
+	{"{\n  \"schema\": \"olm.bundle\",\n  \"name\": \"a\",\n  \"properties\": [{\"type\": \"t\", \"value\": {\"z\": 1, \"a\": [{\"y\": \"l\\nb\", \"x\": null}]}}]\n}", false},
+	{`{"b":1,"a":2,"b":3}`, false}, // repeated key, found once sorted
+	{`{"b":{"d":1,"c":2},"a":[{"f":true,"e":false}]}`, false},
+	{`{"a":1,"a":2}`, false}, // repeated key
+	{`{"a": 1}`, false},      // white space: compacted
 	{"{\n  \"group\": \"a b\",\n  \"kind\": \"K\"\n}", false},
 	{" [ 1 , { } , \"x y\" ] \n", false},
-	{`{"a":"\u0041"}`, false}, // escape
-	{`{"a":"line\nbreak"}`, false},
+	{`{"a":"\u0041"}`, false}, // escape the encoder does not write
+	{`{"a":"line\nbreak"}`, true},
+	{`{"a":"\"q\" \\ \b\f\r\t \u0001\u001f\u007f"}`, false}, // \u007f: DEL is written raw
+	{`{"a":"\"q\" \\ \b\f\r\t \u0001\u001f \u2028\u2029"}`, true},
+	{`{"a":"\u001F"}`, false}, // upper-case hex
+	{`{"a":"\u000a"}`, false}, // written \n
+	{`{"a":"\u0026\/"}`, false},
+	{`{"k\n":1}`, false}, // escapes in keys take the slow path
+	{"{\n \"a\": \"x\\\" y\"\n}", false},
 	{"\"\u2028\"", false},
 	{"\"\xff\"", false}, // invalid UTF-8
 	{`1.0`, false},

@@ -30,12 +30,12 @@ func (k Key) Matches(schema, pkg, name string) bool {
 }
 
 // DecodeStream reads a stream of JSON objects (JSON lines, or `olmcat render`'s indented stream)
-// and calls fn with each one's key and canonical form: object keys sorted, no insignificant space,
-// numbers and strings as they mean (not as they are escaped). Two blobs are the same when their
-// canonical forms are, whatever server or file they come from.
+// and calls fn with each one's key and canonical form: catalogd's, object keys sorted, no
+// insignificant space, numbers as float64 (1.0 and 1 are the same), strings as they mean (not as
+// they are escaped). Two blobs are the same when their canonical forms are, whatever server or
+// file they come from.
 func DecodeStream(r io.Reader, fn func(k Key, canonical []byte) error) error {
 	dec := json.NewDecoder(r)
-	dec.UseNumber()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -3,31 +3,38 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
 
 const contentType = "application/jsonl"
 
-// routes answers as catalogd's catalog server does (internal/catalogd/server/handlers.go):
-//   - only GET and HEAD: anything else is 405 Method Not Allowed;
+// routes answers as catalogd's catalog server does (internal/catalogd/server/handlers.go, with
+// its APIV1MetasHandler feature gate on unless Options.DisableMetas):
+//   - only GET and HEAD on the API routes: anything else is 405 Method Not Allowed (olmcat adds
+//     the Allow header RFC 9110 requires; catalogd sends none);
 //   - /catalogs/NAME/...: a NAME that is no DNS-1123 subdomain is 400, another catalog's is 404;
+//   - all: http.ServeContent, so Last-Modified, every conditional request, ranges and HEAD;
 //   - metas: a query parameter other than schema, package and name is 400 Bad Request; no
 //     parameter at all is the whole catalog; values that match nothing are 200 with no body;
-//   - Content-Type application/jsonl; Last-Modified, and 304 for an If-Modified-Since not before
-//     it; HEAD answers the headers alone.
+//     conditional requests as ServeContent's; no ranges, no Content-Length but for small
+//     answers (net/http's own, under 2 KiB).
 //
 // Where catalogd has no content for a catalog yet it answers 404; olmcat, which serves one
 // catalog, answers 503 with Retry-After while that catalog loads, so clients retry rather than
-// conclude the catalog does not exist.
-func (s *Server) routes() http.Handler {
+// conclude the catalog does not exist. Unprefixed /api/v1/... routes and /healthz are olmcat's.
+func (s *Server) routes(metrics http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/api/v1/all", s.getOnly(s.handleAll))
-	mux.HandleFunc("/api/v1/metas", s.getOnly(s.handleMetas))
-	mux.HandleFunc("/catalogs/{catalog}/api/v1/all", s.getOnly(s.catalog(s.handleAll)))
-	mux.HandleFunc("/catalogs/{catalog}/api/v1/metas", s.getOnly(s.catalog(s.handleMetas)))
+	for _, prefix := range []string{"", "/catalogs/{catalog}"} {
+		mux.HandleFunc(prefix+"/api/v1/all", s.getOnly(s.handleAll))
+		if !s.noMetas {
+			mux.HandleFunc(prefix+"/api/v1/metas", s.getOnly(s.handleMetas))
+		}
+	}
 	mux.HandleFunc("/healthz", s.getOnly(s.handleHealth))
+	if metrics != nil {
+		mux.Handle("/metrics", metrics)
+	}
 	return mux
 }
 
@@ -42,23 +49,24 @@ func (s *Server) getOnly(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (s *Server) catalog(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		name := r.PathValue("catalog")
-		if problem := dns1123Subdomain(name); problem != "" {
+// validName answers 400 for a catalog name catalogd would refuse; true when the request goes on.
+func validName(w http.ResponseWriter, r *http.Request) bool {
+	if strings.HasPrefix(r.Pattern, "/catalogs/") {
+		if problem := dns1123Subdomain(r.PathValue("catalog")); problem != "" {
 			httpError(w, http.StatusBadRequest, "invalid catalog name: "+problem)
-			return
+			return false
 		}
-		if s.name != "" && name != s.name {
-			httpError(w, http.StatusNotFound, "")
-			return
-		}
-		h(w, r)
 	}
+	return true
 }
 
-// loaded is the store to answer from, or nil after answering 503 because there is none yet.
-func (s *Server) loaded(w http.ResponseWriter) *Store {
+// catalog is the store to answer from, or nil after answering 404 (another catalog's name) or
+// 503 (none loaded yet).
+func (s *Server) catalog(w http.ResponseWriter, r *http.Request) *Store {
+	if name := r.PathValue("catalog"); name != "" && s.name != "" && name != s.name {
+		httpError(w, http.StatusNotFound, "")
+		return nil
+	}
 	st := s.store.Load()
 	if st == nil {
 		w.Header().Set("Retry-After", "1")
@@ -68,7 +76,10 @@ func (s *Server) loaded(w http.ResponseWriter) *Store {
 }
 
 func (s *Server) handleAll(w http.ResponseWriter, r *http.Request) {
-	st := s.loaded(w)
+	if !validName(w, r) {
+		return
+	}
+	st := s.catalog(w, r)
 	if st == nil {
 		return
 	}
@@ -80,45 +91,79 @@ func (s *Server) handleAll(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	w.Header().Set("Content-Type", contentType)
-	// ServeContent is what catalogd answers /all with: Last-Modified, conditional requests, ranges,
-	// Content-Length and HEAD.
 	http.ServeContent(w, r, "", st.ModTime(), f)
 }
 
 func (s *Server) handleMetas(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
+	if !validName(w, r) {
+		return
+	}
+	q := r.URL.Query() // pairs url.ParseQuery rejects (";", bad escapes) are dropped, as in catalogd
 	for param := range q {
 		if param != "schema" && param != "package" && param != "name" {
 			httpError(w, http.StatusBadRequest, "")
 			return
 		}
 	}
-	st := s.loaded(w)
+	st := s.catalog(w, r)
 	if st == nil {
 		return
 	}
-	w.Header().Set("Last-Modified", st.ModTime().Format(http.TimeFormat))
-	if notModified(r, st.ModTime()) {
-		w.WriteHeader(http.StatusNotModified)
+	w.Header().Set("Last-Modified", st.ModTime().UTC().Format(http.TimeFormat))
+	if preconditionsDone(w, r, st.ModTime()) {
 		return
 	}
 	w.Header().Set("Content-Type", contentType)
-	schema, pkg, name := q.Get("schema"), q.Get("package"), q.Get("name")
-	if schema == "" && pkg == "" && name == "" {
-		w.Header().Set("Content-Length", strconv.FormatInt(st.Size(), 10))
-		if r.Method != http.MethodHead {
-			bufp := copyBufs.Get().(*[]byte)
-			defer copyBufs.Put(bufp)
-			w.WriteHeader(http.StatusOK)
-			copyBuffer(w, st.All(), *bufp)
-		}
+	if r.Method == http.MethodHead {
 		return
 	}
-	m := st.Lookup(schema, pkg, name)
-	w.Header().Set("Content-Length", strconv.FormatInt(m.Size, 10))
-	if r.Method != http.MethodHead {
-		m.WriteTo(w) // an error here is the client going away; the status is already sent
+	schema, pkg, name := q.Get("schema"), q.Get("package"), q.Get("name")
+	if schema == "" && pkg == "" && name == "" {
+		bufp := copyBufs.Get().(*[]byte)
+		defer copyBufs.Put(bufp)
+		copyBuffer(w, st.All(), *bufp) // an error here is the client going away
+		return
 	}
+	st.Lookup(schema, pkg, name).WriteTo(w)
+}
+
+// preconditionsDone evaluates a /metas request's conditional headers in RFC 9110's order, as
+// http.ServeContent does for /all, and answers 412 or 304 when they say so. Where catalogd's own
+// copy of these checks answers 500 to an unparseable If-Modified-Since (and then sends the body
+// anyway), olmcat ignores the header, as the RFC says and as /all does.
+func preconditionsDone(w http.ResponseWriter, r *http.Request, modTime time.Time) bool {
+	modTime = modTime.Truncate(time.Second)
+	failed := false
+	if im := r.Header.Get("If-Match"); im != "" {
+		failed = !listsAny(im) // the API has no entity tags: only * matches
+	} else if t, err := http.ParseTime(r.Header.Get("If-Unmodified-Since")); err == nil {
+		failed = modTime.After(t)
+	}
+	if failed {
+		w.WriteHeader(http.StatusPreconditionFailed)
+		return true
+	}
+	getOrHead := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		if listsAny(inm) {
+			w.WriteHeader(http.StatusNotModified)
+			return true
+		}
+	} else if t, err := http.ParseTime(r.Header.Get("If-Modified-Since")); err == nil && getOrHead && !modTime.After(t) {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return false
+}
+
+// listsAny reports whether an If-Match or If-None-Match list holds "*".
+func listsAny(list string) bool {
+	for _, tag := range strings.Split(list, ",") {
+		if strings.TrimSpace(tag) == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
@@ -128,12 +173,6 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintln(w, "SERVING")
-}
-
-// notModified is catalogd's check for metas: If-Modified-Since, to the second.
-func notModified(r *http.Request, modTime time.Time) bool {
-	t, err := http.ParseTime(r.Header.Get("If-Modified-Since"))
-	return err == nil && modTime.Before(t.Add(time.Second))
 }
 
 // httpError answers as catalogd does: the status code and text as the body, unless msg says more.
@@ -155,23 +194,34 @@ func CheckCatalogName(name string) error {
 	return nil
 }
 
-// dns1123Subdomain is what catalogd checks a catalog name with (a Kubernetes object name): "" if
-// valid, else why not.
+// dns1123Subdomain is what catalogd checks a catalog name with (a Kubernetes object name,
+// k8s.io/apimachinery's IsDNS1123Subdomain): "" if valid, else its messages joined by "; ".
 func dns1123Subdomain(name string) string {
+	var problems []string
 	if len(name) > 253 {
-		return "must be no more than 253 characters"
+		problems = append(problems, "must be no more than 253 characters")
 	}
+	if !isDNS1123Subdomain(name) {
+		problems = append(problems, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "+
+			"and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "+
+			"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+	}
+	return strings.Join(problems, "; ")
+}
+
+// isDNS1123Subdomain matches [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
+func isDNS1123Subdomain(name string) bool {
 	for _, label := range strings.Split(name, ".") {
 		if label == "" || !alnum(label[0]) || !alnum(label[len(label)-1]) {
-			return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+			return false
 		}
 		for i := 0; i < len(label); i++ {
 			if !alnum(label[i]) && label[i] != '-' {
-				return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+				return false
 			}
 		}
 	}
-	return ""
+	return true
 }
 
 func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

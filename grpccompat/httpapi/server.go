@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options configure NewServer. The zero value is usable.
@@ -17,12 +19,20 @@ type Options struct {
 	CatalogName string
 	// Logger receives start/stop events and, at debug level, one record per request. nil discards.
 	Logger *slog.Logger
+	// DisableMetas leaves /api/v1/metas out, as catalogd does by default (its APIV1MetasHandler
+	// feature gate is alpha and off unless enabled).
+	DisableMetas bool
+	// Metrics, if set, is served at /metrics (the Prometheus exposition of the whole server).
+	Metrics http.Handler
+	// Registerer, if set, receives the per-route request metrics (olmcat_http_*).
+	Registerer prometheus.Registerer
 }
 
 // Server answers catalogd's HTTP API for one catalog. Until SetStore it answers 503 (the catalog
 // is loading) and /healthz reports NOT_SERVING, as gRPC health does.
 type Server struct {
 	name    string
+	noMetas bool
 	log     *slog.Logger
 	store   atomic.Pointer[Store]
 	serving atomic.Bool
@@ -34,8 +44,9 @@ func NewServer(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{name: o.CatalogName, log: o.Logger}
-	s.handler = s.logRequests(withGzip(s.routes()))
+	s := &Server{name: o.CatalogName, noMetas: o.DisableMetas, log: o.Logger}
+	mux := s.routes(o.Metrics)
+	s.handler = s.logRequests(instrument(o.Registerer, mux, compress(mux)))
 	return s
 }
 
@@ -45,7 +56,7 @@ func (s *Server) SetStore(st *Store) {
 	s.serving.Store(true)
 }
 
-// Handler is the whole API: catalogd's routes, gzip and request logging.
+// Handler is the whole API: catalogd's routes, compression, metrics and request logging.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers on lis until ctx ends, then stops accepting, lets in-flight requests finish for

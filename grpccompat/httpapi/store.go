@@ -1,8 +1,9 @@
 // Package httpapi serves a catalog over catalogd's HTTP API, the one OLM v1 (operator-controller)
 // reads: /api/v1/all, the whole catalog as a stream of JSON lines, and /api/v1/metas, the blobs
 // whose schema, package and name match the query, both also under catalogd's per-catalog prefix
-// /catalogs/NAME/. Blob bodies are kept in a temporary file, one compact JSON line each, with an
-// in-memory index of their offsets, so memory does not grow with the catalog's size.
+// /catalogs/NAME/. The answers are catalogd's byte for byte. Blob bodies are kept in a temporary
+// file, one line each as catalogd re-encodes them, with an in-memory index of their offsets, so
+// memory does not grow with the catalog's size.
 package httpapi
 
 import (
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
 	"github.com/olmcat/olmcat/internal/scratch"
 )
 
@@ -51,13 +53,17 @@ func NewBuilder(dir string) (*Builder, error) {
 	}, nil
 }
 
-// Add appends one blob as catalogd stores it: compact JSON on one line. Its schema, package and
-// name fields (as written in the blob: an olm.package blob has no package field) index it.
+// Add appends one blob as catalogd stores it: decoded and re-encoded as operator-registry's
+// declcfg.Meta does (object keys sorted, no HTML escaping, numbers through float64), compact on
+// one line. Its schema, package and name fields (as written in the blob: an olm.package blob has
+// no package field) index it.
 func (b *Builder) Add(blob fbc.Blob) error {
 	b.line.Reset()
-	if err := json.Compact(&b.line, blob.Data); err != nil {
+	norm, err := fbcbackend.NormalizeJSON(blob.Data)
+	if err != nil {
 		return fmt.Errorf("%s: blob %q of package %q: %w", blob.Loc, blob.Name, blob.Package, err)
 	}
+	b.line.Write(norm)
 	b.line.WriteByte('\n')
 	n, err := b.w.Write(b.line.Bytes())
 	if err != nil {

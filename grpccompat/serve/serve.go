@@ -47,6 +47,16 @@ type Options struct {
 	HTTPCatalogName string
 	// HTTPReady, if set, is called with the HTTP address once the HTTP API serves the catalog.
 	HTTPReady func(addr net.Addr)
+	// HTTPNoMetas leaves /api/v1/metas out of the HTTP API, as catalogd does unless its alpha
+	// APIV1MetasHandler feature gate is on.
+	HTTPNoMetas bool
+
+	// MetricsAddr serves Prometheus metrics at /metrics there ("" = only on HTTPAddr, if any).
+	MetricsAddr string
+	// MetricsReady, if set, is called with the metrics address once it listens.
+	MetricsReady func(addr net.Addr)
+	// Version and Revision label olmcat_build_info.
+	Version, Revision string
 }
 
 // Run serves until ctx ends (then drains and returns nil) or fails to start (returns why).
@@ -74,6 +84,17 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	var m *metrics
+	var mlis net.Listener
+	if o.MetricsAddr != "" || hlis != nil {
+		m = newMetrics(o.Version, o.Revision)
+	}
+	if o.MetricsAddr != "" {
+		if mlis, err = net.Listen("tcp", o.MetricsAddr); err != nil {
+			closeListeners(lis, hlis)
+			return &ListenError{Addr: o.MetricsAddr, Err: err}
+		}
+	}
 	var startup *startupProfile
 	if o.PprofAddr != "" {
 		if o.CaptureStartupProfile {
@@ -82,23 +103,31 @@ func Run(ctx context.Context, o Options) error {
 		stop, err := startPprof(o.PprofAddr, startup, log)
 		if err != nil {
 			startup.stop()
-			closeListeners(lis, hlis)
+			closeListeners(lis, hlis, mlis)
 			return err
 		}
 		defer stop()
 	}
 	serveCtx, stopServing := context.WithCancel(ctx)
 	defer stopServing()
+	if mlis != nil {
+		go serveMetrics(serveCtx, mlis, m.handler(), log)
+		log.Info("metrics endpoint listening", "metrics-addr", mlis.Addr().String())
+		if o.MetricsReady != nil {
+			o.MetricsReady(mlis.Addr())
+		}
+	}
 	served := make(chan error, 2)
 	var srv *grpccompat.Server
 	if lis != nil {
-		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC})
+		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC, Registerer: m.registerer()})
 		go func() { served <- srv.Serve(serveCtx, lis, o.DrainTimeout) }()
 		log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
 	}
 	var hsrv *httpapi.Server
 	if hlis != nil {
-		hsrv = httpapi.NewServer(httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log})
+		hsrv = httpapi.NewServer(httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log,
+			DisableMetas: o.HTTPNoMetas, Metrics: m.httpHandler(), Registerer: m.registerer()})
 		go func() { served <- hsrv.Serve(serveCtx, hlis, o.DrainTimeout) }()
 		log.Info("listening (HTTP, catalogd API); loading catalog", "http-addr", hlis.Addr().String(), "path", o.Path, "kind", kind)
 	}
@@ -128,6 +157,9 @@ func Run(ctx context.Context, o Options) error {
 			return nil
 		}
 		return err
+	}
+	if m != nil {
+		m.loaded(ctx, backend, store, time.Since(start), log)
 	}
 	// Both APIs switch to the loaded catalog at once: they answer from one snapshot.
 	if backend != nil {

@@ -1,0 +1,145 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/grpccompat/api"
+	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
+	"github.com/olmcat/olmcat/grpccompat/httpapi"
+)
+
+// metrics is what `olmcat serve` exports to Prometheus, from a registry of its own: the Go runtime
+// and process collectors, build info, the catalog's load, size and cache use; the gRPC and HTTP
+// servers register their per-call metrics in the same registry.
+type metrics struct {
+	reg                      *prometheus.Registry
+	loadSeconds              prometheus.Gauge
+	packages, bundles, blobs prometheus.Gauge
+	cacheHits, cacheRebuilds prometheus.Counter
+}
+
+func newMetrics(version, revision string) *metrics {
+	reg := prometheus.NewRegistry()
+	m := &metrics{
+		reg: reg,
+		loadSeconds: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "olmcat_catalog_load_seconds",
+			Help: "Time from start until the catalog was served (read, validated, indexed or loaded from the cache).",
+		}),
+		packages: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "olmcat_catalog_packages",
+			Help: "Packages in the catalog served (0 until it is loaded).",
+		}),
+		bundles: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "olmcat_catalog_bundles",
+			Help: "Bundles in the catalog served (0 until it is loaded).",
+		}),
+		blobs: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "olmcat_http_catalog_blobs",
+			Help: "Blobs served by catalogd's HTTP API (/api/v1/all), 0 without --http-addr.",
+		}),
+		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "olmcat_cache_hits_total",
+			Help: "Loads served from an intact --cache-dir cache built from this catalog.",
+		}),
+		cacheRebuilds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "olmcat_cache_rebuilds_total",
+			Help: "Loads that had to build the --cache-dir cache (missing, stale or damaged).",
+		}),
+	}
+	if revision == "" {
+		revision = "unknown"
+	}
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "olmcat_build_info",
+		Help:        "Always 1; the labels say which olmcat is running.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision},
+	})
+	buildInfo.Set(1)
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewBuildInfoCollector(),
+		buildInfo, m.loadSeconds, m.packages, m.bundles, m.blobs, m.cacheHits, m.cacheRebuilds,
+	)
+	return m
+}
+
+// handler is /metrics.
+func (m *metrics) handler() http.Handler {
+	return promhttp.InstrumentMetricHandler(m.reg, promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+}
+
+// loaded records a load that took d: the catalog's size (from the gRPC backend, else from the
+// HTTP store) and what became of the cache.
+func (m *metrics) loaded(ctx context.Context, backend api.Backend, store *httpapi.Store, d time.Duration, log *slog.Logger) {
+	m.loadSeconds.Set(d.Seconds())
+	if store != nil {
+		m.blobs.Set(float64(store.Blobs()))
+	}
+	type counter interface {
+		Counts(ctx context.Context) (packages, bundles int, err error)
+	}
+	switch {
+	case backend != nil:
+		if c, ok := backend.(counter); ok {
+			pkgs, bundles, err := c.Counts(ctx)
+			if err != nil {
+				log.Warn("cannot count the catalog for the metrics", "error", err)
+			}
+			m.packages.Set(float64(pkgs))
+			m.bundles.Set(float64(bundles))
+		}
+	case store != nil:
+		m.packages.Set(float64(store.Lookup(fbc.SchemaPackage, "", "").Blobs()))
+		m.bundles.Set(float64(store.Lookup(fbc.SchemaBundle, "", "").Blobs()))
+	}
+	if c, ok := backend.(interface{ CacheUse() fbcbackend.CacheUse }); ok {
+		switch c.CacheUse() {
+		case fbcbackend.CacheHit:
+			m.cacheHits.Inc()
+		case fbcbackend.CacheBuilt:
+			m.cacheRebuilds.Inc()
+		}
+	}
+}
+
+// serveMetrics answers /metrics on lis until ctx ends.
+func serveMetrics(ctx context.Context, lis net.Listener, h http.Handler, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("metrics endpoint stopped", "error", err)
+	}
+}
+
+// registerer is where the servers register their metrics: nil without metrics.
+func (m *metrics) registerer() prometheus.Registerer {
+	if m == nil {
+		return nil
+	}
+	return m.reg
+}
+
+// httpHandler is /metrics on the HTTP API's address: nil without metrics.
+func (m *metrics) httpHandler() http.Handler {
+	if m == nil {
+		return nil
+	}
+	return m.handler()
+}
