@@ -50,7 +50,7 @@ type overlayWalker struct {
 
 func newOverlayWalker(root string, limits Limits) *overlayWalker {
 	return &overlayWalker{
-		root: root, limits: limits.withDefaults(), what: "catalog path",
+		root: root, limits: limits.WithDefaults(), what: "catalog path",
 		hidden: map[string]bool{}, opaque: map[string]bool{}, present: map[string]bool{}, dirs: map[string]bool{},
 	}
 }

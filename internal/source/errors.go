@@ -24,6 +24,7 @@ const (
 	BadBundle         Problem = "bad bundle"
 	BadGitRevision    Problem = "bad git revision"
 	Unreadable        Problem = "unreadable"
+	TooLarge          Problem = "too large"
 	NotHere           Problem = "not accepted here"
 	OutputIsInput     Problem = "output overlaps an input"
 )

@@ -18,7 +18,6 @@ import (
 
 	"github.com/olmcat/olmcat/internal/filetree"
 	"github.com/olmcat/olmcat/internal/indeximage"
-	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/sqlite"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
@@ -51,7 +50,7 @@ type Source struct {
 	// git revisions, spooled for an index.db on standard input). Empty for an FBC stream.
 	path    string
 	files   *filetree.Tree // the FBC of an image, extracted into one file tree
-	stream  []byte         // an FBC read from standard input or a pipe
+	stream  *spool         // an FBC read from standard input, a pipe or a device
 	image   *indeximage.Catalog
 	db      *sqlite.DB
 	opts    Options
@@ -89,7 +88,7 @@ func (s *Source) open(ctx context.Context) error {
 		return &Error{Ref: r.Raw, Problem: NotHere, Detail: "a recorded answer set is not a catalog",
 			Hint: "only olmcat compat reads recorded answers; give a catalog here"}
 	case FormStdin:
-		return s.openStream(ctx, s.stdin(), r.Raw)
+		return s.openStream(ctx, s.stdin())
 	case FormOCILayout, FormDockerArchive, FormRegistry:
 		return s.openImage(ctx)
 	case FormGit:
@@ -116,12 +115,12 @@ func (s *Source) openLocal(ctx context.Context, path string) error {
 		s.format, s.path = FormatFBC, path
 		return s.checkNotEmpty(ctx)
 	case !fi.Mode().IsRegular():
-		f, err := os.Open(path)
+		f, err := openSpecial(ctx, path)
 		if err != nil {
 			return classify(s.ref.Raw, err)
 		}
 		defer f.Close()
-		return s.openStream(ctx, f, path)
+		return s.openStream(ctx, f)
 	}
 	isDB, err := sqlite.IsSQLiteFile(path)
 	if err != nil {
@@ -150,8 +149,7 @@ func (s *Source) checkText(path string) error {
 	head = head[:n]
 	ext := strings.ToLower(filepath.Ext(path))
 	namedDB := ext == ".db" || ext == ".sqlite" || ext == ".sqlite3"
-	binary := bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimIncompleteRune(head))
-	if !namedDB && !binary {
+	if !namedDB && !isBinary(head) {
 		return nil
 	}
 	_, err = sqlite.Open(path) // explains what the bytes look like
@@ -160,6 +158,12 @@ func (s *Source) checkText(path string) error {
 		se.Hint = "a file named " + ext + " must be a SQLite index.db; if it is a File-Based Catalog, name it .json or .yaml"
 	}
 	return e
+}
+
+// isBinary reports whether the first bytes of a file cannot start an FBC: a NUL byte, or text
+// that is not UTF-8.
+func isBinary(head []byte) bool {
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimIncompleteRune(head))
 }
 
 // trimIncompleteRune drops a rune cut at the end of a read buffer.
@@ -180,34 +184,6 @@ func (s *Source) openIndexDB(path string) error {
 	s.format, s.path, s.db = FormatSQLite, path, db
 	s.closers = append(s.closers, func() { db.Close() })
 	return s.checkIndexNotEmpty(context.Background())
-}
-
-// openStream reads an FBC (or an index.db) from standard input or a pipe. A stream can be read
-// once, and a catalog may be read more than once, so it is kept: in memory for an FBC, in a
-// temporary file for an index.db (SQLite needs a file).
-func (s *Source) openStream(ctx context.Context, r io.Reader, name string) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return &Error{Ref: s.ref.Raw, Problem: Unreadable, Detail: err.Error(), Err: err}
-	}
-	if bytes.HasPrefix(data, []byte("SQLite format 3\x00")) {
-		f, remove, err := scratch.CreateTemp("", "olmcat-stdin-*.db")
-		if err != nil {
-			return err
-		}
-		s.closers = append(s.closers, func() { remove() })
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		return s.openIndexDB(f.Name())
-	}
-	s.format, s.stream = FormatFBC, data
-	_ = name
-	return s.checkNotEmpty(ctx)
 }
 
 func (s *Source) openImage(ctx context.Context) error {

@@ -63,7 +63,12 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		return fn(pkg, c)
 	}
 	if s.stream != nil {
-		c, err := fbc.LoadReader(bytes.NewReader(s.stream), s.streamName())
+		r, err := s.stream.open()
+		if err != nil {
+			return err
+		}
+		c, err := fbc.LoadReader(r, s.streamName())
+		r.Close()
 		if err != nil {
 			return err
 		}
@@ -100,7 +105,12 @@ func (s *Source) Load(ctx context.Context) (*fbc.Catalog, error) {
 
 func (s *Source) walkFBC(fn func(fbc.Blob) error) error {
 	if s.stream != nil {
-		return fbc.WalkReader(bytes.NewReader(s.stream), s.streamName(), fn)
+		r, err := s.stream.open()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		return fbc.WalkReader(r, s.streamName(), fn)
 	}
 	if s.files != nil {
 		return classifyWalk(s.ref.Raw, fbc.WalkFS(s.files, fn))
@@ -151,12 +161,7 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 	if errors.Is(err, errFound) {
 		return nil
 	}
-	where := "under " + s.ref.Raw
-	if s.stream != nil {
-		where = "in " + s.streamName()
-	}
-	empty := &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "no catalog blobs found " + where,
-		Hint: "check the path; pass --allow-empty if an empty catalog is intended"}
+	empty := s.emptyError()
 	var lerrs *fbc.LoadErrors
 	if errors.As(err, &lerrs) {
 		// A broken catalog file is a catalog with problems, which the command reports in full;
@@ -173,6 +178,16 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 		return err
 	}
 	return empty
+}
+
+// emptyError is the error for a catalog in which no blob was found.
+func (s *Source) emptyError() *Error {
+	where := "under " + s.ref.Raw
+	if s.stream != nil {
+		where = "in " + s.streamName()
+	}
+	return &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "no catalog blobs found " + where,
+		Hint: "check the path; pass --allow-empty if an empty catalog is intended"}
 }
 
 // otherFiles lists the files of the load problems when none of them is named like a catalog file
