@@ -47,6 +47,8 @@ type Options struct {
 	HTTPCatalogName string
 	// HTTPReady, if set, is called with the HTTP address once the HTTP API serves the catalog.
 	HTTPReady func(addr net.Addr)
+	// MaxConcurrentCalls bounds the gRPC calls open at once (0: grpccompat.DefaultMaxConcurrentCalls).
+	MaxConcurrentCalls int
 }
 
 // Run serves until ctx ends (then drains and returns nil) or fails to start (returns why).
@@ -92,7 +94,8 @@ func Run(ctx context.Context, o Options) error {
 	served := make(chan error, 2)
 	var srv *grpccompat.Server
 	if lis != nil {
-		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC})
+		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC,
+			MaxConcurrentCalls: o.MaxConcurrentCalls})
 		go func() { served <- srv.Serve(serveCtx, lis, o.DrainTimeout) }()
 		log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
 	}
