@@ -100,7 +100,7 @@ func newCompatCmd() *cobra.Command {
 	fl.StringVar(&f.leftKind, "left-kind", "auto", "kind of server LEFT is when it cannot be told from its answers: sqlite, fbc or auto")
 	fl.StringVar(&f.rightKind, "right-kind", "auto", "kind of server RIGHT is: sqlite, fbc or auto")
 	fl.BoolVar(&f.http, "http", false, "compare catalogd's HTTP API (OLM v1: /api/v1/all and /api/v1/metas) instead of gRPC")
-	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails), and read one without packages without a warning")
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
 	return cmd
 }
@@ -140,7 +140,7 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	open := compat.OpenOptions{
 		Dial: compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
 		Source: source.Options{Images: indeximage.Options{Platform: f.platform, Insecure: f.insecure},
-			AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin()},
+			AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin(), Warn: inputWarning(cmd)},
 	}
 	if tty {
 		fmt.Fprintf(stderr, "olmcat compat: opening %s and %s\n", leftSpec, rightSpec)

@@ -23,7 +23,7 @@ func runCompatHTTP(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags
 	open := compat.OpenOptions{
 		Dial: compat.DialOptions{Timeout: f.timeout},
 		Source: source.Options{Images: indeximage.Options{Platform: f.platform, Insecure: f.insecure},
-			AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin()},
+			AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin(), Warn: inputWarning(cmd)},
 	}
 	ctx := cmd.Context()
 	var (

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -24,7 +26,7 @@ type inputFlags struct {
 
 func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
 	addImageFlags(fs, &f.images)
-	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
+	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails), and read one without packages without a warning")
 }
 
 // open opens a catalog reference for cmd; close the source when done.
@@ -33,7 +35,13 @@ func (f inputFlags) open(cmd *cobra.Command, ref string) (*source.Source, error)
 }
 
 func (f inputFlags) options(cmd *cobra.Command) source.Options {
-	return source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin()}
+	return source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
+		Warn: inputWarning(cmd)}
+}
+
+// inputWarning prints what package source says about an input on the command's stderr.
+func inputWarning(cmd *cobra.Command) func(string) {
+	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: %s\n", msg) }
 }
 
 // openAll opens every reference; on error the ones already open are closed.

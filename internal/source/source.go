@@ -36,8 +36,13 @@ type Options struct {
 	Images indeximage.Options
 	// MigrateLevel is how an index.db's bundles are converted (see tofbc.Options).
 	MigrateLevel tofbc.MigrateLevel
-	// AllowEmpty accepts a catalog without packages (by default an EmptyCatalog error).
+	// AllowEmpty accepts a catalog in which no blob at all was found (by default an EmptyCatalog
+	// error: a mistyped path, a directory of READMEs), and keeps quiet about a catalog that holds
+	// no package (an index.db or an FBC emptied on purpose, accepted with a warning otherwise).
 	AllowEmpty bool
+	// Warn receives warnings about the input (nil: none are given), one sentence each, starting
+	// with the reference.
+	Warn func(string)
 	// Stdin is read for "-"; nil means os.Stdin.
 	Stdin io.Reader
 }
@@ -232,9 +237,10 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// checkIndexNotEmpty refuses an index.db without packages, as checkNotEmpty refuses an empty FBC.
+// checkIndexNotEmpty warns about an index.db without packages. It is a catalog all the same (a
+// team may empty an index on purpose, and opm serves it), unlike a path where no catalog is found.
 func (s *Source) checkIndexNotEmpty(ctx context.Context) error {
-	if s.opts.AllowEmpty {
+	if s.opts.AllowEmpty || s.opts.Warn == nil {
 		return nil
 	}
 	var any int
@@ -244,10 +250,17 @@ func (s *Source) checkIndexNotEmpty(ctx context.Context) error {
 		return classify(s.ref.Raw, err)
 	}
 	if any == 0 {
-		return &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "the index.db holds no package",
-			Hint: "check the file; pass --allow-empty if an empty catalog is intended"}
+		s.warnNoPackage("index.db")
 	}
 	return nil
+}
+
+// warnNoPackage says that a recognized catalog holds no package.
+func (s *Source) warnNoPackage(what string) {
+	if s.opts.AllowEmpty || s.opts.Warn == nil {
+		return
+	}
+	s.opts.Warn(s.ref.Raw + ": the " + what + " holds no package: it is read as an empty catalog (pass --allow-empty to say that is intended)")
 }
 
 // imageError words an image that cannot be read as an input error.

@@ -79,6 +79,7 @@ func (s *Source) openStream(ctx context.Context, r io.Reader) error {
 	var (
 		readErr error
 		found   bool // a blob, so the catalog is not empty
+		pkg     bool // an olm.package blob
 	)
 	if sqlite.HasMagic(head) {
 		_, readErr = io.Copy(io.Discard, body)
@@ -86,8 +87,9 @@ func (s *Source) openStream(ctx context.Context, r io.Reader) error {
 		// The loader reads the stream as it would read a file, so that it stops where it would
 		// stop reading a file: at a blob larger than its limit, a syntax error, binary content.
 		// What it read is the spool; what it found is found again when the spool is read.
-		readErr = fbc.WalkReader(body, s.streamName(), func(fbc.Blob) error {
+		readErr = fbc.WalkReader(body, s.streamName(), func(b fbc.Blob) error {
 			found = true
+			pkg = pkg || b.Schema == fbc.SchemaPackage
 			return ctx.Err()
 		})
 	}
@@ -120,7 +122,13 @@ func (s *Source) openStream(ctx context.Context, r io.Reader) error {
 		return s.openIndexDB(sp.path)
 	}
 	s.format, s.stream = FormatFBC, sp
-	if found || lerrs != nil || s.opts.AllowEmpty {
+	switch {
+	case pkg || s.opts.AllowEmpty:
+		return nil
+	case found:
+		s.warnNoPackage("catalog")
+		return nil
+	case lerrs != nil:
 		return nil // a stream with problems is a catalog with problems, reported in full by the command
 	}
 	return s.emptyError()

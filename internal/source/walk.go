@@ -147,19 +147,33 @@ func classifyWalk(ref string, err error) error {
 	return classify(ref, err)
 }
 
-// errFound stops the emptiness check at the first blob.
-var errFound = errors.New("found a blob")
+// errFound stops the emptiness check at the first package.
+var errFound = errors.New("found a package")
 
 // checkNotEmpty refuses a catalog without a single blob (an empty directory, a directory of
-// READMEs, a mistyped path), which would otherwise pass every check silently. It reads up to the
-// first blob.
+// READMEs, a mistyped path), which would otherwise pass every check silently, and warns about one
+// whose blobs hold no package. It reads up to the first olm.package blob.
 func (s *Source) checkNotEmpty(ctx context.Context) error {
 	if s.opts.AllowEmpty {
 		return nil
 	}
-	err := s.walkFBC(func(fbc.Blob) error { return errFound })
+	blobs := false
+	err := s.walkFBC(func(b fbc.Blob) error {
+		blobs = true
+		if b.Schema == fbc.SchemaPackage {
+			return errFound
+		}
+		return ctx.Err()
+	})
 	if errors.Is(err, errFound) {
 		return nil
+	}
+	if blobs && err == nil {
+		s.warnNoPackage("catalog")
+		return nil
+	}
+	if blobs && isLoadErrors(err) {
+		return nil // a catalog with problems, which the command reports in full
 	}
 	empty := s.emptyError()
 	var lerrs *fbc.LoadErrors
@@ -178,6 +192,11 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 		return err
 	}
 	return empty
+}
+
+func isLoadErrors(err error) bool {
+	var lerrs *fbc.LoadErrors
+	return errors.As(err, &lerrs)
 }
 
 // emptyError is the error for a catalog in which no blob was found.
