@@ -31,6 +31,7 @@ Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   skipped-on-replaces-chain   a bundle the replaces chain runs through although another entry skips it
   unreachable-from-head       a bundle from which no replaces/skips/skipRange path leads to the head
   custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
+  invalid-utf8                bytes that are not UTF-8, read as U+FFFD (opm reads them so without a word)
 
 Text output (default): one line per issue on stdout,
   FILE:LINE: SEVERITY: package "P", channel "C", bundle "B": MESSAGE (fix: HINT)
