@@ -2,6 +2,7 @@ package indeximage
 
 import (
 	"archive/tar"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -276,5 +277,31 @@ func TestLimitsFromEnv(t *testing.T) {
 	t.Setenv(EnvMaxFileBytes, "3K")
 	if got := (Limits{}).WithDefaults(); got.MaxFileBytes != 3<<10 || got.MaxBytes != DefaultMaxBytes {
 		t.Errorf("WithDefaults with %s=3K: %+v", EnvMaxFileBytes, got)
+	}
+}
+
+// A decompression bomb (a small layer declaring a file of gigabytes) is refused by the default
+// limits at the entry's header, before a byte of it is written; the error says which limit and how
+// to raise it.
+func TestBombIsRefusedAtItsHeader(t *testing.T) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range []tar.Header{
+		{Typeflag: tar.TypeDir, Name: "configs", Mode: 0o755},
+		{Typeflag: tar.TypeReg, Name: "configs/bomb.json", Mode: 0o644, Size: DefaultMaxFileBytes + 1},
+	} {
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The body would be gigabytes of zeros that gzip squeezes to a few MB; the header is enough.
+	tmp := t.TempDir()
+	_, err := extractImage(t, imageWith(t, fbcLabels, amd64, layerFromTar(t, buf.Bytes())), Options{TempDir: tmp})
+	want := `entry "configs/bomb.json": limit exceeded: the file is larger than 2GiB (the image is a decompression bomb, or set OLMCAT_MAX_FILE_BYTES to a higher value, e.g. OLMCAT_MAX_FILE_BYTES=4GiB)`
+	if !errors.Is(err, ErrLimitExceeded) || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("a refused image left %d entries in the temporary directory", len(left))
 	}
 }
