@@ -28,12 +28,12 @@ func TestBundleFilesMustBeRegularAndBounded(t *testing.T) {
 			if err := os.Symlink("/dev/zero", path); err != nil {
 				t.Fatal(err)
 			}
-		}, "is not a regular file (a character device): a bundle holds regular files only"},
+		}, "is not a regular file (a character device): only regular files are read"},
 		{"named pipe", func(t *testing.T, path string) {
 			if err := syscall.Mkfifo(path, 0o600); err != nil {
 				t.Skipf("mkfifo: %v", err)
 			}
-		}, "is not a regular file (a named pipe): a bundle holds regular files only"},
+		}, "is not a regular file (a named pipe): only regular files are read"},
 		{"huge", func(t *testing.T, path string) {
 			f, err := os.Create(path)
 			if err != nil {

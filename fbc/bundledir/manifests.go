@@ -155,30 +155,39 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-// readBundleFile reads one file of a bundle directory. It must be a regular file (symbolic links
-// are followed): a named pipe would wait for a writer forever, a device like /dev/zero never ends.
-// It may hold at most fbc.DefaultMaxBlobSize bytes, since its content becomes part of a bundle
-// blob, which the loader refuses beyond that size.
+// readBundleFile reads one file of a bundle directory (see ReadFile).
 func readBundleFile(bundleDir, rel string) ([]byte, error) {
-	path := filepath.Join(bundleDir, filepath.FromSlash(rel))
-	fi, err := os.Stat(path)
+	data, err := ReadFile(filepath.Join(bundleDir, filepath.FromSlash(rel)), rel)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
 	}
+	return data, nil
+}
+
+// ReadFile reads a file a bundle is made of (a manifest, a metadata file, a labels file), named
+// name in errors. It must be a regular file (symbolic links are followed): a named pipe would wait
+// for a writer forever, a device like /dev/zero never ends. It may hold at most
+// fbc.DefaultMaxBlobSize bytes, since its content becomes part of a bundle blob, which the loader
+// refuses beyond that size.
+func ReadFile(path, name string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("bundle %s: %s is not a regular file (%s): a bundle holds regular files only", bundleDir, rel, describeMode(fi.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s): only regular files are read", name, describeMode(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, fbc.DefaultMaxBlobSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: read %s: %w", bundleDir, rel, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	if len(data) > fbc.DefaultMaxBlobSize {
-		return nil, fmt.Errorf("bundle %s: %s is larger than %d MiB, more than a bundle blob may hold: the file is corrupt or not a manifest", bundleDir, rel, fbc.DefaultMaxBlobSize>>20)
+		return nil, fmt.Errorf("%s is larger than %d MiB, more than a bundle blob may hold: the file is corrupt or not a manifest", name, fbc.DefaultMaxBlobSize>>20)
 	}
 	return data, nil
 }
