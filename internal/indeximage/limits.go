@@ -1,6 +1,7 @@
 package indeximage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -141,14 +142,19 @@ func limitError(what string, limit int64, env string) error {
 // extraction directory or is of a kind a catalog never holds (devices, fifos).
 var ErrUnsafeEntry = errors.New("unsafe layer entry")
 
-// budgetReader counts the uncompressed bytes read from all layers and fails past the cap.
+// budgetReader counts the uncompressed bytes read from all layers and fails past the cap; it
+// stops when ctx ends, so that a signal ends the extraction of a large entry at once.
 type budgetReader struct {
+	ctx   context.Context
 	r     io.Reader
 	read  *int64
 	limit int64
 }
 
 func (b *budgetReader) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
 	n, err := b.r.Read(p)
 	*b.read += int64(n)
 	if *b.read > b.limit {
