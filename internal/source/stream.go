@@ -13,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/bytepool"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/sqlite"
@@ -90,6 +91,7 @@ func (s *Source) openStream(ctx context.Context, r io.Reader) error {
 		readErr = fbc.WalkReader(body, s.streamName(), func(b fbc.Blob) error {
 			found = true
 			pkg = pkg || b.Schema == fbc.SchemaPackage
+			bytepool.Put(b.Data) // nothing of the blob is kept
 			return ctx.Err()
 		})
 	}
