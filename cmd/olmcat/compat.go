@@ -260,6 +260,18 @@ func savePlan(out *atomicout.Target, p compat.Plan) error {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	f := fileOf(w)
+	return f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// fileOf is the file a writer writes to, looking through the writer main wraps standard output
+// in, or nil.
+func fileOf(w io.Writer) *os.File {
+	switch w := w.(type) {
+	case *os.File:
+		return w
+	case interface{ File() *os.File }:
+		return w.File()
+	}
+	return nil
 }
