@@ -124,6 +124,42 @@ func TestEndlessInputsAreRefused(t *testing.T) {
 	})
 }
 
+// A catalog template is read as a catalog is: binary content is refused at once, and an endless
+// document stops at the size of one blob. The template commands fail as opm's do (exit 1, opm's
+// "Error:" line, then what to do).
+func TestEndlessTemplatesAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		stdin io.Reader
+		args  []string
+		want  string
+	}{
+		{"/dev/zero", nil, []string{"render-template", "/dev/zero"}, `Error: unable to open "/dev/zero": /dev/zero: not a catalog: binary content, not YAML or JSON text: it looks like binary data starting with 00 00 00 00`},
+		{"zeros on stdin", endless{chunk: make([]byte, 4096)}, []string{"convert-template", "basic"}, `-: not a catalog: binary content`},
+		{"endless YAML", endless{chunk: []byte("a: b\n")}, []string{"render-template", "basic"}, `Error: unable to open "-": -: too large: more than 64MiB, the most olmcat reads of one document`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := olmcatProcess(t, tmp, c.args...)
+			cmd.Stdin = c.stdin
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if !runWithin(t, cmd, 2*time.Minute) {
+				t.Fatalf("%v: still running after 2 minutes", c.args)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != exitFindings || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q", c.args, code, stderr.String(), c.want)
+			}
+			if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 512<<10 {
+				t.Errorf("%v: peak RSS %d KB, want at most 512 MB", c.args, rss)
+			}
+			if left := leftovers(t, tmp); len(left) > 0 {
+				t.Errorf("%v: left in TMPDIR: %v", c.args, left)
+			}
+		})
+	}
+}
+
 // The stream limit is a size; a value that is not one stops olmcat before it reads anything.
 func TestInputLimitMustBeASize(t *testing.T) {
 	cmd := olmcatProcess(t, t.TempDir(), "validate", "-")
@@ -155,6 +191,8 @@ func TestSignalEndsSilentInputs(t *testing.T) {
 		{"render silent stdin", []string{"render", "-"}, silent},
 		{"migrate silent stdin", []string{"migrate", "-", filepath.Join(dir, "out")}, silent},
 		{"validate endless blobs", []string{"validate", "-"}, endlessBlobs},
+		{"render-template FIFO", []string{"render-template", fifo}, nil},
+		{"convert-template silent stdin", []string{"convert-template", "basic"}, silent},
 	}
 	for _, c := range cases {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {

@@ -240,3 +240,53 @@ func openSpecial(ctx context.Context, path string) (*os.File, error) {
 		return nil, ctx.Err()
 	}
 }
+
+// ReadInput reads an input that is not a catalog but a document of one (a catalog template): the
+// file at path, or stdin for "-". It is read as a catalog is: binary content is refused from its
+// first bytes, at most limit bytes are read (a larger input is a TooLarge error), and a pipe, a
+// FIFO or a device gives way to ctx.
+func ReadInput(ctx context.Context, path string, stdin io.Reader, limit int64) ([]byte, error) {
+	var r io.Reader
+	if path == "-" {
+		r = &interruptible{ctx: ctx, r: stdin}
+	} else {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		var f *os.File
+		if fi.Mode().IsRegular() {
+			f, err = os.Open(path)
+		} else {
+			f, err = openSpecial(ctx, path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+		if !fi.Mode().IsRegular() {
+			r = &interruptible{ctx: ctx, r: f}
+		}
+	}
+	head := make([]byte, 512)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	if isBinary(head[:n]) {
+		return nil, &Error{Ref: path, Problem: NotACatalog, Detail: "binary content, not YAML or JSON text: it looks like " + sqlite.NotSQLite(path, head[:n]).LooksLike}
+	}
+	data, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head[:n]), r), limit+1))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &Error{Ref: path, Problem: TooLarge, Detail: fmt.Sprintf("more than %s, the most olmcat reads of one document", indeximage.FormatSize(limit)),
+			Hint: "check that it is the file you meant"}
+	}
+	return data, nil
+}
