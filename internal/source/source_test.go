@@ -17,6 +17,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/unpack"
 	"github.com/olmcat/olmcat/internal/imagetest"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite"
 )
@@ -324,7 +325,9 @@ func TestCatalogWithoutPackagesIsRead(t *testing.T) {
 	if err := os.WriteFile(noPackage, []byte(`{"schema":"example.com.notes","note":"every package was removed"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ ref, what string }{{emptyDB, "index.db"}, {noPackage, "catalog"}} {
+	emptyImage := imagetest.OCILayout(t, imagetest.Image(t, map[string][]byte{"configs/.indexignore": []byte("*\n")},
+		map[string]string{indeximage.ConfigsLabel: "/configs"}))
+	for _, c := range []struct{ ref, what string }{{emptyDB, "index.db"}, {noPackage, "catalog"}, {emptyImage, "catalog"}} {
 		for _, allow := range []bool{false, true} {
 			var warnings []string
 			src, err := source.Open(ctx, c.ref, source.Options{AllowEmpty: allow, Warn: func(w string) { warnings = append(warnings, w) }})

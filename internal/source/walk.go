@@ -168,7 +168,9 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 	if errors.Is(err, errFound) {
 		return nil
 	}
-	if blobs && err == nil {
+	if (blobs || s.files != nil) && err == nil {
+		// An image's label says where its catalog is: nothing there is an empty catalog, not a
+		// mistyped path.
 		s.warnNoPackage("catalog")
 		return nil
 	}
