@@ -25,7 +25,7 @@ func (s *Source) Walk(ctx context.Context, fn func(fbc.Blob) error) error {
 		return s.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error { return emitBlobs(c, fn) })
 	}
 	resolver := s.resolver()
-	return s.walkFBC(func(b fbc.Blob) error {
+	return s.walkFBC(ctx, func(b fbc.Blob) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		if err != nil {
 			return err
 		}
-		c, err := fbc.LoadReader(r, s.streamName())
+		c, err := fbc.Loader{Context: ctx}.LoadReader(r, s.streamName())
 		r.Close()
 		if err != nil {
 			return err
@@ -80,9 +80,9 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		return nil
 	}
 	if s.files != nil {
-		return classifyWalk(s.ref.Raw, fbc.WalkPackagesFS(s.files, each))
+		return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx}.WalkPackagesFS(s.files, each))
 	}
-	return classifyWalk(s.ref.Raw, fbc.WalkPackages(s.path, each))
+	return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx}.WalkPackages(s.path, each))
 }
 
 // Load reads the whole catalog. On problems of the content it returns what loaded together with
@@ -103,19 +103,21 @@ func (s *Source) Load(ctx context.Context) (*fbc.Catalog, error) {
 	return all, err
 }
 
-func (s *Source) walkFBC(fn func(fbc.Blob) error) error {
+// walkFBC walks the FBC's blobs; a signal (ctx) ends the walk between two reads.
+func (s *Source) walkFBC(ctx context.Context, fn func(fbc.Blob) error) error {
+	loader := fbc.Loader{Context: ctx}
 	if s.stream != nil {
 		r, err := s.stream.open()
 		if err != nil {
 			return err
 		}
 		defer r.Close()
-		return fbc.WalkReader(r, s.streamName(), fn)
+		return loader.WalkReader(r, s.streamName(), fn)
 	}
 	if s.files != nil {
-		return classifyWalk(s.ref.Raw, fbc.WalkFS(s.files, fn))
+		return classifyWalk(s.ref.Raw, loader.WalkFS(s.files, fn))
 	}
-	return classifyWalk(s.ref.Raw, fbc.Walk(s.path, fn))
+	return classifyWalk(s.ref.Raw, loader.Walk(s.path, fn))
 }
 
 func (s *Source) streamName() string {
@@ -158,7 +160,7 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 		return nil
 	}
 	blobs := false
-	err := s.walkFBC(func(b fbc.Blob) error {
+	err := s.walkFBC(ctx, func(b fbc.Blob) error {
 		blobs = true
 		if b.Schema == fbc.SchemaPackage {
 			return errFound
