@@ -6,6 +6,7 @@ package main
 // a signal ends every read.
 
 import (
+	"archive/tar"
 	"bytes"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/olmcat/olmcat/internal/imagetest"
 	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
@@ -158,6 +160,24 @@ func TestEndlessTemplatesAreRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A decompression bomb (a small layer whose entry declares gigabytes) is refused before anything
+// is extracted, with the limit it hit and the variable that raises it.
+func TestImageBombIsRefused(t *testing.T) {
+	var layer bytes.Buffer
+	tw := tar.NewWriter(&layer)
+	for _, h := range []tar.Header{
+		{Typeflag: tar.TypeDir, Name: "configs", Mode: 0o755},
+		{Typeflag: tar.TypeReg, Name: "configs/catalog.json", Mode: 0o644, Size: 3 << 30},
+	} {
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := imagetest.OCILayout(t, imagetest.TarImage(t, layer.Bytes(), map[string]string{indeximage.ConfigsLabel: "/configs"}))
+	endlessRun(t, nil, nil, ref+`: bad image: `, "validate", ref)
+	endlessRun(t, nil, nil, `limit exceeded: the file is larger than 2GiB (the image is a decompression bomb, or set OLMCAT_MAX_FILE_BYTES to a higher value, e.g. OLMCAT_MAX_FILE_BYTES=4GiB)`, "render", ref)
 }
 
 // The stream limit is a size; a value that is not one stops olmcat before it reads anything.
