@@ -1,6 +1,7 @@
 package fbc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,31 @@ import (
 type Loader struct {
 	MaxBlobSize int // largest blob in bytes; 0 means DefaultMaxBlobSize
 	MaxErrors   int // problems kept in a *LoadErrors (the rest are counted); 0 means DefaultMaxErrors
+	// Context, when set, ends a walk once it is done, between two reads of a file: its error is
+	// then what the walk returns. A directory of large files that hold no blob would otherwise
+	// be read to the end before a callback could notice.
+	Context context.Context
+}
+
+// stopped is the error of the loader's context, nil without one.
+func (l Loader) stopped() error {
+	if l.Context == nil {
+		return nil
+	}
+	return l.Context.Err()
+}
+
+// ctxReader fails the reads of a file once the loader's context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 func (l Loader) maxBlob() int {
@@ -84,6 +110,9 @@ func (l Loader) walkTree(tree *catalogTree, fn func(Blob) error) error {
 	}); err != nil {
 		return err
 	}
+	if err := l.stopped(); err != nil {
+		return err
+	}
 	return errs.err()
 }
 
@@ -93,10 +122,16 @@ func (l Loader) WalkReader(r io.Reader, name string, fn func(Blob) error) error 
 	if err := l.readStream(r, name, fn, errs); err != nil {
 		return err
 	}
+	if err := l.stopped(); err != nil {
+		return err
+	}
 	return errs.err()
 }
 
 func (l Loader) readTreeFile(tree *catalogTree, name string, fn func(Blob) error, errs *errorList) error {
+	if err := l.stopped(); err != nil {
+		return err
+	}
 	f, err := tree.open(name)
 	if err != nil {
 		errs.add(fileError(name, err, "cannot open the file"))
@@ -107,6 +142,9 @@ func (l Loader) readTreeFile(tree *catalogTree, name string, fn func(Blob) error
 }
 
 func (l Loader) readStream(r io.Reader, name string, fn func(Blob) error, errs *errorList) error {
+	if l.Context != nil {
+		r = ctxReader{ctx: l.Context, r: r}
+	}
 	fr := fileReader{
 		file:    name,
 		maxBlob: l.maxBlob(),

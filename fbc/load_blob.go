@@ -17,6 +17,9 @@ type Blob struct {
 	// receiver. A receiver done with it may give it to bytepool.Put for the loader to reuse.
 	Data json.RawMessage
 	Loc  Location
+	// InvalidUTF8Line, when not 0, is the line of the first bytes of the blob that were not UTF-8;
+	// Data holds U+FFFD in their place, as encoding/json (and so opm) reads them.
+	InvalidUTF8Line int
 }
 
 // PackageName is the package the blob belongs to: the name of an olm.package blob, the package
@@ -34,7 +37,9 @@ func newBlob(data []byte, loc Location, validate bool) (Blob, *LoadError) {
 	if validate && !validJSON(data) {
 		return Blob{}, syntaxError(data, loc)
 	}
+	invalidLine := 0
 	if !utf8.Valid(data) {
+		invalidLine = loc.Line + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
 		data = replaceInvalidUTF8(data)
 	}
 	first := firstNonSpace(data)
@@ -44,7 +49,7 @@ func newBlob(data []byte, loc Location, validate bool) (Blob, *LoadError) {
 			describeJSONValue(data, first))
 	}
 	raw := scanHead(data[first:])
-	b := Blob{Data: data, Loc: loc}
+	b := Blob{Data: data, Loc: loc, InvalidUTF8Line: invalidLine}
 	fields := []struct {
 		name string
 		into *string
@@ -146,6 +151,18 @@ func replaceInvalidUTF8(data []byte) []byte {
 		data = data[size:]
 	}
 	return out
+}
+
+// firstInvalidUTF8 is the offset of the first byte of data that is not part of valid UTF-8.
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
 }
 
 // jsonString decodes a JSON string value; absent and null give "".

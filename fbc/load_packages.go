@@ -62,6 +62,9 @@ func (l Loader) walkTreePackages(tree *catalogTree, fn func(pkg string, c *Catal
 	}); err != nil {
 		return err
 	}
+	if err := l.stopped(); err != nil {
+		return err
+	}
 	if !errs.empty() {
 		return errs.err()
 	}
@@ -117,6 +120,9 @@ func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(strin
 		if err := fn(pkg, c); err != nil {
 			return err
 		}
+	}
+	if err := l.stopped(); err != nil {
+		return err
 	}
 	return errs.err()
 }

@@ -16,8 +16,13 @@ func newPreEncodedCodec() encoding.CodecV2 {
 
 func (c preEncodedCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if raw, ok := v.(api.PreEncoded); ok {
-		// grpc may write the buffer after SendMsg returns; a api.PreEncoded is never reused.
-		return mem.BufferSlice{mem.SliceBuffer(raw)}, nil
+		// grpc may write the buffers after SendMsg returns; the parts of an api.PreEncoded never
+		// change.
+		out := make(mem.BufferSlice, len(raw))
+		for i, part := range raw {
+			out[i] = mem.SliceBuffer(part)
+		}
+		return out, nil
 	}
 	return c.proto.Marshal(v)
 }

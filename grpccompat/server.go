@@ -6,10 +6,14 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"runtime/debug"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
@@ -35,7 +39,30 @@ type ServerOptions struct {
 	// Registerer, if set, receives the per-method call metrics (grpc_server_*, from the gRPC
 	// middleware's Prometheus provider, and olmcat_grpc_calls_in_flight).
 	Registerer prometheus.Registerer
+	// MaxConcurrentStreams bounds the calls one connection may have open at once (default
+	// DefaultMaxConcurrentStreams); the server refuses streams beyond it (REFUSED_STREAM), and
+	// grpc clients wait for a free one.
+	MaxConcurrentStreams uint32
+	// MaxConcurrentCalls bounds the calls open at once on all connections together (default
+	// DefaultMaxConcurrentCalls); a call beyond it fails at once with ResourceExhausted. The first
+	// few calls of each connection and health checks are never refused.
+	MaxConcurrentCalls int
 }
+
+// The defaults of the bounds on open calls. opm has none: a client that opened ListBundles
+// streams without reading them made opm (and olmcat before these bounds) keep about 100 KB per
+// stream queued, without limit. OLM keeps a handful of calls open per catalog.
+const (
+	DefaultMaxConcurrentStreams = 100
+	DefaultMaxConcurrentCalls   = 1000
+)
+
+// Flow-control windows for what clients send: requests are a few names, so fixed small windows
+// (which also turn off grpc's window growth) bound what a connection can make the server buffer.
+const (
+	streamReceiveWindow     = 64 << 10
+	connectionReceiveWindow = 1 << 20
+)
 
 // Health service names that report the catalog's readiness. "" is what grpc_health_probe asks,
 // "Registry" what OLM's registry client asks.
@@ -70,11 +97,18 @@ func NewServer(o ServerOptions) *Server {
 	if ka.Timeout == 0 {
 		ka.Timeout = 20 * time.Second
 	}
+	if o.MaxConcurrentStreams == 0 {
+		o.MaxConcurrentStreams = DefaultMaxConcurrentStreams
+	}
+	if o.MaxConcurrentCalls <= 0 {
+		o.MaxConcurrentCalls = DefaultMaxConcurrentCalls
+	}
 	s := &Server{registry: NewRegistry(nil), health: health.NewServer(), log: o.Logger}
 	s.registry.rawSendable = true
 	logCalls := callLogger{o.Logger}
-	unary := []grpc.UnaryServerInterceptor{logCalls.unary}
-	stream := []grpc.StreamServerInterceptor{logCalls.stream}
+	limit := &callLimit{max: o.MaxConcurrentCalls, log: o.Logger}
+	unary := []grpc.UnaryServerInterceptor{limit.unary, logCalls.unary}
+	stream := []grpc.StreamServerInterceptor{limit.stream, logCalls.stream}
 	var metrics *serverMetrics
 	if o.Registerer != nil {
 		metrics = newServerMetrics(o.Registerer)
@@ -85,6 +119,10 @@ func NewServer(o ServerOptions) *Server {
 		grpc.ForceServerCodecV2(newPreEncodedCodec()),
 		grpc.MaxRecvMsgSize(o.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(o.MaxSendMsgSize),
+		grpc.MaxConcurrentStreams(o.MaxConcurrentStreams),
+		grpc.InitialWindowSize(streamReceiveWindow),
+		grpc.InitialConnWindowSize(connectionReceiveWindow),
+		grpc.SharedWriteBuffer(true), // a connection's write buffer is released while it is idle
 		grpc.KeepaliveParams(ka),
 		// Clients that ping more often than this are not punished with GOAWAY.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
@@ -176,4 +214,84 @@ func (l callLogger) record(ctx context.Context, method string, start time.Time, 
 		attrs = append(attrs, "error", err.Error())
 	}
 	l.log.Debug("call", attrs...)
+}
+
+// callLimit refuses calls beyond max open at once on all connections together, except the first
+// reservedPerConnection calls of each connection, which are always admitted: a crowd of calls on
+// other connections cannot lock a new client out. Health checks are never refused, so that probes
+// tell a busy server from a dead one. Once a crowd of calls is gone, it gives memory back to the
+// system: their buffers would otherwise stay counted in the process's RSS for minutes.
+type callLimit struct {
+	max int
+	log *slog.Logger
+
+	mu      sync.Mutex
+	perConn map[string]int // open calls by connection (the peer's address)
+	shared  int            // open calls beyond the reserve of their connection
+	open    int
+	peak    int // the most calls open since memory was last given back
+}
+
+// reservedPerConnection calls of each connection are admitted whatever the other connections do.
+const reservedPerConnection = 4
+
+// crowd is the number of open calls after which, once they are all gone, memory is given back.
+const crowd = 64
+
+func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err error) {
+	if strings.HasPrefix(method, "/grpc.health.v1.Health/") {
+		return func() {}, nil
+	}
+	conn := ""
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		conn = p.Addr.String()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.perConn == nil {
+		l.perConn = map[string]int{}
+	}
+	shared := l.perConn[conn] >= reservedPerConnection
+	if shared && l.shared >= l.max {
+		l.log.Debug("refused a call: too many calls open", "method", method, "peer", conn, "limit", l.max)
+		return nil, status.Errorf(codes.ResourceExhausted, "the server has %d calls open, its limit; retry later", l.max)
+	}
+	l.perConn[conn]++
+	if shared {
+		l.shared++
+	}
+	l.open++
+	l.peak = max(l.peak, l.open)
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.perConn[conn]--; l.perConn[conn] == 0 {
+			delete(l.perConn, conn)
+		}
+		if shared {
+			l.shared--
+		}
+		if l.open--; l.open == 0 && l.peak >= crowd {
+			l.peak = 0
+			go debug.FreeOSMemory()
+		}
+	}, nil
+}
+
+func (l *callLimit) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	leave, err := l.enter(ctx, info.FullMethod)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	return h(ctx, req)
+}
+
+func (l *callLimit) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	leave, err := l.enter(ss.Context(), info.FullMethod)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return h(srv, ss)
 }

@@ -67,7 +67,7 @@ type queryListedBundle struct {
 func (q *Querier) ListBundles(ctx context.Context, send func(*api.Bundle) error) error {
 	return q.ListBundlesRaw(ctx, func(m api.PreEncoded) error {
 		b := &api.Bundle{}
-		if err := proto.Unmarshal(m, b); err != nil {
+		if err := proto.Unmarshal(m.Bytes(), b); err != nil {
 			return err
 		}
 		return send(b)
@@ -88,7 +88,7 @@ func (q *Querier) ListBundlesRaw(ctx context.Context, send func(api.PreEncoded) 
 		if err != nil {
 			return q.wrap(err)
 		}
-		if err := send(m); err != nil {
+		if err := send(api.PreEncoded{m}); err != nil {
 			return err
 		}
 	}

@@ -29,7 +29,7 @@ func TestListStreamFromMemoryAndFromFile(t *testing.T) {
 		for range 2 { // the second call reads the kept stream
 			out = out[:0]
 			if err := q.ListBundlesRaw(context.Background(), func(m api.PreEncoded) error {
-				out = append(out, bytes.Clone(m))
+				out = append(out, bytes.Clone(m.Bytes()))
 				return nil
 			}); err != nil {
 				t.Fatal(err)

@@ -145,3 +145,14 @@ func describeBytes(b []byte) (what, hint string) {
 	n := min(len(b), 8)
 	return fmt.Sprintf("binary data starting with % x", b[:n]), ""
 }
+
+// HasMagic reports whether head, the first bytes of a file or stream, starts like a SQLite 3
+// database.
+func HasMagic(head []byte) bool { return bytes.HasPrefix(head, sqliteMagic) }
+
+// NotSQLite is the error for a file or stream named name whose first bytes, head, are not a
+// SQLite database, saying what they look like.
+func NotSQLite(name string, head []byte) *NotSQLiteError {
+	what, hint := describeBytes(head)
+	return &NotSQLiteError{Path: name, LooksLike: what, Hint: hint}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -202,7 +201,7 @@ func newBundleValidateCmd() *cobra.Command {
 			opts := bundledir.ValidateOptions{Strict: strict}
 			switch {
 			case labelsFile != "":
-				data, err := os.ReadFile(labelsFile)
+				data, err := bundledir.ReadFile(labelsFile, labelsFile)
 				if err != nil {
 					return usageError{err}
 				}

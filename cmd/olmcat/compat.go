@@ -73,7 +73,7 @@ type compatFlags struct {
 // sourceOptions are how compat opens the catalogs it is given (catalog templates included).
 func (f compatFlags) sourceOptions(cmd *cobra.Command) source.Options {
 	images := indeximage.Options{Platform: f.platform, Insecure: f.insecure, UseHTTP: f.registry.UseHTTP, SkipTLSVerify: f.registry.SkipTLSVerify}
-	o := source.Options{Images: images, AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin(), Templates: renderTemplate}
+	o := source.Options{Images: images, AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin(), Templates: renderTemplate, Warn: inputWarning(cmd)}
 	o.Bundles = f.templates.bundleRenderer(cmd, images, o)
 	return o
 }
@@ -110,7 +110,7 @@ func newCompatCmd() *cobra.Command {
 	fl.StringVar(&f.leftKind, "left-kind", "auto", "kind of server LEFT is when it cannot be told from its answers: sqlite, fbc or auto")
 	fl.StringVar(&f.rightKind, "right-kind", "auto", "kind of server RIGHT is: sqlite, fbc or auto")
 	fl.BoolVar(&f.http, "http", false, "compare catalogd's HTTP API (OLM v1: /api/v1/all and /api/v1/metas) instead of gRPC")
-	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails), and read one without packages without a warning")
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
 	addRegistryFlags(fl, &f.registry)
 	addTemplateFlags(fl, f.templates)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,7 @@ type inputFlags struct {
 
 func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
 	addImageFlags(fs, &f.images)
-	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
+	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails), and read one without packages without a warning")
 	if f.templates == nil { // one for the subcommands that share f (inspect)
 		f.templates = &templateInputs{}
 	}
@@ -90,11 +91,16 @@ func (f inputFlags) open(cmd *cobra.Command, ref string) (*source.Source, error)
 
 func (f inputFlags) options(cmd *cobra.Command) source.Options {
 	o := source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
-		Templates: renderTemplate}
+		Templates: renderTemplate, Warn: inputWarning(cmd)}
 	if f.templates != nil {
 		o.Bundles = f.templates.bundleRenderer(cmd, f.images, o)
 	}
 	return o
+}
+
+// inputWarning prints what package source says about an input on the command's stderr.
+func inputWarning(cmd *cobra.Command) func(string) {
+	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: %s\n", msg) }
 }
 
 // openAll opens every reference; on error the ones already open are closed.

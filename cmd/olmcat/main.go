@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/scratch"
 )
 
@@ -111,6 +112,10 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			code = exitUsage
 		}
 	}()
+	if _, err := indeximage.LimitsFromEnv(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "olmcat: %v\n", err)
+		return exitUsage
+	}
 	root := newRootCmd()
 	root.SetIn(stdin)
 	root.SetOut(out)

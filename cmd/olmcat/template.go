@@ -4,16 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
@@ -154,7 +155,9 @@ func newConvertTemplateCmd() *cobra.Command {
 				return fail(fmt.Errorf("invalid --output value %q, expected (json|yaml)", output))
 			}
 			data, err := readTemplateInput(cmd, file)
-			if err != nil {
+			if err != nil && errors.Is(err, context.Canceled) {
+				return fail(err)
+			} else if err != nil {
 				return fail(fmt.Errorf("unable to open input: %q (%v)", cmp.Or(file, "-"), errors.Unwrap(err)))
 			}
 			name := file
@@ -197,16 +200,13 @@ func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, e
 	return indeximage.Options{Platform: indeximage.DefaultPlatform, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
 }
 
-// readTemplateInput reads FILE, or standard input for "" and "-".
+// readTemplateInput reads FILE, or standard input for "" and "-", as a catalog's blob is read: at
+// most fbc.DefaultMaxBlobSize bytes of text, and a pipe or a FIFO gives way to a signal.
 func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
-	if file == "" || file == "-" {
-		data, err := io.ReadAll(cmd.InOrStdin())
-		if err != nil {
-			return nil, fmt.Errorf("unable to open \"-\": %w", err)
-		}
-		return data, nil
+	if file == "" {
+		file = "-"
 	}
-	data, err := os.ReadFile(file)
+	data, err := source.ReadInput(cmd.Context(), file, cmd.InOrStdin(), fbc.DefaultMaxBlobSize)
 	if err != nil {
 		return nil, fmt.Errorf("unable to open %q: %w", file, err)
 	}
@@ -217,6 +217,9 @@ func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
 // its message on stderr and exit code 1, then says on an olmcat: line what to do (where opm prints
 // its whole usage text).
 func templateFailure(cmd *cobra.Command, file string, err error) error {
+	if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		return err // stopped by a signal, which the command line says
+	}
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "Error: %v\n", err)
 	what := file

@@ -107,3 +107,41 @@ func TestValidateIndexDB(t *testing.T) {
 		t.Errorf("skips40 --strict: exit code %d:\n%.2000s", code, out)
 	}
 }
+
+// Bytes that are not UTF-8 are read as U+FFFD, as opm reads them; validate warns, with the file
+// and line, where opm says nothing.
+func TestValidateWarnsAboutInvalidUTF8(t *testing.T) {
+	dir := t.TempDir()
+	catalog := "{\"schema\":\"olm.package\",\"name\":\"p\",\"defaultChannel\":\"c\"}\n" +
+		"{\"schema\":\"olm.channel\",\"package\":\"p\",\"name\":\"c\",\"entries\":[{\"name\":\"p.v1\"}]}\n" +
+		"{\"schema\":\"olm.bundle\",\"package\":\"p\",\"name\":\"p.v1\",\"image\":\"x\",\n" +
+		"\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":\"p\",\"version\":\"1.0.0\"}},\n" +
+		"{\"type\":\"example.com/note\",\"value\":\"caf\xe9\"}]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "validate", dir, "-o", "json")
+	var report struct {
+		Issues []struct {
+			Severity, Rule, File, Package, Bundle string
+			Line                                  int
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, stdout, stderr)
+	}
+	if code != exitOK || len(report.Issues) != 1 {
+		t.Fatalf("exit %d, issues %+v; want 0 and one warning", code, report.Issues)
+	}
+	got := report.Issues[0]
+	if got.Severity != "warning" || got.Rule != "invalid-utf8" || got.File != "catalog.json" || got.Line != 5 || got.Package != "p" || got.Bundle != "p.v1" {
+		t.Errorf("issue %+v, want an invalid-utf8 warning at catalog.json:5 on bundle p.v1", got)
+	}
+	if code, _, _ := runCLI(t, "validate", dir, "--strict"); code != exitFindings {
+		t.Errorf("validate --strict: exit %d, want %d", code, exitFindings)
+	}
+	code, stdout, _ = runCLI(t, "render", dir)
+	if code != exitOK || !strings.Contains(stdout, "caf\uFFFD") {
+		t.Errorf("render: exit %d; want the bytes read as U+FFFD, as opm reads them:\n%s", code, stdout)
+	}
+}

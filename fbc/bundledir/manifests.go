@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/fbc"
 )
 
 // Object is one Kubernetes manifest of a bundle.
@@ -52,9 +55,9 @@ func readManifests(bundleDir string) (objs []Object, warnings []Warning, err err
 			continue
 		}
 		rel := filepath.ToSlash(filepath.Join("manifests", e.Name()))
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := readBundleFile(bundleDir, rel)
 		if err != nil {
-			return nil, nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
+			return nil, nil, err
 		}
 		obj, extraDocs, err := decodeObject(data)
 		if err != nil {
@@ -150,4 +153,57 @@ func jsonKind(v any) string {
 		return "a boolean"
 	}
 	return "null"
+}
+
+// readBundleFile reads one file of a bundle directory (see ReadFile).
+func readBundleFile(bundleDir, rel string) ([]byte, error) {
+	data, err := ReadFile(filepath.Join(bundleDir, filepath.FromSlash(rel)), rel)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
+	}
+	return data, nil
+}
+
+// ReadFile reads a file a bundle is made of (a manifest, a metadata file, a labels file), named
+// name in errors. It must be a regular file (symbolic links are followed): a named pipe would wait
+// for a writer forever, a device like /dev/zero never ends. It may hold at most
+// fbc.DefaultMaxBlobSize bytes, since its content becomes part of a bundle blob, which the loader
+// refuses beyond that size.
+func ReadFile(path, name string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): only regular files are read", name, describeMode(fi.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, fbc.DefaultMaxBlobSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > fbc.DefaultMaxBlobSize {
+		return nil, fmt.Errorf("%s is larger than %d MiB, more than a bundle blob may hold: the file is corrupt or not a manifest", name, fbc.DefaultMaxBlobSize>>20)
+	}
+	return data, nil
+}
+
+func describeMode(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }

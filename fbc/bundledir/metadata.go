@@ -41,9 +41,9 @@ func readMetadata(bundleDir string) (*metadataFiles, error) {
 		}
 		rel := filepath.ToSlash(filepath.Join("metadata", e.Name()))
 		path := filepath.Join(bundleDir, rel)
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := readBundleFile(bundleDir, rel)
 		if err != nil {
-			return nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
+			return nil, err
 		}
 		doc, err := firstDocumentJSON(data)
 		if err != nil {

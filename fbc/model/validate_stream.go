@@ -25,6 +25,9 @@ func NewValidator(opts Options) *Validator { return &Validator{opts: opts} }
 // fbc.Walk records it and goes on); validation problems are kept for Finish. Nothing kept shares
 // b.Data's memory: the caller may reuse it once Add returns.
 func (v *Validator) Add(b fbc.Blob) error {
+	if b.InvalidUTF8Line > 0 {
+		v.issues = append(v.issues, invalidUTF8Issue(b))
+	}
 	var one fbc.Catalog
 	if b.Schema == fbc.SchemaBundle {
 		bundle := fbc.Bundle{Schema: b.Schema, Loc: b.Loc}
@@ -172,4 +175,18 @@ func packageProperties(props []fbc.Property) []fbc.Property {
 		}
 	}
 	return out
+}
+
+// invalidUTF8Issue warns about bytes that are not UTF-8 in a blob, at their line. Like opm
+// (encoding/json), the loader reads them as U+FFFD; opm says nothing, and the catalog it serves
+// then holds replacement characters where the file held other bytes.
+func invalidUTF8Issue(b fbc.Blob) *Issue {
+	bundle := ""
+	if b.Schema == fbc.SchemaBundle {
+		bundle = b.Name
+	}
+	return newIssue(Warning, "invalid-utf8", fbc.Location{File: b.Loc.File, Line: b.InvalidUTF8Line}, b.PackageName(), "", bundle,
+		"save the file as UTF-8",
+		"the %s blob holds bytes that are not UTF-8; they are read as U+FFFD, as opm reads them, so the catalog served holds replacement characters there",
+		b.Schema)
 }

@@ -40,9 +40,25 @@ type CustomSchemaLister interface {
 	ListPackageCustomSchemas(ctx context.Context, schema, packageName string, send func(*structpb.Struct) error) error
 }
 
-// PreEncoded is a message already in protobuf wire form. A backend that keeps its answers
-// encoded can stream them without decoding and re-encoding each one (see RawBundleLister).
-type PreEncoded []byte
+// PreEncoded is a message already in protobuf wire form, as parts sent one after the other. A
+// backend that keeps its answers encoded can stream them without decoding and re-encoding each one
+// (see RawBundleLister); since protobuf allows a message's fields in any order, a part shared by
+// many messages (a bundle's fields, beside the fields of each of its channels) is sent as it is,
+// not copied into each: a slow client then keeps only what is its own queued. The server may
+// read the parts after the send returned: they must not change.
+type PreEncoded [][]byte
+
+// Bytes is the message in one piece.
+func (m PreEncoded) Bytes() []byte {
+	if len(m) == 1 {
+		return m[0]
+	}
+	var out []byte
+	for _, p := range m {
+		out = append(out, p...)
+	}
+	return out
+}
 
 // RawBundleLister is implemented by backends that can stream ListBundles answers as wire-encoded
 // Bundle messages; the server then sends those bytes as they are.

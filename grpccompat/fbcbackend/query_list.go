@@ -62,26 +62,29 @@ func (b *Backend) ListPackageCustomSchemas(ctx context.Context, schema, packageN
 	return nil
 }
 
-// ListBundlesRaw is ListBundles in wire form: a bundle with an image is its stored encoding with
-// the channel's fields appended (protobuf allows fields in any order), so the stream costs one
-// small allocation per bundle instead of a decode and an encode.
+// ListBundlesRaw is ListBundles in wire form: a bundle with an image is its stored encoding, sent
+// as it is, followed by the channel's fields (protobuf allows fields in any order), so the stream
+// costs one small allocation per bundle instead of a decode and an encode, and a client that does
+// not read keeps only those small parts queued, not a copy of each bundle.
 func (b *Backend) ListBundlesRaw(ctx context.Context, send func(api.PreEncoded) error) error {
 	for _, k := range b.list {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		bi := b.ix.Bundles[k.entry.Bundle]
-		var msg []byte
+		var msg api.PreEncoded
 		if bi.HasImage {
-			msg = appendChannelFields(make([]byte, 0, len(bi.Light)+channelFieldsSize(k)), bi.Light, k, bi.Deprecation)
+			msg = api.PreEncoded{bi.Light, appendChannelFields(make([]byte, 0, channelFieldsSize(k)), k, bi.Deprecation)}
 		} else {
 			out, err := b.bundle(k.pkg, k.ch, k.entry, false)
 			if err != nil {
 				return err
 			}
-			if msg, err = proto.Marshal(out); err != nil {
+			enc, err := proto.Marshal(out)
+			if err != nil {
 				return err
 			}
+			msg = api.PreEncoded{enc}
 		}
 		if err := send(msg); err != nil {
 			return err
@@ -108,8 +111,7 @@ func channelFieldsSize(k listKey) int {
 	return n + 64
 }
 
-func appendChannelFields(buf, light []byte, k listKey, dep *string) []byte {
-	buf = append(buf, light...)
+func appendChannelFields(buf []byte, k listKey, dep *string) []byte {
 	str := func(num protowire.Number, s string) {
 		if s != "" {
 			buf = protowire.AppendTag(buf, num, protowire.BytesType)

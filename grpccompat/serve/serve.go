@@ -57,6 +57,8 @@ type Options struct {
 	MetricsReady func(addr net.Addr)
 	// Version and Revision label olmcat_build_info.
 	Version, Revision string
+	// MaxConcurrentCalls bounds the gRPC calls open at once (0: grpccompat.DefaultMaxConcurrentCalls).
+	MaxConcurrentCalls int
 }
 
 // Run serves until ctx ends (then drains and returns nil) or fails to start (returns why).
@@ -120,7 +122,8 @@ func Run(ctx context.Context, o Options) error {
 	served := make(chan error, 2)
 	var srv *grpccompat.Server
 	if lis != nil {
-		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC, Registerer: m.registerer()})
+		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC, Registerer: m.registerer(),
+			MaxConcurrentCalls: o.MaxConcurrentCalls})
 		go func() { served <- srv.Serve(serveCtx, lis, o.DrainTimeout) }()
 		log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
 	}

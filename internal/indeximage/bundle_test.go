@@ -185,9 +185,9 @@ func TestFetchBundleRefusesHostileImages(t *testing.T) {
 		{"hard link out", []tarEntry{dir("manifests"), hardlink("manifests/csv.yaml", "etc/passwd")}, Limits{}, []string{"hard link", "outside the bundle path /manifests"}},
 		{"symlinked dir", []tarEntry{symlink("manifests", "/etc")}, Limits{}, []string{"bundle path /manifests is a symlink"}},
 		{"device", []tarEntry{dir("manifests"), special("manifests/null", '3')}, Limits{}, []string{"device or fifo"}},
-		{"bytes bomb", []tarEntry{dir("manifests"), file("manifests/bomb.yaml", zeros)}, Limits{MaxBytes: 1 << 20}, []string{"MaxBytes", "decompression bomb"}},
-		{"scanned bomb", []tarEntry{file("junk", zeros), dir("manifests")}, Limits{MaxScannedBytes: 1 << 20}, []string{"MaxScannedBytes"}},
-		{"many files", []tarEntry{dir("manifests"), file("manifests/a", ""), file("manifests/b", ""), file("manifests/c", "")}, Limits{MaxFiles: 2}, []string{"MaxFiles"}},
+		{"bytes bomb", []tarEntry{dir("manifests"), file("manifests/bomb.yaml", zeros)}, Limits{MaxBytes: 1 << 20}, []string{"OLMCAT_MAX_INPUT_BYTES", "decompression bomb"}},
+		{"scanned bomb", []tarEntry{file("junk", zeros), dir("manifests")}, Limits{MaxScannedBytes: 1 << 20}, []string{"OLMCAT_MAX_SCANNED_BYTES"}},
+		{"many files", []tarEntry{dir("manifests"), file("manifests/a", ""), file("manifests/b", ""), file("manifests/c", "")}, Limits{MaxFiles: 2}, []string{"OLMCAT_MAX_INPUT_FILES"}},
 		{"no manifests", nil, Limits{}, []string{"no layer holds /manifests", "not a complete operator bundle"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

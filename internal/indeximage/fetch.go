@@ -240,7 +240,7 @@ func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w la
 		return err
 	}
 	read, limit := w.budget()
-	if _, err := io.Copy(io.Discard, &budgetReader{r: content, read: read, limit: limit}); err != nil {
+	if _, err := io.Copy(io.Discard, &budgetReader{ctx: ctx, r: content, read: read, limit: limit}); err != nil {
 		return fmt.Errorf("%s: read to the end: %w (the layer is truncated or corrupt: pull or rebuild the image)", where, err)
 	}
 	if err := rc.Close(); err != nil {

@@ -50,7 +50,7 @@ type overlayWalker struct {
 
 func newOverlayWalker(root string, limits Limits) *overlayWalker {
 	return &overlayWalker{
-		root: root, limits: limits.withDefaults(), what: "catalog path",
+		root: root, limits: limits.WithDefaults(), what: "catalog path",
 		hidden: map[string]bool{}, opaque: map[string]bool{}, present: map[string]bool{}, dirs: map[string]bool{},
 	}
 }
@@ -89,7 +89,7 @@ func walkTar(ctx context.Context, r io.Reader, where string, ws []*overlayWalker
 		w.layerDBInside, w.layerDBOutside = 0, false
 	}
 	read, limit := ws[0].budget()
-	tr := tar.NewReader(&budgetReader{r: r, read: read, limit: limit})
+	tr := tar.NewReader(&budgetReader{ctx: ctx, r: r, read: read, limit: limit})
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

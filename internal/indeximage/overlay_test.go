@@ -2,6 +2,7 @@ package indeximage
 
 import (
 	"archive/tar"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -235,9 +236,10 @@ func TestDecompressionBombLimits(t *testing.T) {
 		limits Limits
 		msg    string
 	}{
-		{"bytes", layerOf(t, dir("configs"), file("configs/bomb.json", zeros)), Limits{MaxBytes: 1 << 20}, "MaxBytes"},
-		{"files", layerOf(t, many...), Limits{MaxFiles: 10}, "MaxFiles"},
-		{"scanned", layerOf(t, file("junk", zeros), dir("configs"), file("configs/a.json", "{}")), Limits{MaxScannedBytes: 1 << 20}, "MaxScannedBytes"},
+		{"bytes", layerOf(t, dir("configs"), file("configs/a.json", zeros[:1<<20]), file("configs/b.json", zeros[:1<<20])), Limits{MaxBytes: 3 << 19}, "the files under /configs add up to more than 1536KiB (the image is a decompression bomb, or set OLMCAT_MAX_INPUT_BYTES to a higher value, e.g. OLMCAT_MAX_INPUT_BYTES=3MiB)"},
+		{"file", layerOf(t, dir("configs"), file("configs/bomb.json", zeros)), Limits{MaxFileBytes: 1 << 20}, "the file is larger than 1MiB (the image is a decompression bomb, or set OLMCAT_MAX_FILE_BYTES"},
+		{"files", layerOf(t, many...), Limits{MaxFiles: 10}, "/configs holds more entries than 10 (the image is a decompression bomb, or set OLMCAT_MAX_INPUT_FILES"},
+		{"scanned", layerOf(t, file("junk", zeros), dir("configs"), file("configs/a.json", "{}")), Limits{MaxScannedBytes: 1 << 20}, "the image's layers uncompress to more than 1MiB (the image is a decompression bomb, or set OLMCAT_MAX_SCANNED_BYTES"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -249,5 +251,57 @@ func TestDecompressionBombLimits(t *testing.T) {
 	}
 	if _, err := extractImage(t, imageWith(t, fbcLabels, amd64, layerOf(t, many...)), Options{}); err != nil {
 		t.Errorf("default limits refused a small catalog: %v", err)
+	}
+}
+
+func TestLimitsFromEnv(t *testing.T) {
+	env := map[string]string{EnvMaxBytes: "16G", EnvMaxFileBytes: "512MiB", EnvMaxFiles: "2000", EnvMaxScannedBytes: "1099511627776"}
+	l, err := LimitsFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Limits{MaxBytes: 16 << 30, MaxFileBytes: 512 << 20, MaxFiles: 2000, MaxScannedBytes: 1 << 40}); l != want {
+		t.Errorf("got %+v, want %+v", l, want)
+	}
+	for _, bad := range []string{"-1", "0", "lots", "12X", "9999999999T"} {
+		_, err := LimitsFromEnv(func(k string) string {
+			if k == EnvMaxBytes {
+				return bad
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), EnvMaxBytes) {
+			t.Errorf("%s=%s: got %v, want an error naming the variable", EnvMaxBytes, bad, err)
+		}
+	}
+	t.Setenv(EnvMaxFileBytes, "3K")
+	if got := (Limits{}).WithDefaults(); got.MaxFileBytes != 3<<10 || got.MaxBytes != DefaultMaxBytes {
+		t.Errorf("WithDefaults with %s=3K: %+v", EnvMaxFileBytes, got)
+	}
+}
+
+// A decompression bomb (a small layer declaring a file of gigabytes) is refused by the default
+// limits at the entry's header, before a byte of it is written; the error says which limit and how
+// to raise it.
+func TestBombIsRefusedAtItsHeader(t *testing.T) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range []tar.Header{
+		{Typeflag: tar.TypeDir, Name: "configs", Mode: 0o755},
+		{Typeflag: tar.TypeReg, Name: "configs/bomb.json", Mode: 0o644, Size: DefaultMaxFileBytes + 1},
+	} {
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The body would be gigabytes of zeros that gzip squeezes to a few MB; the header is enough.
+	tmp := t.TempDir()
+	_, err := extractImage(t, imageWith(t, fbcLabels, amd64, layerFromTar(t, buf.Bytes())), Options{TempDir: tmp})
+	want := `entry "configs/bomb.json": limit exceeded: the file is larger than 2GiB (the image is a decompression bomb, or set OLMCAT_MAX_FILE_BYTES to a higher value, e.g. OLMCAT_MAX_FILE_BYTES=4GiB)`
+	if !errors.Is(err, ErrLimitExceeded) || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("a refused image left %d entries in the temporary directory", len(left))
 	}
 }

@@ -18,7 +18,7 @@ import (
 // nothing executable comes out of an image.
 func (w *overlayWalker) write(hdr *tar.Header, name string, body io.Reader) error {
 	if w.files >= w.limits.MaxFiles {
-		return fmt.Errorf("%w: more than %d entries under /%s (Limits.MaxFiles); the image is hostile or needs a higher limit", ErrLimitExceeded, w.limits.MaxFiles, w.root)
+		return limitError(fmt.Sprintf("/%s holds more entries than", w.root), int64(w.limits.MaxFiles), EnvMaxFiles)
 	}
 	w.files++
 	if w.single && name != w.root {
@@ -43,8 +43,11 @@ func (w *overlayWalker) write(hdr *tar.Header, name string, body io.Reader) erro
 			return err
 		}
 	case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+		if hdr.Size > w.limits.MaxFileBytes {
+			return limitError("the file is larger than", w.limits.MaxFileBytes, EnvMaxFileBytes)
+		}
 		if hdr.Size > w.limits.MaxBytes-w.bytes {
-			return fmt.Errorf("%w: the files under /%s exceed %d bytes (Limits.MaxBytes); the image is a decompression bomb or needs a higher limit", ErrLimitExceeded, w.root, w.limits.MaxBytes)
+			return limitError(fmt.Sprintf("the files under /%s add up to more than", w.root), w.limits.MaxBytes, EnvMaxBytes)
 		}
 		if err := w.writeRegular(rel, body, hdr.Size); err != nil {
 			return err

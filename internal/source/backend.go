@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/grpccompat/api"
 	"github.com/olmcat/olmcat/grpccompat/fbcbackend"
@@ -65,7 +63,7 @@ func (s *Source) backendInput(tee func(fbc.Blob) error) fbcbackend.Input {
 		Walk: walk,
 		Digest: func() (string, error) {
 			if s.stream != nil {
-				return fmt.Sprintf("stream:%d:%016x", len(s.stream), xxhash.Sum64(s.stream)), nil
+				return s.stream.digest(), nil
 			}
 			if s.files != nil {
 				// The layers read were checked against the config's diff IDs, so the config's

@@ -25,6 +25,7 @@ const (
 	BadTemplate       Problem = "bad catalog template"
 	BadGitRevision    Problem = "bad git revision"
 	Unreadable        Problem = "unreadable"
+	TooLarge          Problem = "too large"
 	NotHere           Problem = "not accepted here"
 	OutputIsInput     Problem = "output overlaps an input"
 )

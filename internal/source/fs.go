@@ -16,8 +16,11 @@ func (s *Source) FS() fs.FS {
 	if s.files != nil {
 		return s.files
 	}
+	if s.stream != nil && s.stream.path == "" {
+		return fstest.MapFS{spoolName: &fstest.MapFile{Mode: 0o444, ModTime: time.Time{}}}
+	}
 	if s.stream != nil {
-		return fstest.MapFS{"stdin": &fstest.MapFile{Data: s.stream, Mode: 0o444, ModTime: time.Time{}}}
+		return oneFile{dir: os.DirFS(filepath.Dir(s.stream.path)), name: spoolName}
 	}
 	if fi, err := os.Stat(s.path); err == nil && fi.IsDir() {
 		return os.DirFS(s.path)

@@ -54,7 +54,7 @@ func (s *Source) openGit(ctx context.Context) error {
 	}
 	if !found {
 		if s.opts.AllowEmpty {
-			s.format, s.stream = FormatFBC, []byte{}
+			s.format, s.stream = FormatFBC, &spool{}
 			return nil
 		}
 		return &Error{Ref: raw, Problem: NotFound, Detail: fmt.Sprintf("%s did not exist at %s", rel, rev),

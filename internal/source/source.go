@@ -16,10 +16,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/filetree"
 	"github.com/olmcat/olmcat/internal/indeximage"
-	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/sqlite"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
@@ -38,8 +38,13 @@ type Options struct {
 	Images indeximage.Options
 	// MigrateLevel is how an index.db's bundles are converted (see tofbc.Options).
 	MigrateLevel tofbc.MigrateLevel
-	// AllowEmpty accepts a catalog without packages (by default an EmptyCatalog error).
+	// AllowEmpty accepts a catalog in which no blob at all was found (by default an EmptyCatalog
+	// error: a mistyped path, a directory of READMEs), and keeps quiet about a catalog that holds
+	// no package (an index.db or an FBC emptied on purpose, accepted with a warning otherwise).
 	AllowEmpty bool
+	// Warn receives warnings about the input (nil: none are given), one sentence each, starting
+	// with the reference.
+	Warn func(string)
 	// Stdin is read for "-"; nil means os.Stdin.
 	Stdin io.Reader
 	// Templates renders a catalog template given as a catalog reference (see TemplateSchema);
@@ -58,7 +63,7 @@ type Source struct {
 	// git revisions, spooled for an index.db on standard input). Empty for an FBC stream.
 	path    string
 	files   *filetree.Tree // the FBC of an image, extracted into one file tree
-	stream  []byte         // an FBC read from standard input or a pipe
+	stream  *spool         // an FBC read from standard input, a pipe or a device
 	image   *indeximage.Catalog
 	db      *sqlite.DB
 	opts    Options
@@ -98,7 +103,7 @@ func (s *Source) open(ctx context.Context) error {
 		return &Error{Ref: r.Raw, Problem: NotHere, Detail: "a recorded answer set is not a catalog",
 			Hint: "only olmcat compat reads recorded answers; give a catalog here"}
 	case FormStdin:
-		return s.openStream(ctx, s.stdin(), r.Raw)
+		return s.openStream(ctx, s.stdin())
 	case FormOCILayout, FormDockerArchive, FormRegistry:
 		return s.openImage(ctx)
 	case FormGit:
@@ -125,12 +130,12 @@ func (s *Source) openLocal(ctx context.Context, path string) error {
 		s.format, s.path = FormatFBC, path
 		return s.checkNotEmpty(ctx)
 	case !fi.Mode().IsRegular():
-		f, err := os.Open(path)
+		f, err := openSpecial(ctx, path)
 		if err != nil {
 			return classify(s.ref.Raw, err)
 		}
 		defer f.Close()
-		return s.openStream(ctx, f, path)
+		return s.openStream(ctx, f)
 	}
 	isDB, err := sqlite.IsSQLiteFile(path)
 	if err != nil {
@@ -145,7 +150,7 @@ func (s *Source) openLocal(ctx context.Context, path string) error {
 	if schema, ok, err := templateFile(path); err != nil {
 		return classify(s.ref.Raw, err)
 	} else if ok {
-		data, err := os.ReadFile(path)
+		data, err := ReadInput(ctx, path, nil, fbc.DefaultMaxBlobSize)
 		if err != nil {
 			return classify(s.ref.Raw, err)
 		}
@@ -168,8 +173,7 @@ func (s *Source) checkText(path string) error {
 	head = head[:n]
 	ext := strings.ToLower(filepath.Ext(path))
 	namedDB := ext == ".db" || ext == ".sqlite" || ext == ".sqlite3"
-	binary := bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimIncompleteRune(head))
-	if !namedDB && !binary {
+	if !namedDB && !isBinary(head) {
 		return nil
 	}
 	_, err = sqlite.Open(path) // explains what the bytes look like
@@ -178,6 +182,12 @@ func (s *Source) checkText(path string) error {
 		se.Hint = "a file named " + ext + " must be a SQLite index.db; if it is a File-Based Catalog, name it .json or .yaml"
 	}
 	return e
+}
+
+// isBinary reports whether the first bytes of a file cannot start an FBC: a NUL byte, or text
+// that is not UTF-8.
+func isBinary(head []byte) bool {
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimIncompleteRune(head))
 }
 
 // trimIncompleteRune drops a rune cut at the end of a read buffer.
@@ -198,37 +208,6 @@ func (s *Source) openIndexDB(path string) error {
 	s.format, s.path, s.db = FormatSQLite, path, db
 	s.closers = append(s.closers, func() { db.Close() })
 	return s.checkIndexNotEmpty(context.Background())
-}
-
-// openStream reads an FBC (or an index.db) from standard input or a pipe. A stream can be read
-// once, and a catalog may be read more than once, so it is kept: in memory for an FBC, in a
-// temporary file for an index.db (SQLite needs a file).
-func (s *Source) openStream(ctx context.Context, r io.Reader, name string) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return &Error{Ref: s.ref.Raw, Problem: Unreadable, Detail: err.Error(), Err: err}
-	}
-	if bytes.HasPrefix(data, []byte("SQLite format 3\x00")) {
-		f, remove, err := scratch.CreateTemp("", "olmcat-stdin-*.db")
-		if err != nil {
-			return err
-		}
-		s.closers = append(s.closers, func() { remove() })
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		return s.openIndexDB(f.Name())
-	}
-	if schema, ok := readTemplateStream(data); ok {
-		return s.openTemplate(ctx, schema, data)
-	}
-	s.format, s.stream = FormatFBC, data
-	_ = name
-	return s.checkNotEmpty(ctx)
 }
 
 func (s *Source) openImage(ctx context.Context) error {
@@ -277,9 +256,10 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// checkIndexNotEmpty refuses an index.db without packages, as checkNotEmpty refuses an empty FBC.
+// checkIndexNotEmpty warns about an index.db without packages. It is a catalog all the same (a
+// team may empty an index on purpose, and opm serves it), unlike a path where no catalog is found.
 func (s *Source) checkIndexNotEmpty(ctx context.Context) error {
-	if s.opts.AllowEmpty {
+	if s.opts.AllowEmpty || s.opts.Warn == nil {
 		return nil
 	}
 	var any int
@@ -289,10 +269,17 @@ func (s *Source) checkIndexNotEmpty(ctx context.Context) error {
 		return classify(s.ref.Raw, err)
 	}
 	if any == 0 {
-		return &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "the index.db holds no package",
-			Hint: "check the file; pass --allow-empty if an empty catalog is intended"}
+		s.warnNoPackage("index.db")
 	}
 	return nil
+}
+
+// warnNoPackage says that a recognized catalog holds no package.
+func (s *Source) warnNoPackage(what string) {
+	if s.opts.AllowEmpty || s.opts.Warn == nil {
+		return
+	}
+	s.opts.Warn(s.ref.Raw + ": the " + what + " holds no package: it is read as an empty catalog (pass --allow-empty to say that is intended)")
 }
 
 // imageError words an image that cannot be read as an input error.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -16,7 +17,9 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/unpack"
 	"github.com/olmcat/olmcat/internal/imagetest"
+	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/sqlite"
 )
 
 const corpus = "../../../shared/conformance"
@@ -173,8 +176,6 @@ func TestBadInputs(t *testing.T) {
 	execSQL(t, dropped, `DROP TABLE channel_entry`)
 	future := write("future.db", full)
 	execSQL(t, future, `UPDATE schema_migrations SET version = 99`)
-	emptyDB := write("emptydb.db", full)
-	execSQL(t, emptyDB, `DELETE FROM channel_entry`, `DELETE FROM channel`, `DELETE FROM package`)
 	noLabel := imagetest.OCILayout(t, imagetest.Image(t, map[string][]byte{"configs/x.json": []byte("{}")}, nil))
 	corrupt := imagetest.OCILayout(t, imagetest.CorruptLayerImage(t))
 
@@ -190,7 +191,6 @@ func TestBadInputs(t *testing.T) {
 		{truncated, source.DamagedDatabase, "file is truncated"},
 		{dropped, source.DamagedDatabase, "table channel_entry is missing"},
 		{future, source.UnsupportedSchema, "schema version 99 is newer than this olmcat understands"},
-		{emptyDB, source.EmptyCatalog, "the index.db holds no package"},
 		{noLabel, source.BadImage, "label"},
 		{corrupt, source.BadImage, ""},
 		{"grpc://localhost:50051", source.NotHere, "a live gRPC server is not a catalog"},
@@ -209,7 +209,7 @@ func TestBadInputs(t *testing.T) {
 		})
 	}
 	// --allow-empty accepts the empty ones.
-	for _, ref := range []string{empty, emptyDB} {
+	for _, ref := range []string{empty} {
 		src, err := source.Open(context.Background(), ref, source.Options{AllowEmpty: true})
 		if err != nil {
 			t.Errorf("%s with AllowEmpty: %v", ref, err)
@@ -306,4 +306,46 @@ func firstFile(t *testing.T, ref string) string {
 		return filepath.Base(ref)
 	}
 	return "kube-green/catalog.json"
+}
+
+// A catalog that was recognized but holds no package (an index.db or an FBC emptied on purpose)
+// is read as an empty catalog, with a warning; AllowEmpty says it is intended and silences it.
+func TestCatalogWithoutPackagesIsRead(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	emptyDB := filepath.Join(dir, "empty.db")
+	w, err := sqlite.Create(ctx, emptyDB, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	noPackage := filepath.Join(dir, "notes.json")
+	if err := os.WriteFile(noPackage, []byte(`{"schema":"example.com.notes","note":"every package was removed"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	emptyImage := imagetest.OCILayout(t, imagetest.Image(t, map[string][]byte{"configs/.indexignore": []byte("*\n")},
+		map[string]string{indeximage.ConfigsLabel: "/configs"}))
+	for _, c := range []struct{ ref, what string }{{emptyDB, "index.db"}, {noPackage, "catalog"}, {emptyImage, "catalog"}} {
+		for _, allow := range []bool{false, true} {
+			var warnings []string
+			src, err := source.Open(ctx, c.ref, source.Options{AllowEmpty: allow, Warn: func(w string) { warnings = append(warnings, w) }})
+			if err != nil {
+				t.Fatalf("%s (AllowEmpty %v): %v", c.ref, allow, err)
+			}
+			cat, err := src.Load(ctx)
+			src.Close()
+			if err != nil || len(cat.Packages) != 0 {
+				t.Errorf("%s: %d packages, %v", c.ref, len(cat.Packages), err)
+			}
+			want := []string{c.ref + ": the " + c.what + " holds no package: it is read as an empty catalog (pass --allow-empty to say that is intended)"}
+			if allow {
+				want = nil
+			}
+			if !slices.Equal(warnings, want) {
+				t.Errorf("%s (AllowEmpty %v): warnings %q, want %q", c.ref, allow, warnings, want)
+			}
+		}
+	}
 }

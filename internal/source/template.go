@@ -2,7 +2,6 @@ package source
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -139,7 +138,11 @@ func (s *Source) openTemplate(ctx context.Context, schema string, data []byte) e
 	if err != nil {
 		return templateError(raw, schema, err)
 	}
-	s.format, s.stream, s.template = FormatFBC, rendered, schema
+	sp, err := s.spoolBytes(rendered)
+	if err != nil {
+		return err
+	}
+	s.format, s.stream, s.template = FormatFBC, sp, schema
 	return s.checkNotEmpty(ctx)
 }
 
@@ -213,6 +216,3 @@ func RenderBundleImage(ctx context.Context, ref string, opts indeximage.Options)
 	}
 	return rendered, nil
 }
-
-// readTemplateStream is openStream's template check: data is the whole stream.
-func readTemplateStream(data []byte) (string, bool) { return TemplateSchema(bytes.NewReader(data)) }

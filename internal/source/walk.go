@@ -25,7 +25,7 @@ func (s *Source) Walk(ctx context.Context, fn func(fbc.Blob) error) error {
 		return s.WalkPackages(ctx, func(_ string, c *fbc.Catalog) error { return emitBlobs(c, fn) })
 	}
 	resolver := s.resolver()
-	return s.walkFBC(func(b fbc.Blob) error {
+	return s.walkFBC(ctx, func(b fbc.Blob) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -63,7 +63,12 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		return fn(pkg, c)
 	}
 	if s.stream != nil {
-		c, err := fbc.LoadReader(bytes.NewReader(s.stream), s.streamName())
+		r, err := s.stream.open()
+		if err != nil {
+			return err
+		}
+		c, err := fbc.Loader{Context: ctx}.LoadReader(r, s.streamName())
+		r.Close()
 		if err != nil {
 			return err
 		}
@@ -75,9 +80,9 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		return nil
 	}
 	if s.files != nil {
-		return classifyWalk(s.ref.Raw, fbc.WalkPackagesFS(s.files, each))
+		return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx}.WalkPackagesFS(s.files, each))
 	}
-	return classifyWalk(s.ref.Raw, fbc.WalkPackages(s.path, each))
+	return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx}.WalkPackages(s.path, each))
 }
 
 // Load reads the whole catalog. On problems of the content it returns what loaded together with
@@ -98,14 +103,21 @@ func (s *Source) Load(ctx context.Context) (*fbc.Catalog, error) {
 	return all, err
 }
 
-func (s *Source) walkFBC(fn func(fbc.Blob) error) error {
+// walkFBC walks the FBC's blobs; a signal (ctx) ends the walk between two reads.
+func (s *Source) walkFBC(ctx context.Context, fn func(fbc.Blob) error) error {
+	loader := fbc.Loader{Context: ctx}
 	if s.stream != nil {
-		return fbc.WalkReader(bytes.NewReader(s.stream), s.streamName(), fn)
+		r, err := s.stream.open()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		return loader.WalkReader(r, s.streamName(), fn)
 	}
 	if s.files != nil {
-		return classifyWalk(s.ref.Raw, fbc.WalkFS(s.files, fn))
+		return classifyWalk(s.ref.Raw, loader.WalkFS(s.files, fn))
 	}
-	return classifyWalk(s.ref.Raw, fbc.Walk(s.path, fn))
+	return classifyWalk(s.ref.Raw, loader.Walk(s.path, fn))
 }
 
 func (s *Source) streamName() string {
@@ -141,26 +153,37 @@ func classifyWalk(ref string, err error) error {
 	return classify(ref, err)
 }
 
-// errFound stops the emptiness check at the first blob.
-var errFound = errors.New("found a blob")
+// errFound stops the emptiness check at the first package.
+var errFound = errors.New("found a package")
 
 // checkNotEmpty refuses a catalog without a single blob (an empty directory, a directory of
-// READMEs, a mistyped path), which would otherwise pass every check silently. It reads up to the
-// first blob.
+// READMEs, a mistyped path), which would otherwise pass every check silently, and warns about one
+// whose blobs hold no package. It reads up to the first olm.package blob.
 func (s *Source) checkNotEmpty(ctx context.Context) error {
 	if s.opts.AllowEmpty {
 		return nil
 	}
-	err := s.walkFBC(func(fbc.Blob) error { return errFound })
+	blobs := false
+	err := s.walkFBC(ctx, func(b fbc.Blob) error {
+		blobs = true
+		if b.Schema == fbc.SchemaPackage {
+			return errFound
+		}
+		return ctx.Err()
+	})
 	if errors.Is(err, errFound) {
 		return nil
 	}
-	where := "under " + s.ref.Raw
-	if s.stream != nil {
-		where = "in " + s.streamName()
+	if (blobs || s.files != nil) && err == nil {
+		// An image's label says where its catalog is: nothing there is an empty catalog, not a
+		// mistyped path.
+		s.warnNoPackage("catalog")
+		return nil
 	}
-	empty := &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "no catalog blobs found " + where,
-		Hint: "check the path; pass --allow-empty if an empty catalog is intended"}
+	if blobs && isLoadErrors(err) {
+		return nil // a catalog with problems, which the command reports in full
+	}
+	empty := s.emptyError()
 	var lerrs *fbc.LoadErrors
 	if errors.As(err, &lerrs) {
 		// A broken catalog file is a catalog with problems, which the command reports in full;
@@ -177,6 +200,21 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 		return err
 	}
 	return empty
+}
+
+func isLoadErrors(err error) bool {
+	var lerrs *fbc.LoadErrors
+	return errors.As(err, &lerrs)
+}
+
+// emptyError is the error for a catalog in which no blob was found.
+func (s *Source) emptyError() *Error {
+	where := "under " + s.ref.Raw
+	if s.stream != nil {
+		where = "in " + s.streamName()
+	}
+	return &Error{Ref: s.ref.Raw, Problem: EmptyCatalog, Detail: "no catalog blobs found " + where,
+		Hint: "check the path; pass --allow-empty if an empty catalog is intended"}
 }
 
 // otherFiles lists the files of the load problems when none of them is named like a catalog file
