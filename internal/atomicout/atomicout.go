@@ -47,7 +47,7 @@ func Dir(outDir string, force bool) (*Target, error) {
 	t := &Target{name: outDir, final: final, isDir: true, force: force}
 	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
 		if t.inPlace, err = cannotRename(final); err != nil {
-			return nil, fmt.Errorf("check output directory %s: %w", outDir, err)
+			return nil, writeError(outDir, err)
 		}
 	}
 	parent, prefix := filepath.Dir(final), "."+filepath.Base(final)+".tmp-"
@@ -55,11 +55,11 @@ func Dir(outDir string, force bool) (*Target, error) {
 		parent, prefix = final, inPlacePrefix
 	}
 	if t.tmp, err = os.MkdirTemp(parent, prefix); err != nil {
-		return nil, fmt.Errorf("create temporary output for %s: %w", outDir, err)
+		return nil, writeError(outDir, err)
 	}
 	t.track()
 	if err := os.Chmod(t.tmp, 0o755); err != nil {
-		return nil, t.fail(fmt.Errorf("create temporary output for %s: %w", outDir, err))
+		return nil, t.fail(writeError(outDir, err))
 	}
 	return t, nil
 }
@@ -73,12 +73,12 @@ func File(path string, force bool) (*Target, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-")
 	if err != nil {
-		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
+		return nil, writeError(path, err)
 	}
 	tmp := f.Name()
 	// The writer creates the file; only the unique name is wanted.
 	if err := errors.Join(f.Close(), os.Remove(tmp)); err != nil {
-		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
+		return nil, writeError(path, err)
 	}
 	t := &Target{name: path, final: final, tmp: tmp, force: force}
 	t.track()
@@ -108,7 +108,7 @@ func prepare(path string, force, dir bool) (string, error) {
 	}
 	if !isLink { // a link's target is not invented: resolve checked that its directory exists
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-			return "", fmt.Errorf("create directory of output %s: %w", path, err)
+			return "", writeError(path, err)
 		}
 	}
 	return final, nil
@@ -121,7 +121,7 @@ func checkFree(final, name string, force, wantDir bool) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("check output %s: %w", name, err)
+		return writeError(name, err)
 	}
 	if force {
 		return nil
@@ -129,7 +129,7 @@ func checkFree(final, name string, force, wantDir bool) error {
 	if wantDir && fi.IsDir() {
 		entries, err := os.ReadDir(final)
 		if err != nil {
-			return fmt.Errorf("check output directory %s: %w", name, err)
+			return writeError(name, err)
 		}
 		if len(entries) == 0 {
 			return nil
@@ -176,7 +176,7 @@ func (t *Target) Commit() error {
 			if renameBlocked(err) {
 				return t.commitBlocked(err)
 			}
-			return t.fail(fmt.Errorf("move existing %s aside: %w", t.name, err))
+			return t.fail(writeError(t.name, err))
 		}
 		if err := rename(t.tmp, t.final); err != nil {
 			err = fmt.Errorf("move output into place at %s: %w", t.name, err)
@@ -190,7 +190,7 @@ func (t *Target) Commit() error {
 		return nil
 	}
 	if err := rename(t.tmp, t.final); err != nil {
-		return t.fail(fmt.Errorf("move output into place at %s: %w", t.name, err))
+		return t.fail(writeError(t.name, err))
 	}
 	t.untrack()
 	return nil
