@@ -128,6 +128,9 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	defer compatGC()()
 	var planOut *atomicout.Target
 	if f.savePlan != "" {
+		if err := source.CheckOutputPaths(f.savePlan, leftSpec, rightSpec); err != nil {
+			return err
+		}
 		// Refuse an existing file now, not after a long comparison.
 		if planOut, err = atomicout.File(f.savePlan, f.force); err != nil {
 			return usageError{fmt.Errorf("--save-plan: %w", err)}
