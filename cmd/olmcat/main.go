@@ -52,6 +52,9 @@ func main() {
 		os.Exit(healthProbe(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	ctx, received, stop := handleSignals()
+	// What olmcat processes killed with SIGKILL left in TMPDIR (spool files, temporary caches):
+	// only entries no live process holds locked.
+	scratch.RemoveStale(os.TempDir(), scratch.StalePrefixes...)
 	stopProfile := startProfile(os.Stderr)
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()
