@@ -250,14 +250,14 @@ func openSides(ctx context.Context, leftSpec, rightSpec string, o compat.OpenOpt
 func savePlan(out *atomicout.Target, p compat.Plan) error {
 	file, err := os.Create(out.Path())
 	if err != nil {
-		return err
+		return out.Err(err)
 	}
 	if err := p.Write(file); err != nil {
 		file.Close()
-		return err
+		return out.Err(err)
 	}
 	if err := file.Close(); err != nil {
-		return err
+		return out.Err(err)
 	}
 	return out.Commit()
 }
