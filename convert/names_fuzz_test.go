@@ -19,7 +19,8 @@ import (
 )
 
 // FuzzNameToPath gives a catalog whose package and bundle names are chosen by the fuzzer to every
-// writer that lays a catalog out as files (migrate, the editing commands' --output-dir, unpack)
+// writer that lays a catalog out as files (migrate, the editing commands' --output-dir, unpack,
+// migrate --to basic-template in both layouts)
 // and checks what issue 19 found broken: no file is written outside the output, whatever the
 // names; a name that is written becomes exactly one directory, unchanged; a name that is refused
 // is refused with an *outpath.NameError (exit 2 in the command) and nothing at all is written.
@@ -57,6 +58,14 @@ func FuzzNameToPath(f *testing.F) {
 			},
 			"output-dir": func(out string) error { return ops.WriteDir(c, out, fbc.YAML, false) },
 			"unpack":     func(out string) error { return unpack.Unpack(c, out, false) },
+			"template": func(out string) error {
+				_, err := MigrateToTemplates(ctx, src, out, TemplateOptions{})
+				return err
+			},
+			"template-flat": func(out string) error {
+				_, err := MigrateToTemplates(ctx, src, out, TemplateOptions{Layout: LayoutFlat})
+				return err
+			},
 		}
 		allowed := []string{filepath.Join(root, "in")}
 		for what, write := range writers {
@@ -64,13 +73,22 @@ func FuzzNameToPath(f *testing.F) {
 			allowed = append(allowed, out)
 			err := write(out)
 			var nameErr *outpath.NameError
-			if err != nil && !errors.As(err, &nameErr) {
+			template := strings.HasPrefix(what, "template")
+			// A template writer may refuse a catalog for its own reasons (a package it cannot
+			// express); what matters here is where it writes.
+			if err != nil && !errors.As(err, &nameErr) && !template {
 				t.Fatalf("%s of package %q, bundle %q: %v, want success or an *outpath.NameError", what, pkg, bundle, err)
 			}
 			assertOnlyUnder(t, root, what, allowed...)
 			if err != nil {
 				if _, serr := os.Lstat(out); serr == nil {
 					t.Fatalf("%s refused package %q (%v) but left %s", what, pkg, err, out)
+				}
+				continue
+			}
+			if what == "template-flat" {
+				if _, err := os.Stat(filepath.Join(out, name+".yaml")); err != nil {
+					t.Fatalf("%s wrote package %q, but not as %s.yaml: %v", what, name, name, err)
 				}
 				continue
 			}

@@ -34,7 +34,8 @@ func TestIdenticalCatalogsHaveNoFindings(t *testing.T) {
 
 // Removing trident v24.10.0 from the middle of a replaces chain (no skipRange anywhere) strands the
 // users of v24.2.0 and v24.6.0: v24.6.0 is no longer replaced by anything, so it also becomes a
-// second head. Users of the removed v24.10.0 itself still upgrade, through v24.10.1's replaces.
+// second head (OLM then resolves nothing in the channel; olmcat reads it from the highest head, whose
+// replaces chain no longer holds v24.6.0, so v24.2.0's users are offered nothing). Users of the removed v24.10.0 itself still upgrade, through v24.10.1's replaces.
 func TestRemovalStrandsUsers(t *testing.T) {
 	old := loadCatalog(t, subset412)
 	cat := loadCatalog(t, subset412)
@@ -50,7 +51,7 @@ func TestRemovalStrandsUsers(t *testing.T) {
 		"breaking stranded ch=stable b="+tridentV+"24.6.0",
 	)
 	f := findingOf(t, r, diff.Stranded, "stable", tridentV+"24.2.0")
-	if f.Old != "reaches "+tridentV+"25.2.1 in 5 upgrades" || f.New != "upgrades end at "+tridentV+"24.6.0" {
+	if f.Old != "reaches "+tridentV+"25.2.1 in 5 upgrades" || f.New != "upgrades end at "+tridentV+"24.2.0" {
 		t.Errorf("stranded v24.2.0: %q -> %q", f.Old, f.New)
 	}
 	if u := upgradeOf(t, r, "stable", tridentV+"24.10.0"); u.New.InChannel || !u.New.ReachesHead || u.New.Hops != 3 {

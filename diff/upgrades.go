@@ -35,80 +35,38 @@ func (r Reach) equal(o Reach) bool {
 		r.Head == o.Head && r.ReachesHead == o.ReachesHead && r.Hops == o.Hops && r.End == o.End
 }
 
-// channelGraph is one side of one channel, ready for reachability questions.
+// channelGraph is one side of one channel, read as OLM's resolver reads it (model.UpgradeGraph).
 type channelGraph struct {
 	channel *model.Channel
 	graph   *model.UpgradeGraph
 	heads   []string
-	head    string         // the head users end at; with several heads, the highest version
-	dist    map[string]int // fewest upgrades from each entry to head
+	head    string // the head users end at; with several heads, the highest version
 }
 
 func newChannelGraph(c *model.Channel) *channelGraph {
-	g := &channelGraph{channel: c, graph: model.NewUpgradeGraph(c), heads: c.Heads()}
-	g.head = highestVersion(c, g.heads)
-	if g.head != "" {
-		g.dist = g.graph.DistancesTo(g.head)
-	}
+	g := &channelGraph{channel: c, graph: model.NewUpgradeGraph(c)}
+	g.heads, g.head = g.graph.Heads(), g.graph.Head()
 	return g
 }
 
-// highestVersion picks, among names of the channel, the one with the highest version (ties and
-// unparsable versions by name, last wins), "" for none.
-func highestVersion(c *model.Channel, names []string) string {
-	best := ""
-	var bestV *semver.Version
-	for _, n := range names {
-		v := model.EntryVersion(c.Entries[n])
-		if best == "" || (v != nil && (bestV == nil || v.GTE(*bestV))) {
-			best, bestV = n, v
-		}
-	}
-	return best
-}
-
-// reach answers for a bundle with this name and (installed) version.
+// reach answers for a bundle with this name and (installed) version: OLM's offers, and the way it
+// takes them (model.UpgradeGraph.Path).
 func (g *channelGraph) reach(name string, version *semver.Version) Reach {
 	_, in := g.channel.Entries[name]
 	r := Reach{InChannel: in, Head: g.head, Targets: g.graph.Successors(name, version)}
 	if r.Targets == nil {
 		r.Targets = []string{}
 	}
-	if name == g.head && g.head != "" {
-		r.ReachesHead = true
+	if g.head == "" {
 		return r
 	}
-	best := -1
-	for _, t := range r.Targets {
-		if d, ok := g.dist[t]; ok && (best < 0 || d+1 < best) {
-			best = d + 1
-		}
-	}
-	if best >= 0 {
-		r.ReachesHead, r.Hops = true, best
+	d := g.graph.Destination(name, version)
+	if d.ReachesHead {
+		r.ReachesHead, r.Hops = true, d.Hops
 		return r
 	}
-	r.End = g.end(name, r.Targets)
+	r.End = d.End
 	return r
-}
-
-// end is where a user who cannot reach the head ends up: the highest-versioned bundle reachable
-// that upgrades no further (the bundle itself when it has no target).
-func (g *channelGraph) end(name string, targets []string) string {
-	if len(targets) == 0 {
-		return name
-	}
-	edges := g.graph.Edges()
-	var sinks []string
-	for n := range g.graph.ReachableFrom(targets) {
-		if len(edges[n]) == 0 {
-			sinks = append(sinks, n)
-		}
-	}
-	if len(sinks) == 0 {
-		return "" // every path loops
-	}
-	return highestVersion(g.channel, sortedCopy(sinks))
 }
 
 // compareGraphs reports what the change does to the upgrades of every channel both sides have, and
@@ -183,18 +141,15 @@ func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrad
 	return findings, upgrades
 }
 
-// stepsOnPaths marks the entries that lie on some other entry's shortest way to the head (the head
+// stepsOnPaths marks the entries that lie on some other entry's way to the head (the head
 // included: callers leave it out, its removal is a head change).
 func stepsOnPaths(g *channelGraph) map[string]bool {
 	out := map[string]bool{}
-	for from, tos := range g.graph.Edges() {
-		d, ok := g.dist[from]
-		if !ok {
-			continue
-		}
-		for _, to := range tos {
-			if dt, ok := g.dist[to]; ok && dt == d-1 {
-				out[to] = true
+	for name, e := range g.channel.Entries {
+		version := model.EntryVersion(e)
+		if g.graph.Destination(name, version).ReachesHead {
+			if next := g.graph.Next(name, version); next != "" {
+				out[next] = true
 			}
 		}
 	}

@@ -158,7 +158,7 @@ func bundleBlobs(path string, c *fbc.Catalog, haveChannels bool) ([]ops.NewBundl
 
 // readBlobs loads a file or directory of rendered blobs (any catalog reference).
 func readBlobs(cmd *cobra.Command, ref string, imgOpts indeximage.Options) (*fbc.Catalog, error) {
-	src, err := source.Open(cmd.Context(), ref, source.Options{Images: imgOpts, AllowEmpty: true, Stdin: cmd.InOrStdin()})
+	src, err := source.Open(cmd.Context(), ref, source.Options{Images: imgOpts, AllowEmpty: true, Stdin: cmd.InOrStdin(), Templates: renderTemplate})
 	if err != nil {
 		return nil, err
 	}

@@ -222,6 +222,9 @@ func writeCatalog(cmd *cobra.Command, in *catalogInput, cat *fbc.Catalog, o cata
 		return nil
 	}
 	ref := in.src.Ref()
+	if t := in.src.Template(); t != "" {
+		return usageError{fmt.Errorf("--in-place would replace the catalog template %s (%s) with the catalog rendered from it: edit the template, or write the result with --output-dir DIR", ref.Raw, t)}
+	}
 	switch ref.Form {
 	case source.FormIndexDB:
 		return writeIndexDB(ctx, cat, ref.Path, true, stderr)

@@ -66,10 +66,20 @@ type compatFlags struct {
 	force, allowEmpty                     bool
 	leftKind, rightKind                   string
 	http                                  bool
+	registry                              indeximage.Options // --use-http, --skip-tls-verify
+	templates                             *templateInputs
+}
+
+// sourceOptions are how compat opens the catalogs it is given (catalog templates included).
+func (f compatFlags) sourceOptions(cmd *cobra.Command) source.Options {
+	images := indeximage.Options{Platform: f.platform, Insecure: f.insecure, UseHTTP: f.registry.UseHTTP, SkipTLSVerify: f.registry.SkipTLSVerify}
+	o := source.Options{Images: images, AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin(), Templates: renderTemplate}
+	o.Bundles = f.templates.bundleRenderer(cmd, images, o)
+	return o
 }
 
 func newCompatCmd() *cobra.Command {
-	var f compatFlags
+	f := compatFlags{templates: &templateInputs{}}
 	cmd := &cobra.Command{
 		Use:   "compat LEFT RIGHT",
 		Short: "Check that two catalog servers (index.db, FBC, live, recorded) answer every gRPC call the same",
@@ -102,6 +112,8 @@ func newCompatCmd() *cobra.Command {
 	fl.BoolVar(&f.http, "http", false, "compare catalogd's HTTP API (OLM v1: /api/v1/all and /api/v1/metas) instead of gRPC")
 	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
+	addRegistryFlags(fl, &f.registry)
+	addTemplateFlags(fl, f.templates)
 	return cmd
 }
 
@@ -141,9 +153,8 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	stderr := cmd.ErrOrStderr()
 	tty := isTerminal(stderr)
 	open := compat.OpenOptions{
-		Dial: compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
-		Source: source.Options{Images: indeximage.Options{Platform: f.platform, Insecure: f.insecure},
-			AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin()},
+		Dial:   compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
+		Source: f.sourceOptions(cmd),
 	}
 	if tty {
 		fmt.Fprintf(stderr, "olmcat compat: opening %s and %s\n", leftSpec, rightSpec)
@@ -263,6 +274,18 @@ func savePlan(out *atomicout.Target, p compat.Plan) error {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	f := fileOf(w)
+	return f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// fileOf is the file a writer writes to, looking through the writer main wraps standard output
+// in, or nil.
+func fileOf(w io.Writer) *os.File {
+	switch w := w.(type) {
+	case *os.File:
+		return w
+	case interface{ File() *os.File }:
+		return w.File()
+	}
+	return nil
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/grpccompat/compat"
-	"github.com/olmcat/olmcat/internal/indeximage"
-	"github.com/olmcat/olmcat/internal/source"
 )
 
 // runCompatHTTP is `olmcat compat --http`: the two sides' catalogd APIs, blob for blob.
@@ -21,9 +19,8 @@ func runCompatHTTP(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags
 		return usageError{errTwoStdin}
 	}
 	open := compat.OpenOptions{
-		Dial: compat.DialOptions{Timeout: f.timeout},
-		Source: source.Options{Images: indeximage.Options{Platform: f.platform, Insecure: f.insecure},
-			AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin()},
+		Dial:   compat.DialOptions{Timeout: f.timeout},
+		Source: f.sourceOptions(cmd),
 	}
 	ctx := cmd.Context()
 	var (

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/diff/report"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 func init() { register(newDiffCmd) }
@@ -27,18 +29,29 @@ dependencies, manifests and CSV metadata, deprecations, other blobs) and upgrade
 (head changes, bundles stranded from the head, new and longer paths, removed steps, cycles and second
 heads) are findings, each with a severity (breaking, warning, info) and the rule that decided it.
 Problems of either input (load or validation errors) are findings too; the diff runs on what loads.
+Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate does: only entries
+of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
 
 Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
-request comment), html (one self-contained page with an SVG upgrade graph of each changed channel).
+request comment: the verdict, then the pictures of the worst channels first, under GitHub's comment
+limit), html (one self-contained page, worst package first, info collapsed, an SVG upgrade graph of
+each changed channel). Pictures keep version order, draw a skipRange as a range on the bundle that
+declares it and mark every bundle a finding names.
 --stat prints one line per changed package instead.
 
-Exit codes: 0 no finding at the --fail-on level (or no --fail-on), 1 findings at that level,
-2 bad usage or an input that cannot be used (either side: not found, damaged, empty, ...).
+Exit codes: 0 no finding at the --fail-on level (or no --fail-on: like git diff, the report is the
+result), 1 findings at that level (and one line on stderr saying how many), 2 bad usage or an input
+that cannot be used (either side: not found, damaged, empty, ...). --fail-on any fails on any
+difference, as diff(1) and git diff --exit-code do.
+
+Tables group what belongs together (a new release's bundle, entries and head change are one row;
+the same change to several bundles is one row listing them); -o json keeps every finding.
+--min-severity hides lesser findings from the table and says how many it hid.
 
 ` + referenceHelp
 
 func newDiffCmd() *cobra.Command {
-	var gitRev, output, failOn, color string
+	var gitRev, output, failOn, color, minSeverity string
 	var stat bool
 	var in inputFlags
 	cmd := &cobra.Command{
@@ -59,6 +72,13 @@ func newDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			shownFrom, err := parseMinSeverity(minSeverity)
+			if err != nil {
+				return err
+			}
+			if minSeverity != "" && (output != report.FormatTable || stat) {
+				return usageError{fmt.Errorf("--min-severity shortens the table (-o table); -o %s and --stat always count every finding", output)}
+			}
 			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown && output != report.FormatHTML {
 				return usageError{fmt.Errorf("-o must be table, json, markdown or html, not %q", output)}
 			}
@@ -71,7 +91,7 @@ func newDiffCmd() *cobra.Command {
 				return err
 			}
 			r := diff.Compare(oldSide, newSide)
-			opts.Old, opts.New = oldSide, newSide
+			opts.Old, opts.New, opts.MinSeverity = oldSide, newSide, shownFrom
 			if stat {
 				err = report.Stat(cmd.OutOrStdout(), r)
 			} else if output == report.FormatHTML {
@@ -83,6 +103,7 @@ func newDiffCmd() *cobra.Command {
 				return err
 			}
 			if threshold != "" && r.Summary.AtLeast(threshold) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s (--fail-on %s)\n", failingCounts(r.Summary, threshold), failOn)
 				return exitError{code: exitFindings}
 			}
 			return nil
@@ -92,6 +113,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json, markdown or html")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
+	cmd.Flags().StringVar(&minSeverity, "min-severity", "", "table: show only findings of this severity or worse (breaking, warning or info); the verdict line counts the others")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour table severities: auto (on a terminal, unless NO_COLOR is set), always or never")
 	addInputFlags(cmd.Flags(), &in)
 	return cmd
@@ -109,6 +131,39 @@ func parseFailOn(s string) (diff.Severity, error) {
 		return diff.Info, nil
 	}
 	return "", usageError{fmt.Errorf("--fail-on must be breaking, warning or any, not %q", s)}
+}
+
+func parseMinSeverity(s string) (diff.Severity, error) {
+	switch s {
+	case "", "info":
+		return "", nil
+	case "breaking", "warning":
+		return diff.Severity(s), nil
+	}
+	return "", usageError{fmt.Errorf("--min-severity must be breaking, warning or info, not %q", s)}
+}
+
+// failingCounts says which findings made --fail-on fail: "3 breaking findings", "1 breaking and 2
+// warning findings".
+func failingCounts(c diff.Counts, threshold diff.Severity) string {
+	var parts []string
+	for _, s := range []struct {
+		n    int
+		name diff.Severity
+	}{{c.Breaking, diff.Breaking}, {c.Warning, diff.Warning}, {c.Info, diff.Info}} {
+		if s.n > 0 && s.name.Rank() >= threshold.Rank() {
+			parts = append(parts, fmt.Sprintf("%d %s", s.n, s.name))
+		}
+	}
+	noun := "finding"
+	if c.AtLeast(threshold) != 1 {
+		noun = plural.Noun(noun)
+	}
+	list := parts[len(parts)-1]
+	if len(parts) > 1 {
+		list = strings.Join(parts[:len(parts)-1], ", ") + " and " + list
+	}
+	return list + " " + noun
 }
 
 // openDiffSides loads both sides at once; an input that cannot be used is an input error (exit 2).

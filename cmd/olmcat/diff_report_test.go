@@ -58,7 +58,7 @@ func TestDiffMarkdownReproduces(t *testing.T) {
 	if code != 0 || !strings.HasSuffix(md, want) {
 		t.Errorf("exit %d, want the markdown to end with\n%s\ngot:\n%s", code, want, md)
 	}
-	if !strings.Contains(md, "```mermaid\nflowchart LR\n") || !strings.Contains(md, "<details><summary>Legend</summary>") {
+	if !strings.Contains(md, "```mermaid\nflowchart BT\n") || !strings.Contains(md, "<details><summary>Legend</summary>") {
 		t.Errorf("no picture or legend:\n%s", md)
 	}
 }
@@ -136,5 +136,30 @@ func TestReadmeDiffExcerpts(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("README json excerpt is no finding of the pair: %v", excerpt)
+	}
+}
+
+// --fail-on says on stderr which findings failed the run; without it the report is the result
+// (exit 0, nothing on stderr), as with git diff.
+func TestDiffFailOnSaysWhy(t *testing.T) {
+	oldDB, newDB := pair(t, "../sqlite/infrawatch-new-default-channel")
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{nil, 0, ""},
+		{[]string{"--fail-on", "breaking"}, 1, "olmcat: 2 breaking findings (--fail-on breaking)\n"},
+		{[]string{"--fail-on", "warning"}, 1, "olmcat: 2 breaking and 5 warning findings (--fail-on warning)\n"},
+		{[]string{"--fail-on", "any", "-o", "json"}, 1, "olmcat: 2 breaking, 5 warning and 15 info findings (--fail-on any)\n"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"diff", oldDB + ".db", newDB + ".db"}, c.args...)...)
+		if code != c.code || errs != c.stderr {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, errs, c.code, c.stderr)
+		}
+	}
+	code, out, _ := runCLI(t, "diff", oldDB+".db", newDB+".db", "--min-severity", "breaking")
+	if code != 0 || !strings.Contains(out, "not shown (below --min-severity breaking): 5 warnings, 15 info") || strings.Contains(out, "│ info") {
+		t.Errorf("--min-severity breaking: exit %d\n%s", code, out)
 	}
 }

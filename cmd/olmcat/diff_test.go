@@ -68,7 +68,7 @@ func TestDiffOutputs(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 	stat, _ := runCommand(t, "diff", oldDir, newDir, "--stat")
-	want := "sailoperator | changed   | channels +0 -1, bundles +0 -1 ~0 | 1 breaking, 0 warnings, 1 info\n" +
+	want := "sailoperator | changed | channels +0 -1, bundles +0 -1 ~0 | 1 breaking, 0 warnings, 1 info\n" +
 		"1 package changed, 0 unchanged; 1 breaking, 0 warnings, 1 info\n"
 	if stat != want {
 		t.Errorf("stat:\n%s\nwant:\n%s", stat, want)
@@ -81,6 +81,8 @@ func TestDiffUsageErrors(t *testing.T) {
 		{"diff", oldDir},
 		{"diff", oldDir, newDir, "-o", "yaml"},
 		{"diff", oldDir, newDir, "--fail-on", "sometimes"},
+		{"diff", oldDir, newDir, "--min-severity", "error"},
+		{"diff", oldDir, newDir, "--min-severity", "warning", "-o", "json"},
 		{"diff", oldDir, filepath.Join(newDir, "missing")},
 		{"diff", "--git", "HEAD", oldDir, newDir},
 		{"graph", newDir, "--package", "no-such-package"},
@@ -96,7 +98,7 @@ func TestDiffUsageErrors(t *testing.T) {
 func TestGraphCommand(t *testing.T) {
 	oldDir, newDir := pair(t, "hive-operator-v4.18-consecutive")
 	out, code := runCommand(t, "graph", newDir, "--package", "hive-operator", "--channel", "alpha", "--diff", oldDir)
-	if code != 0 || !strings.HasPrefix(out, "flowchart LR\n") || !strings.Contains(out, "(head, added)") {
+	if code != 0 || !strings.HasPrefix(out, "flowchart BT\n") || !strings.Contains(out, "(head, added)") {
 		t.Errorf("graph --diff (exit %d):\n%.2000s", code, out)
 	}
 	out, code = runCommand(t, "graph", newDir, "--package", "hive-operator", "--channel", "alpha", "-o", "dot")

@@ -31,8 +31,8 @@ func diffReportOptions(cmd *cobra.Command, args []string, format, color string) 
 	}
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		opts.Width = n
-	} else if f, ok := out.(*os.File); ok && tty {
-		opts.Width = terminalWidth(f)
+	} else if tty {
+		opts.Width = terminalWidth(fileOf(out))
 	}
 	if opts.Width != 0 {
 		opts.Width = max(opts.Width, minTableWidth)

@@ -22,18 +22,24 @@ const graphLong = `Draw the upgrade graph of a package as Mermaid, Graphviz DOT,
 
 CATALOG and OLD are catalog references (below). --package may be left out when the catalog (or,
 with --diff, both catalogs together) has one package. Each channel is drawn apart, its bundles in
-semver order (0.1.2 before 0.1.10; names without a version last); an edge points from a bundle to
-a bundle its users can upgrade to (solid: replaces, dashed: skips, dotted: skipRange). The head is
-drawn bold, names that are replaced or skipped but are not entries of the channel dashed; the
-default channel and deprecated packages, channels and bundles are marked, and a legend says so.
+semver order (0.1.2 before 0.1.10; names without a version last), newest at the top; an arrow
+points from a bundle to a bundle its users can upgrade to (solid: replaces; dotted in Mermaid and
+DOT, dashed in SVG: skips). A skipRange is no arrow per covered bundle: Mermaid and DOT write it on
+the bundle that declares it, SVG draws it as a band over the versions it covers, joined to that
+bundle, with the range beside it. The head is drawn bold, names that are replaced or skipped but
+are not entries of the channel dashed; the default channel and deprecated packages, channels and
+bundles are marked, and a legend says so. Mermaid is drawn bottom to top (flowchart BT) so that,
+as in the SVG, the newest bundle is at the top and arrows point to the upgrade target.
 
--o svg is one standalone SVG document (newest bundles at the top, replaces edges on the left, skips
-and skipRange on the right); -o html is a self-contained page with the same pictures (no scripts,
-no external resources). Long channels are cut, saying how many bundles are not drawn.
+-o svg is one standalone SVG document (replaces edges on the left of the bundles, skips on the
+right, then the skipRange bands); -o html is a self-contained page with the same pictures (no
+scripts, no external resources). Long channels are cut, saying how many bundles are not drawn.
 
 With --diff OLD the graph is the union of OLD and CATALOG: added bundles and edges are green,
 removed ones red (bundles dashed), and bundles whose users can no longer reach the head (stranded)
-orange. The head is the head of CATALOG: a head OLD had and CATALOG removed is drawn as removed.
+orange; every bundle a finding of the comparison names is ringed in the colour of its worst finding
+(red breaking, amber warning, a blue dot for info), the findings in its tooltip. The head is the head
+of CATALOG: a head OLD had and CATALOG removed is drawn as removed (and "old head").
 
 Exit codes: 0 drawn, 2 bad usage, unknown package or channel, or an input that cannot be used.
 

@@ -32,7 +32,7 @@ func TestGraphPackageOptional(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "choose one with --package: service-telemetry-operator, smart-gateway-operator") {
 		t.Errorf("two packages, no --package: exit %d: %s", code, errs)
 	}
-	if out := mustRun(t, "graph", newDB, "--package", "smart-gateway-operator", "--diff", oldDB); !strings.Contains(out, "(removed, stranded)") {
+	if out := mustRun(t, "graph", newDB, "--package", "smart-gateway-operator", "--diff", oldDB); !strings.Contains(out, "(old head, removed, stranded)") {
 		t.Errorf("smart-gateway-operator's latest v2.1.0 is not removed and stranded:\n%s", out)
 	}
 }
@@ -41,7 +41,7 @@ func TestGraphSVGAndHTML(t *testing.T) {
 	oldDB, newDB := sqlitePair(t, "infrawatch-new-default-channel")
 	svg := mustRun(t, "graph", newDB, "--package", "smart-gateway-operator", "--diff", oldDB, "-o", "svg")
 	for _, want := range []string{`<svg xmlns="http://www.w3.org/2000/svg"`, ">package smart-gateway-operator</text>", ">replaces</text>",
-		`<g class="node stranded"><title>smart-gateway-operator.v2.1.0`, ">was default</text>", "</svg>\n"} {
+		`<g class="node stranded finding-breaking"><title>smart-gateway-operator.v2.1.0`, ">was default</text>", "</svg>\n"} {
 		if !strings.HasPrefix(svg, "<svg ") || !strings.Contains(svg, want) {
 			t.Errorf("graph -o svg lacks %q", want)
 		}
@@ -77,7 +77,8 @@ func TestDiffHTML(t *testing.T) {
 	oldDir, newDir := pair(t, "sailoperator-v4.18-prune-channel")
 	code, out, errs := runCLI(t, "diff", oldDir, newDir, "-o", "html", "--fail-on", "breaking")
 	if code != 1 || !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.Contains(out, `<h1 class="verdict breaking">Breaking: 1 breaking`) ||
-		!strings.Contains(out, `aria-label="upgrade graph of channel 1.30-nightly"`) || errs != "" {
+		!strings.Contains(out, `aria-label="upgrade graph of channel 1.30-nightly"`) ||
+		errs != "olmcat: 1 breaking finding (--fail-on breaking)\n" {
 		t.Errorf("diff -o html: exit %d, %s\n%.1000s", code, errs, out)
 	}
 }

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"sync"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/template"
+	"github.com/olmcat/olmcat/internal/bundlefetch"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
@@ -13,18 +19,68 @@ import (
 const referenceHelp = `A catalog reference is one of: an FBC directory or file (JSON or YAML), - for standard input,
 an unpacked catalog directory (olmcat unpack; its objects/ refs are resolved), an index.db
 (recognized by its content, not its name), an image (REGISTRY/REPO:TAG, oci-layout:DIR[:TAG],
-docker-archive:FILE), or git:REV:PATH for PATH as it is at a git revision.`
+docker-archive:FILE), git:REV:PATH for PATH as it is at a git revision, or a catalog template
+file (olm.template.basic, olm.semver, olm.template.substitutes), rendered as it is read.`
 
 // inputFlags are the flags of every command that reads catalogs.
 type inputFlags struct {
 	images       indeximage.Options
 	allowEmpty   bool
 	migrateLevel tofbc.MigrateLevel
+	templates    *templateInputs
 }
 
 func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
 	addImageFlags(fs, &f.images)
 	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept a catalog without any blob (by default an input error, so that a wrong path fails)")
+	if f.templates == nil { // one for the subcommands that share f (inspect)
+		f.templates = &templateInputs{}
+	}
+	addTemplateFlags(fs, f.templates)
+}
+
+// templateInputs are the flags that say how the bundle images of a catalog template are
+// rendered, and the one bundle renderer every template the command reads shares, so that a
+// bundle image two inputs name (both sides of a diff) is pulled once.
+type templateInputs struct {
+	cacheDir, bundlesFrom string
+
+	once    sync.Once
+	bundles template.BundleRenderer
+}
+
+func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
+	fs.StringVar(&t.cacheDir, "cache-dir", "", "keep the bundle images pulled to render catalog templates here (DIR/bundles, by digest) and reuse them")
+	fs.StringVar(&t.bundlesFrom, "bundles-from", "", "render a template's bundles from this catalog reference (e.g. the published catalog) when it has them (same image), pulling only the others")
+}
+
+// bundleRenderer is the renderer of the bundle images of the command's templates: parallel, with
+// --cache-dir and --bundles-from. The cache directory may not be one of the command's inputs.
+func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Options, src source.Options) template.BundleRenderer {
+	t.once.Do(func() {
+		var inputs []string
+		for _, arg := range cmd.Flags().Args() {
+			if r, err := source.Parse(arg); err == nil && r.Path != "" && r.Form != source.FormGit {
+				inputs = append(inputs, r.Path)
+			}
+		}
+		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom,
+			Source: src, Log: cmd.ErrOrStderr()}, inputs...)
+		if err != nil {
+			t.bundles = failingRenderer{err}
+			return
+		}
+		t.bundles = f
+	})
+	return t.bundles
+}
+
+// failingRenderer reports, when a template is rendered, why its bundles cannot be (a --cache-dir
+// inside an input).
+type failingRenderer struct{ err error }
+
+func (r failingRenderer) RenderBundles(context.Context, []string) ([]fbc.Bundle, error) {
+	return nil, r.err
 }
 
 // open opens a catalog reference for cmd; close the source when done.
@@ -33,7 +89,12 @@ func (f inputFlags) open(cmd *cobra.Command, ref string) (*source.Source, error)
 }
 
 func (f inputFlags) options(cmd *cobra.Command) source.Options {
-	return source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin()}
+	o := source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
+		Templates: renderTemplate}
+	if f.templates != nil {
+		o.Bundles = f.templates.bundleRenderer(cmd, f.images, o)
+	}
+	return o
 }
 
 // openAll opens every reference; on error the ones already open are closed.
@@ -68,4 +129,11 @@ func (f inputFlags) openAll(cmd *cobra.Command, refs []string) ([]*source.Source
 func addImageFlags(fs *pflag.FlagSet, opts *indeximage.Options) {
 	fs.StringVar(&opts.Platform, "platform", indeximage.DefaultPlatform, "image to read from a multi-arch index image, OS/ARCH[/VARIANT]")
 	fs.BoolVar(&opts.Insecure, "insecure", false, "allow plain HTTP and unverified TLS for image registries (localhost and loopback registries always allow HTTP)")
+	addRegistryFlags(fs, opts)
+}
+
+// addRegistryFlags adds opm's registry flags (compat has its own --insecure and --platform).
+func addRegistryFlags(fs *pflag.FlagSet, opts *indeximage.Options) {
+	fs.BoolVar(&opts.UseHTTP, "use-http", false, "allow plain HTTP for image registries, as opm's --use-http (localhost, 127.0.0.1 and ::1 always allow it)")
+	fs.BoolVar(&opts.SkipTLSVerify, "skip-tls-verify", false, "do not verify image registries' TLS certificates, as opm's --skip-tls-verify")
 }

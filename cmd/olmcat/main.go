@@ -152,6 +152,12 @@ type checkedWriter struct {
 	err error
 }
 
+// File is the file written to, when it is one: what decides whether the output is a terminal.
+func (c *checkedWriter) File() *os.File {
+	f, _ := c.w.(*os.File)
+	return f
+}
+
 func (c *checkedWriter) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -42,11 +43,14 @@ nothing is.
 
 ` + migrateToSQLiteHelp + `
 
+` + migrateToTemplateHelp + `
+
 ` + referenceHelp
 
 func newMigrateCmd() *cobra.Command {
 	var (
 		output, level, to, reportPath string
+		layout                        string
 		force                         bool
 		toSQLite                      migrateToSQLiteOptions
 		images                        migrateImageFlags
@@ -54,12 +58,15 @@ func newMigrateCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "migrate CATALOG OUT",
-		Short: "Convert an index.db into a File-Based Catalog (or, with --to sqlite, any catalog into an index.db)",
+		Short: "Convert an index.db into a File-Based Catalog (or, with --to, any catalog into an index.db or catalog templates)",
 		Long:  migrateLong,
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if to != "fbc" && to != "sqlite" {
-				return usageError{fmt.Errorf("--to must be fbc or sqlite, not %q", to)}
+			if !slices.Contains([]string{"fbc", "sqlite", toBasicTemplate, toSemverTemplate}, to) {
+				return usageError{fmt.Errorf("--to must be fbc, sqlite, %s or %s, not %q", toBasicTemplate, toSemverTemplate, to)}
+			}
+			if to != toBasicTemplate && to != toSemverTemplate && cmd.Flags().Changed("template-layout") {
+				return usageError{fmt.Errorf("--template-layout applies with --to %s or %s", toBasicTemplate, toSemverTemplate)}
 			}
 			format, err := fbc.ParseFormat(output)
 			if err != nil {
@@ -92,6 +99,17 @@ func newMigrateCmd() *cobra.Command {
 				return err
 			}
 			defer report.abort()
+			if to == toBasicTemplate || to == toSemverTemplate {
+				if err := checkTemplateFlags(cmd, dest); err != nil {
+					return err
+				}
+				tf := fbc.YAML
+				if cmd.Flags().Changed("output") {
+					tf = format
+				}
+				return runMigrateToTemplates(cmd, src, out, report, convert.TemplateOptions{
+					Semver: to == toSemverTemplate, Layout: layout, Format: tf, Force: force})
+			}
 			if to == "sqlite" {
 				if dest != "" {
 					return usageError{errors.New("--to-image and --oci-layout write an FBC index image; they do not apply with --to sqlite")}
@@ -121,7 +139,8 @@ func newMigrateCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", "json", "output format: json or yaml")
 	f.StringVar(&level, "migrate-level", "none", "none or bundle-object-to-csv-metadata")
-	f.StringVar(&to, "to", "fbc", "what to write: fbc (a File-Based Catalog directory) or sqlite (an index.db)")
+	f.StringVar(&to, "to", "fbc", "what to write: fbc (a File-Based Catalog directory), sqlite (an index.db), basic-template or semver-template (a catalog template per package)")
+	f.StringVar(&layout, "template-layout", convert.LayoutCatalogTemplates, "with --to basic-template or semver-template: catalog-templates (OUT/PKG/catalog-templates/TYPE.yaml) or flat (OUT/PKG.yaml)")
 	f.StringVar(&reportPath, "report", "", "write the full report (departures from opm, or losses with --to sqlite) as JSON to FILE ('-' for stdout)")
 	f.BoolVar(&force, "force", false, "replace an existing, non-empty output (never an input)")
 	addMigrateToSQLiteFlags(f, &toSQLite)

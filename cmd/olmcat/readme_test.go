@@ -394,7 +394,7 @@ type readmeRun struct {
 var (
 	pathFlags   = map[string]bool{"report": true, "output-dir": true, "output-db": true, "cache-dir": true, "oci-layout": true, "labels": true, "plan": true, "save-plan": true, "ca-file": true, "termination-log": true}
 	outputFlags = map[string]bool{"report": true, "output-dir": true, "output-db": true, "oci-layout": true, "save-plan": true}
-	refFlags    = map[string]bool{"diff": true, "to-image": true}
+	refFlags    = map[string]bool{"diff": true, "to-image": true, "bundles-from": true}
 	bareAddr    = regexp.MustCompile(`^(localhost|127\.0\.0\.1|\[::1\]):\d+$`)
 )
 
@@ -667,6 +667,7 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	template, haveGit := readmeSandbox(t)
 	r := &readmeRunner{template: template, registry: readmeRegistryHost(t), servers: map[string]readmeExample{}}
+	writeReadmeTemplates(t, template, r.registry)
 	for _, ex := range examples {
 		if cmd, depth, err := findCommand(ex.args); err == nil && cmd.CommandPath() == "olmcat serve" {
 			for i := depth; i < len(ex.args); i++ {
@@ -753,4 +754,28 @@ func readsGit(args []string) bool {
 		}
 	}
 	return false
+}
+
+// writeReadmeTemplates adds the catalog templates the README renders to the sandbox:
+// catalog-templates/basic.yaml and semver.yaml, naming the README's bundle image on the loopback
+// registry (references inside files are not rewritten as arguments are).
+func writeReadmeTemplates(t *testing.T, sandbox, registry string) {
+	t.Helper()
+	image := registry + "/" + readmeBundleImage
+	files := map[string]string{
+		"basic.yaml": "schema: olm.template.basic\nentries:\n" +
+			"- schema: olm.package\n  name: operator-000\n  defaultChannel: stable\n" +
+			"- schema: olm.channel\n  package: operator-000\n  name: stable\n  entries:\n  - name: operator-000.v1.0.4\n" +
+			"- schema: olm.bundle\n  image: " + image + "\n",
+		"semver.yaml": "Schema: olm.semver\nGenerateMajorChannels: true\nStable:\n  Bundles:\n  - Image: " + image + "\n",
+	}
+	dir := filepath.Join(sandbox, "catalog-templates")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -100,7 +100,6 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 func newServeCmd() *cobra.Command {
 	var (
 		s                      serverFlags
-		cacheDir               string
 		cacheOnly, enforceFlag bool
 		httpAddr, catalogName  string
 		grpcOn                 bool
@@ -111,6 +110,7 @@ func newServeCmd() *cobra.Command {
 		Long:  serveLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cacheDir := s.in.templates.cacheDir
 			// opm's default: a pre-built cache is required when serving with --cache-dir.
 			enforce := cacheDir != "" && !cacheOnly
 			if cmd.Flags().Changed("cache-enforce-integrity") {
@@ -143,7 +143,7 @@ func newServeCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	addServerFlags(f, &s)
-	f.StringVar(&cacheDir, "cache-dir", "", "FBC: keep the catalog index and bundle bodies here and reuse them while the catalog is unchanged")
+	f.Lookup("cache-dir").Usage = "keep the catalog index and bundle bodies here (FBC) and reuse them while the catalog is unchanged; also the bundle images pulled to render a catalog template (DIR/bundles)"
 	f.BoolVar(&cacheOnly, "cache-only", false, "build (or verify) the cache and exit without serving")
 	f.StringVar(&httpAddr, "http-addr", "", "also serve catalogd's HTTP API (OLM v1) on this port or host:port, e.g. :8080")
 	f.BoolVar(&grpcOn, "grpc", true, "serve the gRPC registry API on --port; --grpc=false with --http-addr serves HTTP only")

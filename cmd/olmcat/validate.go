@@ -29,7 +29,9 @@ Those are errors: the command exits 1 exactly where opm validate would fail.
 Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   upgrade-cycle               a cycle through replaces/skips edges
   skipped-on-replaces-chain   a bundle the replaces chain runs through although another entry skips it
-  unreachable-from-head       a bundle from which no replaces/skips/skipRange path leads to the head
+                              (OLM never upgrades to a skipped bundle: its replaces offers nothing)
+  unreachable-from-head       a bundle whose users OLM never brings to the head (one warning per bundle;
+                              fbc/model/UPGRADES.md says how OLM picks upgrades)
   custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
 
 Text output (default): one line per issue on stdout,

@@ -55,6 +55,9 @@ func (l *loader) load(src *source.Source) (*diff.Side, error) {
 	if err != nil {
 		return nil, err
 	}
+	if src.Template() != "" {
+		side.Format = "template" // rendered as it was read
+	}
 	switch ref := src.Ref(); {
 	case ref.IsImage():
 		side.Format = "image/" + side.Format

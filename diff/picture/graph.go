@@ -4,6 +4,7 @@ package picture
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/olmcat/olmcat/diff"
@@ -20,11 +21,11 @@ const (
 	Removed   Status = "removed"
 )
 
-// Edge kinds, by the channel-entry field that makes the edge.
+// Edge kinds, by the channel-entry field that makes the edge. A skipRange is no edge: it is drawn
+// on the bundle that declares it, over the versions it covers (Node.SkipRange).
 const (
-	EdgeReplaces  = "replaces"
-	EdgeSkips     = "skips"
-	EdgeSkipRange = "skipRange"
+	EdgeReplaces = "replaces"
+	EdgeSkips    = "skips"
 )
 
 // Graph is the upgrade graph of some channels of one package.
@@ -52,13 +53,47 @@ type Channel struct {
 
 // Node is one bundle of the channel.
 type Node struct {
-	Name        string
-	Version     string
-	Head        bool // in a comparison, the head of the new revision
-	External    bool // named by a replaces or skips, but not an entry of the channel
-	Status      Status
-	Stranded    bool // users of this bundle could reach the head before and cannot now
-	Deprecation string
+	Name     string
+	Version  string
+	Head     bool // in a comparison, the head of the new revision
+	WasHead  bool // in a comparison, the head of the old revision and no longer the head
+	External bool // named by a replaces or skips, but not an entry of the channel
+	Status   Status
+	// ChannelStatus says Status is the whole channel's (added or removed with all its bundles): the
+	// colour shows it, the marks do not repeat it for each bundle.
+	ChannelStatus bool
+	Stranded      bool // users of this bundle could reach the head before and cannot now
+	Deprecation   string
+	// SkipRange is the range of versions whose users can upgrade straight to this bundle. In a
+	// comparison, SkipRangeChanged says the old revision's entry had OldSkipRange instead.
+	SkipRange, OldSkipRange string
+	SkipRangeChanged        bool
+	// Findings are the findings of a comparison that name this bundle, worst first.
+	Findings []Mark
+}
+
+// Mark is a finding that names a bundle.
+type Mark struct {
+	Severity diff.Severity
+	Kind     diff.Kind
+	Rule     string // the validation rule of a problem-* finding
+	Message  string
+}
+
+// Short names the finding in a few words: its validation rule, or its kind.
+func (m Mark) Short() string {
+	if m.Rule != "" {
+		return string(m.Severity) + ": " + m.Rule
+	}
+	return string(m.Severity) + ": " + string(m.Kind)
+}
+
+// Worst is the severity of the bundle's worst finding, "" when none names it.
+func (n Node) Worst() diff.Severity {
+	if len(n.Findings) == 0 {
+		return ""
+	}
+	return n.Findings[0].Severity
 }
 
 // Edge says users of From can upgrade to To.
@@ -107,8 +142,13 @@ func BuildDiff(oldModel, newModel *model.Model, r *diff.Report, pkg, channel str
 		return nil, err
 	}
 	stranded := map[string]bool{}
+	var pkgFindings []diff.Finding
 	for _, f := range r.Findings {
-		if f.Kind == diff.Stranded && f.Package == pkg {
+		if f.Package != pkg {
+			continue
+		}
+		pkgFindings = append(pkgFindings, f)
+		if f.Kind == diff.Stranded {
 			stranded[f.Channel+"\x00"+f.Bundle] = true
 		}
 	}
@@ -139,8 +179,11 @@ func BuildDiff(oldModel, newModel *model.Model, r *diff.Report, pkg, channel str
 		merged.Default = name == g.DefaultChannel
 		merged.WasDefault = name == g.OldDefaultChannel
 		for i := range merged.Nodes {
-			merged.Nodes[i].Stranded = stranded[name+"\x00"+merged.Nodes[i].Name]
+			n := &merged.Nodes[i]
+			n.Stranded = stranded[name+"\x00"+n.Name]
+			n.ChannelStatus = merged.Status != Unchanged && n.Status == merged.Status
 		}
+		markFindings(&merged, pkgFindings)
 		g.Channels = append(g.Channels, merged)
 	}
 	return g, nil
@@ -182,7 +225,7 @@ func drawChannel(c *model.Channel) Channel {
 	}
 	external := map[string]bool{}
 	for _, e := range c.SortedEntries() {
-		n := Node{Name: e.Name, Head: heads[e.Name]}
+		n := Node{Name: e.Name, Head: heads[e.Name], SkipRange: e.SkipRange}
 		if e.Bundle != nil {
 			n.Version, n.Deprecation = e.Bundle.VersionString, message(e.Bundle.Deprecation)
 		}
@@ -195,19 +238,6 @@ func drawChannel(c *model.Channel) Channel {
 			out.Edges = append(out.Edges, Edge{From: s, To: e.Name, Kind: EdgeSkips})
 			external[s] = true
 		}
-	}
-	named := map[string]bool{}
-	for from, tos := range model.NewUpgradeGraph(c).Edges() {
-		for _, to := range tos {
-			named[from+"\x00"+to] = true
-		}
-	}
-	for _, e := range out.Edges {
-		delete(named, e.From+"\x00"+e.To)
-	}
-	for _, key := range sortedKeys(named) {
-		from, to, _ := strings.Cut(key, "\x00")
-		out.Edges = append(out.Edges, Edge{From: from, To: to, Kind: EdgeSkipRange})
 	}
 	for _, name := range sortedKeys(external) {
 		if _, ok := c.Entries[name]; !ok {
@@ -237,9 +267,13 @@ func mergeChannels(name string, oldCh, newCh Channel) Channel {
 			nn.Status = Added
 			out.Nodes = append(out.Nodes, nn)
 		case oldEntry && !newEntry:
-			o.Status, o.Head = Removed, false
+			o.Status, o.Head, o.WasHead = Removed, false, o.Head
 			out.Nodes = append(out.Nodes, o)
 		case inNew:
+			if inOld && !o.External && nn.SkipRange != o.SkipRange {
+				nn.OldSkipRange, nn.SkipRangeChanged = o.SkipRange, true
+			}
+			nn.WasHead = inOld && o.Head && !nn.Head
 			out.Nodes = append(out.Nodes, nn)
 		default:
 			out.Nodes = append(out.Nodes, o)
@@ -267,4 +301,60 @@ func mergeChannels(name string, oldCh, newCh Channel) Channel {
 	SortNodes(out.Nodes)
 	sortEdges(out.Nodes, out.Edges)
 	return out
+}
+
+// markFindings gives every node of the channel the findings that name it: by their bundle, or, for
+// a finding of the channel or package as a whole, by its name in the message; such a message names
+// the head as where upgrades lead, not as what is wrong, so it does not mark the head.
+func markFindings(ch *Channel, fs []diff.Finding) {
+	byBundle := map[string][]diff.Finding{}
+	var whole []diff.Finding // of the channel or the package, naming bundles in their message only
+	for _, f := range fs {
+		switch {
+		case f.Channel != "" && f.Channel != ch.Name:
+		case f.Bundle != "":
+			byBundle[f.Bundle] = append(byBundle[f.Bundle], f)
+		default:
+			whole = append(whole, f)
+		}
+	}
+	for i := range ch.Nodes {
+		n := &ch.Nodes[i]
+		named := byBundle[n.Name]
+		if !n.Head {
+			for _, f := range whole {
+				if names(f.Message, n.Name) {
+					named = append(named, f)
+				}
+			}
+		}
+		for _, f := range named {
+			m := Mark{Severity: f.Severity, Kind: f.Kind, Message: f.Message}
+			if f.Category == diff.CategoryValidation {
+				m.Rule = f.Field
+			}
+			n.Findings = append(n.Findings, m)
+		}
+		sort.SliceStable(n.Findings, func(a, b int) bool { return n.Findings[a].Severity.Rank() > n.Findings[b].Severity.Rank() })
+	}
+}
+
+// names says whether text names the bundle: the name, not followed or preceded by more of a name.
+func names(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !nameByte(text[start-1])) && (end == len(text) || !nameByte(text[end]) ||
+			(text[end] == '.' && (end+1 == len(text) || !nameByte(text[end+1])))) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func nameByte(c byte) bool {
+	return c == '.' || c == '-' || c == '_' || c == '+' || isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }

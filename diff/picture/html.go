@@ -10,7 +10,8 @@ import (
 const PageStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#1f2328;margin:24px;line-height:1.45}
 h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;padding-bottom:4px;border-bottom:1px solid #d0d7de}
 h3{font-size:15px;margin:18px 0 6px}
-.graph{overflow-x:auto;border:1px solid #d0d7de;border-radius:6px;padding:12px;margin:8px 0 16px;background:#fff}
+.graphs{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start;margin:8px 0 16px}
+.graph{overflow-x:auto;max-width:100%;box-sizing:border-box;border:1px solid #d0d7de;border-radius:6px;padding:12px;background:#fff}
 .legend{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:8px 0;overflow-x:auto}
 .badge{display:inline-block;font-size:12px;font-weight:600;padding:1px 8px;border-radius:10px;color:#fff;background:#6e7781;vertical-align:middle}
 .badge.breaking{background:#cf222e}.badge.warning{background:#bf8700}.badge.info{background:#0969da}
@@ -50,12 +51,29 @@ func HTML(w io.Writer, g *Graph) error {
 
 // WriteGraphs writes the legend and every channel of g as HTML blocks with inline SVG.
 func WriteGraphs(w io.Writer, g *Graph) error {
+	if err := WriteLegend(w, g); err != nil {
+		return err
+	}
+	return WriteChannels(w, g)
+}
+
+// WriteLegend writes one legend for the pictures of all the graphs, as an HTML block.
+func WriteLegend(w io.Writer, graphs ...*Graph) error {
 	var b strings.Builder
 	b.WriteString("<div class=\"legend\">\n")
-	if err := LegendSVG(&b, g); err != nil {
+	if err := inline(&b, legendBlock(graphs...), "legend"); err != nil {
 		return err
 	}
 	b.WriteString("</div>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteChannels writes every channel of g as HTML blocks with inline SVG, side by side where the
+// page is wide enough.
+func WriteChannels(w io.Writer, g *Graph) error {
+	var b strings.Builder
+	b.WriteString("<div class=\"graphs\">\n")
 	for i := range g.Channels {
 		fmt.Fprintf(&b, "<div class=\"graph\" id=\"%s\">\n", esc(ChannelID(g.Package, g.Channels[i].Name)))
 		if err := ChannelSVG(&b, g, i); err != nil {
@@ -63,6 +81,7 @@ func WriteGraphs(w io.Writer, g *Graph) error {
 		}
 		b.WriteString("</div>\n")
 	}
+	b.WriteString("</div>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

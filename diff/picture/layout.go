@@ -6,18 +6,23 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // Layout of a channel in SVG: one row per bundle, newest at the top; replaces edges are drawn in
-// lanes left of the bundles, skips and skipRange edges in lanes to the right. An edge group (a bus)
-// is every edge of one kind and status into one bundle: a vertical line in its lane, a horizontal
-// line from each source (a dot where lines join) and an arrow into the target.
+// lanes left of the bundles, skips edges in lanes to the right. An edge group (a bus) is every edge
+// of one kind and status into one bundle: a vertical line in its lane, a horizontal line from each
+// source (a dot where lines join) and an arrow into the target. Right of the skips, a skipRange is
+// a band over the versions it covers, joined to the bundle that declares it; right of the bands,
+// each row says in words its skipRange and the findings that name its bundle.
 const (
 	rowH       = 30
 	nodeH      = 22
 	laneGap    = 10
 	laneStart  = 14
+	bandStart  = 16 // from the last skips lane to the first skipRange band
+	bandGap    = 12
 	charW      = 7.3 // 12px monospace
 	tagCharW   = 6.1 // 10px monospace
 	tagH       = 14
@@ -33,8 +38,11 @@ const (
 // Vertical offsets of edge ends from a row's centre: departures above, arrivals below, so that
 // buses ending and starting at one bundle do not touch, and each kind its own, so that their
 // dash patterns do not overlap.
-var departOff = map[string]int{EdgeReplaces: -4, EdgeSkips: -3, EdgeSkipRange: -8}
-var arriveOff = map[string]int{EdgeReplaces: 4, EdgeSkips: 3, EdgeSkipRange: 8}
+var departOff = map[string]int{EdgeReplaces: -4, EdgeSkips: -3}
+var arriveOff = map[string]int{EdgeReplaces: 4, EdgeSkips: 3}
+
+// bandArrive is where a skipRange's arrow meets the bundle that declares it.
+const bandArrive = 7
 
 type row struct {
 	node *Node  // nil for a row standing for bundles not drawn
@@ -50,13 +58,25 @@ type bus struct {
 	ymin, ymax int
 }
 
+// band is one skipRange: the rows of the versions it covers and the row of the bundle declaring it.
+type band struct {
+	row         int // the declaring bundle
+	top, bottom int // first and last row covered (rows run newest first); -1 when none is drawn
+	covers      int // versions covered in the channel, drawn or not
+	status      Status
+	lane        int
+	ymin, ymax  int
+}
+
 type channelLayout struct {
 	ch         Channel
 	rows       []row
 	buses      []bus
+	bands      []band
 	notes      []string
 	leftLanes  int
 	rightLanes int
+	bandLanes  int
 	nodeW      int
 }
 
@@ -123,8 +143,18 @@ func layoutChannel(ch Channel, comparison bool) *channelLayout {
 		}
 		l.buses = append(l.buses, *b)
 	}
-	l.leftLanes = assignLanes(l.buses, func(b *bus) bool { return b.kind == EdgeReplaces })
-	l.rightLanes = assignLanes(l.buses, func(b *bus) bool { return b.kind != EdgeReplaces })
+	l.leftLanes = assignBusLanes(l.buses, EdgeReplaces)
+	l.rightLanes = assignBusLanes(l.buses, EdgeSkips)
+	l.bands = skipRangeBands(ch, at, l.rowY)
+	spans := make([][2]int, len(l.bands))
+	for i, b := range l.bands {
+		spans[i] = [2]int{b.ymin, b.ymax}
+	}
+	var lanes []int
+	lanes, l.bandLanes = assignLanes(spans)
+	for i := range l.bands {
+		l.bands[i].lane = lanes[i]
+	}
 	for _, r := range l.rows {
 		if r.node != nil {
 			l.nodeW = max(l.nodeW, nodeWidth(*r.node))
@@ -134,30 +164,45 @@ func layoutChannel(ch Channel, comparison bool) *channelLayout {
 	return l
 }
 
-// assignLanes gives each bus of one side the lane nearest the bundles that is free over its span,
-// shorter buses first, and returns how many lanes the side uses.
-func assignLanes(buses []bus, side func(*bus) bool) int {
+func assignBusLanes(buses []bus, kind string) int {
 	var idx []int
-	for i := range buses {
-		if side(&buses[i]) {
+	var spans [][2]int
+	for i, b := range buses {
+		if b.kind == kind {
 			idx = append(idx, i)
+			spans = append(spans, [2]int{b.ymin, b.ymax})
 		}
 	}
+	lanes, n := assignLanes(spans)
+	for j, i := range idx {
+		buses[i].lane = lanes[j]
+	}
+	return n
+}
+
+// assignLanes gives each vertical span the lane nearest the bundles that is free over it, shorter
+// spans first, and returns the lanes and how many there are.
+func assignLanes(spans [][2]int) ([]int, int) {
+	idx := make([]int, len(spans))
+	for i := range idx {
+		idx[i] = i
+	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := buses[idx[a]], buses[idx[b]]
-		if x.ymax-x.ymin != y.ymax-y.ymin {
-			return x.ymax-x.ymin < y.ymax-y.ymin
+		x, y := spans[idx[a]], spans[idx[b]]
+		if x[1]-x[0] != y[1]-y[0] {
+			return x[1]-x[0] < y[1]-y[0]
 		}
-		return x.ymin < y.ymin
+		return x[0] < y[0]
 	})
-	var lanes [][]*bus
+	out := make([]int, len(spans))
+	var lanes [][][2]int
 	for _, i := range idx {
-		b := &buses[i]
+		s := spans[i]
 		lane := 0
 		for ; lane < len(lanes); lane++ {
 			free := true
 			for _, o := range lanes[lane] {
-				if b.ymin <= o.ymax+1 && o.ymin <= b.ymax+1 {
+				if s[0] <= o[1]+1 && o[0] <= s[1]+1 {
 					free = false
 					break
 				}
@@ -169,14 +214,57 @@ func assignLanes(buses []bus, side func(*bus) bool) int {
 		if lane == len(lanes) {
 			lanes = append(lanes, nil)
 		}
-		lanes[lane] = append(lanes[lane], b)
-		b.lane = lane
+		lanes[lane] = append(lanes[lane], s)
+		out[i] = lane
 	}
-	return len(lanes)
+	return out, len(lanes)
+}
+
+// skipRangeBands lays out the skipRange of every drawn bundle, and in a comparison the old range
+// of a bundle whose range changed.
+func skipRangeBands(ch Channel, at map[string]int, rowY func(int) int) []band {
+	var out []band
+	add := func(n Node, skipRange string, status Status) {
+		row := at[n.Name]
+		cov, _ := covered(ch.Nodes, skipRange, n.Name)
+		b := band{row: row, top: -1, bottom: -1, covers: len(cov), status: status}
+		for _, i := range cov {
+			if r, ok := at[ch.Nodes[i].Name]; ok {
+				if b.top < 0 || r < b.top {
+					b.top = r
+				}
+				b.bottom = max(b.bottom, r)
+			}
+		}
+		y := rowY(row) + bandArrive
+		b.ymin, b.ymax = y, y
+		if b.top >= 0 {
+			b.ymin, b.ymax = min(y, rowY(b.top)-nodeH/2), max(y, rowY(b.bottom)+nodeH/2)
+		}
+		out = append(out, b)
+	}
+	for i := len(ch.Nodes) - 1; i >= 0; i-- {
+		n := ch.Nodes[i]
+		if _, drawn := at[n.Name]; !drawn {
+			continue
+		}
+		status := n.Status
+		if n.SkipRangeChanged && status == Unchanged {
+			status = Added
+		}
+		if n.SkipRange != "" {
+			add(n, n.SkipRange, status)
+		}
+		if n.SkipRangeChanged && n.OldSkipRange != "" {
+			add(n, n.OldSkipRange, Removed)
+		}
+	}
+	return out
 }
 
 // keptNodes picks the nodes drawn. In a comparison of a long channel these are the bundles that
-// changed or are the head, the ends of changed edges, and contextRow neighbours of each.
+// changed, are or were the head, or that a breaking or warning finding names, the ends of changed
+// edges, and contextRow neighbours of each.
 func keptNodes(ch Channel, comparison bool) []bool {
 	keep := make([]bool, len(ch.Nodes))
 	if len(ch.Nodes) <= fullRows {
@@ -192,7 +280,7 @@ func keptNodes(ch Channel, comparison bool) []bool {
 		}
 		var marked []int
 		for i, n := range ch.Nodes {
-			if n.Status != Unchanged || n.Stranded || n.Head {
+			if n.Status != Unchanged || n.Stranded || n.Head || n.WasHead || n.SkipRangeChanged || n.Worst().Rank() >= diff.Warning.Rank() {
 				marked = append(marked, i)
 			}
 		}

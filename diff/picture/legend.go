@@ -12,12 +12,26 @@ const (
 	keyAdded      = "added"
 	keyRemoved    = "removed"
 	keyStranded   = "stranded"
+	keyFinding    = "finding"
 )
 
-// legendKeys lists what a legend of the graph explains: the three edge kinds and the head always,
-// the rest when the graph has them.
-func legendKeys(g *Graph) []string {
-	has := map[string]bool{keyReplaces: true, keySkips: true, keySkipRange: true, keyHead: true}
+// legendKeys lists what a legend of the graphs explains: both edge kinds and the head always, the
+// rest when the graphs have them.
+func legendKeys(graphs ...*Graph) []string {
+	has := map[string]bool{keyReplaces: true, keySkips: true, keyHead: true}
+	for _, g := range graphs {
+		addLegendKeys(has, g)
+	}
+	var out []string
+	for _, k := range []string{keyReplaces, keySkips, keySkipRange, keyHead, keyDefault, keyDeprecated, keyExternal, keyAdded, keyRemoved, keyStranded, keyFinding} {
+		if has[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func addLegendKeys(has map[string]bool, g *Graph) {
 	if g.Deprecation != "" {
 		has[keyDeprecated] = true
 	}
@@ -28,26 +42,21 @@ func legendKeys(g *Graph) []string {
 			has[keyDeprecated] = has[keyDeprecated] || n.Deprecation != ""
 			has[keyExternal] = has[keyExternal] || n.External
 			has[keyStranded] = has[keyStranded] || n.Stranded
+			has[keySkipRange] = has[keySkipRange] || n.SkipRange != "" || n.OldSkipRange != ""
+			has[keyFinding] = has[keyFinding] || len(n.Findings) > 0
 			has[string(n.Status)] = true
 		}
 		for _, e := range ch.Edges {
 			has[string(e.Status)] = true
 		}
 	}
-	var out []string
-	for _, k := range []string{keyReplaces, keySkips, keySkipRange, keyHead, keyDefault, keyDeprecated, keyExternal, keyAdded, keyRemoved, keyStranded} {
-		if has[k] {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // legendText says in words how the Mermaid and DOT writers draw each key.
 var legendText = map[string]string{
 	keyReplaces:   "solid arrow: replaces",
-	keySkips:      "dashed arrow: skips",
-	keySkipRange:  "dotted arrow: skipRange",
+	keySkips:      "dotted arrow: skips",
+	keySkipRange:  "skipRange: written on the bundle that declares it",
 	keyHead:       "bold border: channel head",
 	keyDefault:    "(default): the package's default channel",
 	keyDeprecated: "(deprecated): deprecated package, channel or bundle",
@@ -55,6 +64,7 @@ var legendText = map[string]string{
 	keyAdded:      "green: added",
 	keyRemoved:    "red: removed",
 	keyStranded:   "orange: stranded (users can no longer reach the head)",
+	keyFinding:    "red or amber border: a breaking or warning finding names the bundle",
 }
 
 // channelNotes are the marks of a channel's title: default, deprecated, added or removed.
@@ -81,10 +91,13 @@ func nodeNotes(n Node) []string {
 	if n.Head {
 		notes = append(notes, "head")
 	}
+	if n.WasHead {
+		notes = append(notes, "old head")
+	}
 	if n.External {
 		notes = append(notes, "not in channel")
 	}
-	if n.Status != Unchanged {
+	if n.Status != Unchanged && !n.ChannelStatus {
 		notes = append(notes, string(n.Status))
 	}
 	if n.Stranded {

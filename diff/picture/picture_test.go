@@ -62,8 +62,8 @@ func TestBuildKairos(t *testing.T) {
 	if err := picture.Mermaid(&mermaid, g); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{`subgraph c0["channel candidate-v2 (default)"]`, `c0n3["kairos-operator.v2.2.0<br/>2.2.0<br/>(head)"]`,
-		"c0n0 -->|replaces| c0n2", "c0n1 -.->|skips| c0n3", "class c0n3 head"} {
+	for _, line := range []string{"flowchart BT\n", "subgraph c0[\"channel candidate-v2 (default)\"]\n    direction BT\n", `c0n3["kairos-operator.v2.2.0<br/>(head)"]`,
+		"c0n0 --> c0n2\n", "c0n1 -.-> c0n3\n", "class c0n3 head", "c0n0 ~~~ c0n1\n    c0n1 ~~~ c0n2\n    c0n2 ~~~ c0n3\n"} {
 		if !strings.Contains(mermaid.String(), line) {
 			t.Errorf("mermaid lacks %q:\n%s", line, mermaid.String())
 		}
@@ -71,14 +71,14 @@ func TestBuildKairos(t *testing.T) {
 	if err := picture.DOT(&dot, g); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(dot.String(), `"candidate-v2/kairos-operator.v2.1.0" -> "candidate-v2/kairos-operator.v2.2.0" [label="skips", style=dashed];`) {
+	if !strings.Contains(dot.String(), `"candidate-v2/kairos-operator.v2.1.0" -> "candidate-v2/kairos-operator.v2.2.0" [style=dotted];`) {
 		t.Errorf("dot:\n%s", dot.String())
 	}
 	checkDOTSyntax(t, dot.Bytes())
 }
 
 // Removing trident v24.10.0 and adding a skipRange to the head: the removed bundle and edge are
-// Removed, the skipRange edge Added, the users cut off Stranded.
+// Removed, the head's skipRange changed (no edge: a range on the bundle), the users cut off Stranded.
 func TestBuildDiffTrident(t *testing.T) {
 	old := load(t)
 	cat := load(t)
@@ -126,16 +126,19 @@ func TestBuildDiffTrident(t *testing.T) {
 	for _, e := range g.Channels[0].Edges {
 		edges[strings.TrimPrefix(e.From, p)+" "+e.Kind+" "+strings.TrimPrefix(e.To, p)] = e.Status
 	}
-	if edges["24.6.0 replaces 24.10.0"] != picture.Removed || edges["24.10.1 skipRange 25.2.1"] != picture.Added ||
-		edges["24.10.0 replaces 24.10.1"] != "" || len(edges) != 6 {
+	if edges["24.6.0 replaces 24.10.0"] != picture.Removed || edges["24.10.0 replaces 24.10.1"] != "" || len(edges) != 5 {
 		t.Errorf("edges: %v", edges)
+	}
+	head := g.Channels[0].Nodes[len(g.Channels[0].Nodes)-1]
+	if head.Name != p+"25.2.1" || head.SkipRange != ">=24.10.1 <25.2.1" || !head.SkipRangeChanged || head.OldSkipRange != "" {
+		t.Errorf("head %+v", head)
 	}
 	var mermaid, dot bytes.Buffer
 	if err := picture.Mermaid(&mermaid, g); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(mermaid.String(), "classDef stranded") || !strings.Contains(mermaid.String(), "stroke-dasharray:4") ||
-		!strings.Contains(mermaid.String(), "orange: stranded") {
+		!strings.Contains(mermaid.String(), "orange: stranded") || !strings.Contains(mermaid.String(), "<br/>skipRange: #gt;=24.10.1 #lt;25.2.1 (added)\"]") {
 		t.Errorf("mermaid:\n%s", mermaid.String())
 	}
 	if err := picture.DOT(&dot, g); err != nil {

@@ -40,76 +40,8 @@ const (
 	fillAdded        = "#dafbe1"
 	fillRemoved      = "#ffebe9"
 	fillStranded     = "#fff1e0"
+	colourWarning    = "#bf8700"
 )
-
-// Mermaid writes a flowchart with one subgraph per channel, bundles left to right in version order.
-// Edges point from a bundle to the bundles its users can upgrade to: solid for replaces, dashed for
-// skips, dotted for skipRange. A legend node explains the styles.
-func Mermaid(w io.Writer, g *Graph) error {
-	var b strings.Builder
-	b.WriteString("flowchart LR\n")
-	var linkStyles []string
-	link := 0
-	for ci, ch := range g.Channels {
-		index := make(map[string]int, len(ch.Nodes))
-		for i, n := range ch.Nodes {
-			index[n.Name] = i
-		}
-		id := func(name string) string { return fmt.Sprintf("c%dn%d", ci, index[name]) }
-		fmt.Fprintf(&b, "  subgraph c%d[\"%s\"]\n", ci, mermaidText(channelTitle(ch)))
-		for _, n := range ch.Nodes {
-			fmt.Fprintf(&b, "    %s[\"%s\"]\n", id(n.Name), mermaidText(nodeLabel(n, "<br/>")))
-		}
-		for _, e := range ch.Edges {
-			arrow := "-->"
-			if e.Kind != EdgeReplaces {
-				arrow = "-.->"
-			}
-			fmt.Fprintf(&b, "    %s %s|%s| %s\n", id(e.From), arrow, e.Kind, id(e.To))
-			if style := mermaidLinkStyle(e); style != "" {
-				linkStyles = append(linkStyles, fmt.Sprintf("  linkStyle %d %s", link, style))
-			}
-			link++
-		}
-		b.WriteString("  end\n")
-		for _, n := range ch.Nodes {
-			if class := nodeClass(n); class != "" {
-				fmt.Fprintf(&b, "  class %s %s\n", id(n.Name), class)
-			}
-		}
-	}
-	fmt.Fprintf(&b, "  legend[\"%s\"]\n  class legend legend\n", mermaidText(legendLabel(g, "<br/>")))
-	fmt.Fprintf(&b, "  classDef legend fill:#f6f8fa,stroke:#d0d7de,text-align:left\n")
-	fmt.Fprintf(&b, "  classDef head stroke:%s,stroke-width:3px\n", colourHead)
-	fmt.Fprintf(&b, "  classDef external stroke-dasharray:3,color:%s\n", colourExternal)
-	fmt.Fprintf(&b, "  classDef deprecated stroke:%s,stroke-dasharray:2\n", colourDeprecated)
-	fmt.Fprintf(&b, "  classDef added fill:%s,stroke:%s\n", fillAdded, colourAdded)
-	fmt.Fprintf(&b, "  classDef removed fill:%s,stroke:%s,stroke-dasharray:4\n", fillRemoved, colourRemoved)
-	fmt.Fprintf(&b, "  classDef stranded fill:%s,stroke:%s,stroke-width:3px\n", fillStranded, colourStranded)
-	for _, s := range linkStyles {
-		b.WriteString(s + "\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// mermaidLinkStyle draws the edge kind as a dash pattern and the comparison status as a colour.
-func mermaidLinkStyle(e Edge) string {
-	var parts []string
-	switch e.Kind {
-	case EdgeSkips:
-		parts = append(parts, "stroke-dasharray:6 4")
-	case EdgeSkipRange:
-		parts = append(parts, "stroke-dasharray:2 3")
-	}
-	switch e.Status {
-	case Added:
-		parts = append(parts, "stroke:"+colourAdded, "stroke-width:2px")
-	case Removed:
-		parts = append(parts, "stroke:"+colourRemoved, "stroke-width:2px")
-	}
-	return strings.Join(parts, ",")
-}
 
 // nodeClass picks the one Mermaid class of a node, the most important mark first.
 func nodeClass(n Node) string {
@@ -128,14 +60,18 @@ func nodeClass(n Node) string {
 	return ""
 }
 
-// nodeLabel is the bundle name, its version, and its marks.
+// nodeLabel is the bundle name, its version when the name does not carry it, its marks and its
+// skipRange.
 func nodeLabel(n Node, br string) string {
 	label := n.Name
-	if n.Version != "" {
+	if n.Version != "" && !strings.Contains(n.Name, n.Version) {
 		label += br + n.Version
 	}
 	if notes := nodeNotes(n); len(notes) > 0 {
 		label += br + "(" + strings.Join(notes, ", ") + ")"
+	}
+	if t := skipRangeText(n); t != "" {
+		label += br + t
 	}
 	return label
 }
@@ -149,8 +85,8 @@ func channelTitle(ch Channel) string {
 }
 
 // legendLabel is the text legend of the Mermaid and DOT writers, one line per key.
-func legendLabel(g *Graph, br string) string {
-	lines := []string{"legend (bundles in version order)"}
+func legendLabel(br string, g *Graph) string {
+	lines := []string{"legend (bundles in version order, newest at the top)"}
 	if g.Deprecation != "" {
 		lines = append(lines, "package "+g.Package+" is deprecated: "+g.Deprecation)
 	}
@@ -171,11 +107,12 @@ func mermaidText(s string) string {
 
 var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;")
 
-// DOT writes a Graphviz digraph with one cluster per channel, edges pointing to upgrade targets, and
-// a legend note.
+// DOT writes a Graphviz digraph with one cluster per channel, drawn bottom to top like the Mermaid:
+// bundles in version order (an invisible edge from each to the next version), edges pointing to
+// upgrade targets, and a legend note.
 func DOT(w io.Writer, g *Graph) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "digraph %s {\n  rankdir=LR;\n  node [shape=box, style=\"rounded\"];\n", dotString(g.Package))
+	fmt.Fprintf(&b, "digraph %s {\n  rankdir=BT;\n  node [shape=box, style=\"rounded\"];\n", dotString(g.Package))
 	for ci, ch := range g.Channels {
 		id := func(name string) string { return dotString(ch.Name + "/" + name) }
 		fmt.Fprintf(&b, "  subgraph %s {\n    label=%s;\n", dotString(fmt.Sprintf("cluster_%d", ci)), dotString(channelTitle(ch)))
@@ -185,11 +122,8 @@ func DOT(w io.Writer, g *Graph) error {
 			fmt.Fprintf(&b, "    %s [%s];\n", id(n.Name), strings.Join(attrs, ", "))
 		}
 		for _, e := range ch.Edges {
-			attrs := []string{"label=" + dotString(e.Kind)}
-			switch e.Kind {
-			case EdgeSkips:
-				attrs = append(attrs, "style=dashed")
-			case EdgeSkipRange:
+			var attrs []string
+			if e.Kind == EdgeSkips {
 				attrs = append(attrs, "style=dotted")
 			}
 			switch e.Status {
@@ -198,11 +132,18 @@ func DOT(w io.Writer, g *Graph) error {
 			case Removed:
 				attrs = append(attrs, "color="+dotString(colourRemoved), "penwidth=2")
 			}
+			if len(attrs) == 0 {
+				fmt.Fprintf(&b, "    %s -> %s;\n", id(e.From), id(e.To))
+				continue
+			}
 			fmt.Fprintf(&b, "    %s -> %s [%s];\n", id(e.From), id(e.To), strings.Join(attrs, ", "))
+		}
+		for i := 1; i < len(ch.Nodes); i++ { // one rank per version, in order
+			fmt.Fprintf(&b, "    %s -> %s [style=invis];\n", id(ch.Nodes[i-1].Name), id(ch.Nodes[i].Name))
 		}
 		b.WriteString("  }\n")
 	}
-	fmt.Fprintf(&b, "  legend [shape=note, style=filled, fillcolor=\"#f6f8fa\", label=%s];\n", dotLeftLines(legendLabel(g, "\n")))
+	fmt.Fprintf(&b, "  legend [shape=note, style=filled, fillcolor=\"#f6f8fa\", label=%s];\n", dotLeftLines(legendLabel("\n", g)))
 	b.WriteString("}\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -5,6 +5,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/olmcat/olmcat/diff"
 )
 
 const (
@@ -51,11 +53,6 @@ func SVG(w io.Writer, g *Graph) error {
 // ChannelSVG writes the graph of one channel of g as an inline SVG element for an HTML page.
 func ChannelSVG(w io.Writer, g *Graph, channel int) error {
 	return inline(w, channelBlock(g.Channels[channel], g.Diff), "upgrade graph of channel "+g.Channels[channel].Name)
-}
-
-// LegendSVG writes the legend of g as an inline SVG element for an HTML page.
-func LegendSVG(w io.Writer, g *Graph) error {
-	return inline(w, legendBlock(g), "legend")
 }
 
 func inline(w io.Writer, b block, title string) error {
@@ -109,6 +106,12 @@ func channelBlock(ch Channel, comparison bool) block {
 	if l.rightLanes > 0 {
 		right += laneStart + (l.rightLanes-1)*laneGap + 4
 	}
+	bandX := right + bandStart
+	textX := right + 12
+	if l.bandLanes > 0 {
+		textX = bandX + (l.bandLanes-1)*bandGap + 14
+	}
+	right = textX
 	fmt.Fprintf(&b, "<g transform=\"translate(0,%d)\">\n", top+4)
 	for i, r := range l.rows {
 		y := l.rowY(i)
@@ -118,10 +121,71 @@ func channelBlock(ch Channel, comparison bool) block {
 			continue
 		}
 		b.WriteString(nodeSVG(*r.node, xl, y-nodeH/2, l.nodeW, "node"))
+		svg, w := rowNotesSVG(*r.node, textX, y)
+		b.WriteString(svg)
+		right = max(right, textX+w)
 	}
 	b.WriteString(busesSVG(l, xl, xr))
+	b.WriteString(bandsSVG(l, xr, bandX))
 	b.WriteString("</g>\n")
 	return block{b.String(), max(width, right), top + 4 + len(l.rows)*rowH}
+}
+
+// rowNotesSVG says in words, right of the lanes, what a row's bundle declares and what is found
+// about it: its skipRange and its warning and breaking findings (info ones are in its tooltip).
+func rowNotesSVG(n Node, x, y int) (string, int) {
+	type note struct{ text, colour string }
+	var notes []note
+	if t := skipRangeText(n); t != "" {
+		colour := colourText
+		if n.SkipRangeChanged || n.Status != Unchanged {
+			colour = edgeColour(bandStatus(n))
+		}
+		notes = append(notes, note{t, colour})
+	}
+	seen := map[string]bool{}
+	for _, f := range n.Findings {
+		t := f.Short()
+		if f.Severity.Rank() >= diff.Warning.Rank() && !seen[t] {
+			seen[t] = true
+			notes = append(notes, note{t, severityColour(f.Severity)})
+		}
+	}
+	var b strings.Builder
+	w := 0
+	for i, nt := range notes {
+		if i > 0 {
+			w += 14
+		}
+		weight := ""
+		if !strings.HasPrefix(nt.text, "skipRange") {
+			weight = " font-weight=\"bold\""
+		}
+		fmt.Fprintf(&b, "<text class=\"row-note\" x=\"%d\" y=\"%d\" font-family=\"%s\" font-size=\"11\" fill=\"%s\"%s>%s</text>", x+w, y+4, fontMono, nt.colour, weight, esc(nt.text))
+		w += textWidth(nt.text, 6.7)
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String(), w
+}
+
+func bandStatus(n Node) Status {
+	if n.Status == Unchanged && n.SkipRangeChanged {
+		return Added
+	}
+	return n.Status
+}
+
+// severityColour is the ring and text colour of a finding's severity.
+func severityColour(s diff.Severity) string {
+	switch s {
+	case diff.Breaking:
+		return colourRemoved
+	case diff.Warning:
+		return colourWarning
+	}
+	return colourHead
 }
 
 // nodeSVG draws a bundle; class is "node", or "sample" in a legend, which needs no tooltip.
@@ -149,11 +213,20 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 	if notes := nodeNotes(n); len(notes) > 0 {
 		tip += " (" + strings.Join(notes, ", ") + ")"
 	}
+	if t := skipRangeText(n); t != "" {
+		tip += "\n" + t
+	}
 	if n.Deprecation != "" {
 		tip += "\ndeprecated: " + n.Deprecation
 	}
+	for _, f := range n.Findings {
+		tip += "\n" + string(f.Severity) + " " + string(f.Kind) + ": " + f.Message
+	}
 	if n.Stranded {
 		class += " stranded"
+	}
+	if worst := n.Worst(); worst != "" {
+		class += " finding-" + string(worst)
 	}
 	fmt.Fprintf(&b, "<g class=\"%s\">", class)
 	if !strings.HasPrefix(class, "sample") {
@@ -162,8 +235,14 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 	if n.Stranded { // a halo, so that the bundle stands out in a long channel
 		fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"8\" fill=\"%s\" fill-opacity=\"0.35\"/>", x-5, y-3, w+10, nodeH+6, colourStranded)
 	}
+	if worst := n.Worst(); worst == diff.Breaking || worst == diff.Warning { // a ring in the colour of the worst finding
+		fmt.Fprintf(&b, "<rect class=\"ring\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"7\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"/>", x-3, y-3, w+6, nodeH+6, severityColour(worst))
+	}
 	fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"%s/>",
 		x, y, w, nodeH, fill, stroke, sw, attr("stroke-dasharray", dash))
+	if n.Worst() == diff.Info { // a dot on the corner: only info findings name the bundle
+		fmt.Fprintf(&b, "<circle class=\"info-mark\" cx=\"%d\" cy=\"%d\" r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\"/>", x+1, y+1, colourHead)
+	}
 	deco := ""
 	if n.Status == Removed {
 		deco = "line-through"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,7 +132,7 @@ func TestKonfluxOrderDefaultDeprecations(t *testing.T) {
 	}
 	mermaid := render(t, g, picture.FormatMermaid)
 	for _, want := range []string{`["channel stable-v0.2 (default)"]`, `["channel candidate-v0.0 (deprecated)"]`,
-		"0.0.15-rc.7<br/>(head, deprecated)", "legend (bundles in version order)", "package konflux-operator is deprecated"} {
+		"0.0.15-rc.7<br/>(head, deprecated)", "legend (bundles in version order, newest at the top)", "package konflux-operator is deprecated"} {
 		if !strings.Contains(mermaid, want) {
 			t.Errorf("mermaid lacks %q", want)
 		}
@@ -173,13 +174,13 @@ func TestRemovedHeadIsRemovedNotHead(t *testing.T) {
 		}
 	}
 	mermaid := render(t, g, picture.FormatMermaid)
-	if !strings.Contains(mermaid, "(removed, stranded)") || strings.Contains(mermaid, "(head, stranded)") || !strings.Contains(mermaid, "(head, added)") {
+	if !strings.Contains(mermaid, "(old head, removed, stranded)") || strings.Contains(mermaid, "(head, stranded)") || !strings.Contains(mermaid, "(head, added)") {
 		t.Errorf("mermaid:\n%s", mermaid)
 	}
 	svg := render(t, g, picture.FormatSVG)
 	wellFormed(t, "svg", svg)
-	stranded := regexp.MustCompile(`<g class="node stranded"><title>([^<]*)</title>`).FindAllStringSubmatch(svg, -1)
-	if len(stranded) != 1 || !strings.HasPrefix(stranded[0][1], oldHead+" ") || !strings.Contains(stranded[0][1], "(removed, stranded)") {
+	stranded := regexp.MustCompile(`<g class="node stranded[^"]*"><title>([^<]*)</title>`).FindAllStringSubmatch(svg, -1)
+	if len(stranded) != 1 || !strings.HasPrefix(stranded[0][1], oldHead+" ") || !strings.Contains(stranded[0][1], "(old head, removed, stranded)") {
 		t.Errorf("stranded nodes in svg: %v", stranded)
 	}
 }
@@ -199,7 +200,7 @@ func TestSVGOfDiffPairs(t *testing.T) {
 			}
 			svg := render(t, g, picture.FormatSVG)
 			wellFormed(t, name+" "+pkg, svg)
-			if !strings.Contains(svg, ">replaces</text>") || !strings.Contains(svg, ">skipRange</text>") || !strings.Contains(svg, ">channel head</text>") {
+			if !strings.Contains(svg, ">replaces</text>") || !strings.Contains(svg, ">channel head</text>") {
 				t.Errorf("%s %s: no legend", name, pkg)
 			}
 			if got, want := strings.Count(svg, `<text x="0" y="16" font-size="15" font-weight="bold"`), len(g.Channels); got != want {
@@ -208,7 +209,7 @@ func TestSVGOfDiffPairs(t *testing.T) {
 		}
 	}
 	sg := render(t, buildPairDiff(t, "sqlite/infrawatch-new-default-channel", "smart-gateway-operator"), picture.FormatSVG)
-	for _, want := range []string{`<g class="node stranded"><title>smart-gateway-operator.v2.1.0 2.1.0 (removed, stranded)`,
+	for _, want := range []string{`<g class="node stranded finding-breaking"><title>smart-gateway-operator.v2.1.0 2.1.0 (old head, removed, stranded)`,
 		">was default</text>", ">default</text>", `fill="#fb8500"`} {
 		if !strings.Contains(sg, want) {
 			t.Errorf("infrawatch smart-gateway-operator svg lacks %q", want)
@@ -223,8 +224,10 @@ func TestSVGOfDiffPairs(t *testing.T) {
 	}
 }
 
-// sailoperator's stable channel has 171 skipRange edges, 19 replaces; each kind keeps its dash.
-func TestSVGEdgeKinds(t *testing.T) {
+// sailoperator's stable channel: 20 bundles, 19 replaces, and each bundle but the oldest has a
+// skipRange over every lower version: 19+18+…+1 = 190 upgrades (171 besides the replaces). Each skipRange is one band over the versions it covers, joined to its
+// bundle, and its range text once beside the bundle; not an edge per covered bundle.
+func TestSVGSkipRangeBands(t *testing.T) {
 	cat, err := fbc.Load(shared(t, filepath.Join(diffPairs, "fbc/sailoperator-v4.18-prune-channel/old")))
 	if err != nil {
 		t.Fatal(err)
@@ -243,9 +246,29 @@ func TestSVGEdgeKinds(t *testing.T) {
 		}
 		dash[m[1]][m[3]]++
 	}
-	// One bus per target: 19 bundles replace another, 18 have a skipRange over every lower one.
-	if fmt.Sprint(dash) != "map[replaces:map[:19] skipRange:map[2 3:18]]" {
+	if fmt.Sprint(dash) != "map[replaces:map[:19]]" {
 		t.Errorf("edge groups by dash pattern: %v", dash)
+	}
+	band := regexp.MustCompile(`<g class="skiprange " data-range="([^"]*)"><title>skipRange [^<]* of ([^ ]*): users of (\d+) versions? upgrade straight to it</title>(.*?)</g>`)
+	bands := band.FindAllStringSubmatch(svg, -1)
+	if len(bands) != 19 {
+		t.Fatalf("%d skipRange bands, want 19", len(bands))
+	}
+	covers := 0
+	for _, b := range bands {
+		text := html.UnescapeString(b[1])
+		if n := strings.Count(svg, ">skipRange: "+b[1]+"</text>"); n != 1 {
+			t.Errorf("range %q of %s written %d times beside its bundle, want once", text, b[2], n)
+		}
+		var n int
+		fmt.Sscan(b[3], &n)
+		if strings.Count(b[4], "<rect") != 1 || strings.Count(b[4], "<path") > 3 {
+			t.Errorf("%s: a band is one rect and at most three lines: %s", b[2], b[4])
+		}
+		covers += n
+	}
+	if covers != 190 {
+		t.Errorf("the bands cover %d versions in all, want 190", covers)
 	}
 	if strings.Count(svg, `<g class="node`) != 20 {
 		t.Errorf("want 20 nodes")

@@ -3,6 +3,8 @@ package picture
 import (
 	"fmt"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // edgeStroke is how an edge looks: its kind is the dash pattern, its comparison status the colour.
@@ -15,11 +17,8 @@ func edgeStroke(kind string, status Status) string {
 		colour, width = colourRemoved, "2"
 	}
 	s := fmt.Sprintf(" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"", colour, width)
-	switch kind {
-	case EdgeSkips:
+	if kind == EdgeSkips {
 		s += " stroke-dasharray=\"6 4\""
-	case EdgeSkipRange:
-		s += " stroke-dasharray=\"2 3\""
 	}
 	return s
 }
@@ -75,19 +74,19 @@ func busesSVG(l *channelLayout, xl, xr int) string {
 	return b.String()
 }
 
-// legendBlock explains, with samples, what the graph's pictures show.
-func legendBlock(g *Graph) block {
-	const lineH, wrap = 28, 900
+// legendBlock explains, with samples, what the graphs' pictures show.
+func legendBlock(graphs ...*Graph) block {
+	const lineH, wrap = 28, 1300
 	var b strings.Builder
-	intro := []string{"Bundles in version order, newest at the top. Edges point to the upgrade target:",
-		"replaces on the left of the bundles, skips and skipRange on the right; a dot joins lines."}
+	intro := []string{"Bundles in version order, newest at the top. Arrows point to the upgrade target:",
+		"replaces on the left of the bundles, skips on the right; a dot joins lines. Hover over a bundle or line for what it is."}
 	width := 0
 	for i, line := range intro {
 		fmt.Fprintf(&b, "<text x=\"0\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s</text>\n", 12+16*i, colourMuted, esc(line))
 		width = max(width, textWidth(line, 6.6))
 	}
 	x, y := 0, 16*len(intro)+8
-	for _, k := range legendKeys(g) {
+	for _, k := range legendKeys(graphs...) {
 		sample, sampleW, text := legendSample(k)
 		w := sampleW + 6 + textWidth(text, 6.6) + 18
 		if x > 0 && x+w > wrap {
@@ -114,7 +113,8 @@ func legendSample(key string) (svg string, width int, text string) {
 	case keySkips:
 		return line(EdgeSkips, Unchanged), 36, "skips"
 	case keySkipRange:
-		return line(EdgeSkipRange, Unchanged), 36, "skipRange"
+		return fmt.Sprintf("<rect x=\"0\" y=\"0\" width=\"7\" height=\"18\" rx=\"3\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" stroke-width=\"1.2\"/>", colourEdge, colourEdge), 7,
+			"skipRange: a band over the versions it covers, joined to the bundle declaring it, the range beside"
 	case keyHead:
 		return box(Node{Head: true}), boxW(Node{Head: true}), "channel head"
 	case keyDefault:
@@ -123,9 +123,57 @@ func legendSample(key string) (svg string, width int, text string) {
 		return tag(0, 2, "deprecated", colourDeprecated, "#ffffff"), tagWidth("deprecated"), "deprecated package, channel or bundle"
 	case keyExternal:
 		return box(Node{External: true}), boxW(Node{External: true}), "replaced or skipped, but not in the channel"
+	case keyFinding:
+		var svg strings.Builder
+		for i, c := range []string{colourRemoved, colourWarning} {
+			fmt.Fprintf(&svg, "<rect x=\"%d\" y=\"1\" width=\"26\" height=\"16\" rx=\"5\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2.5\"/>", 2+i*32, c)
+		}
+		fmt.Fprintf(&svg, "<rect x=\"66\" y=\"1\" width=\"26\" height=\"16\" rx=\"5\" fill=\"#ffffff\" stroke=\"%s\"/><circle cx=\"67\" cy=\"2\" r=\"3.5\" fill=\"%s\" stroke=\"#ffffff\"/>", colourNode, colourHead)
+		return svg.String(), 94, "ring: a breaking or warning finding names the bundle, its rule or kind beside it; dot: only info findings do"
 	case keyAdded, keyRemoved:
 		n := Node{Status: Status(key)}
 		return box(n) + fmt.Sprintf("<g transform=\"translate(%d,0)\">%s</g>", boxW(n)+6, line(EdgeReplaces, n.Status)), boxW(n) + 42, key + " bundle or edge"
 	}
 	return box(Node{Stranded: true}), boxW(Node{Stranded: true}), "stranded: its users could reach the head before and cannot now"
+}
+
+// bandsSVG draws every skipRange of the layout: a band over the rows of the versions it covers, in
+// its lane right of bandX, and a line from the band into the bundle that declares it (xr is the
+// right edge of the bundles).
+func bandsSVG(l *channelLayout, xr, bandX int) string {
+	var b strings.Builder
+	for _, bd := range l.bands {
+		n := l.rows[bd.row].node
+		x := bandX + bd.lane*bandGap
+		colour := edgeColour(bd.status)
+		y := l.rowY(bd.row) + bandArrive
+		text := n.SkipRange
+		if bd.status == Removed && n.SkipRangeChanged {
+			text = n.OldSkipRange
+		}
+		title := fmt.Sprintf("skipRange %s of %s: users of %s upgrade straight to it", text, n.Name, plural.Of(bd.covers, "version"))
+		if bd.status != Unchanged {
+			title += " (" + string(bd.status) + ")"
+		}
+		fmt.Fprintf(&b, "<g class=\"skiprange %s\" data-range=\"%s\"><title>%s</title>", bd.status, esc(text), esc(title))
+		dash := ""
+		if bd.status == Removed {
+			dash = " stroke-dasharray=\"4 3\""
+		}
+		if bd.top >= 0 {
+			top, bottom := l.rowY(bd.top)-nodeH/2+2, l.rowY(bd.bottom)+nodeH/2-2
+			fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"7\" height=\"%d\" rx=\"3\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" stroke-width=\"1.2\"%s/>",
+				x-3, top, bottom-top, colour, colour, dash)
+			if y < top || y > bottom { // join the band to the declaring bundle's row
+				end := top
+				if y > bottom {
+					end = bottom
+				}
+				fmt.Fprintf(&b, "<path d=\"M%d,%dV%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"%s/>", x, y, end, colour, dash)
+			}
+		}
+		fmt.Fprintf(&b, "<path d=\"M%d,%dH%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"%s/><path d=\"M%d,%dl7,-3v6z\" fill=\"%s\"/></g>\n",
+			x, y, xr+6, colour, dash, xr, y, colour)
+	}
+	return b.String()
 }

@@ -3,84 +3,101 @@ package report
 import (
 	"sort"
 
-	"github.com/blang/semver/v4"
-
 	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/diff/picture"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 )
 
-// chart is the union of one channel's upgrade graph in the two catalogs, cut down to what a
-// reviewer needs to see.
+// chart is one channel the Markdown draws: its union graph in the two catalogs and the severity of
+// the worst finding about it or one of its bundles.
 type chart struct {
-	pkg, channel string
-	nodes        []chartNode // in version order
-	edges        []chartEdge
-	breaking     bool // the channel has a breaking graph finding: drawn first
-	hiddenNodes  int
-	hiddenEdges  int
+	pkg      string
+	channel  picture.Channel
+	severity diff.Severity
 }
 
-type chartNode struct {
-	name                     string
-	version                  *semver.Version
-	added, removed, stranded bool
-	head, oldHead            bool
-}
-
-// chartEdge says users of from can upgrade to to, through an entry's replaces, skips or skipRange.
-type chartEdge struct {
-	from, to, kind string
-	added, removed bool
-}
-
-// graphKinds are the findings that mean a channel's graph may have changed.
-var graphKinds = map[diff.Kind]bool{diff.EntryAdded: true, diff.EntryRemoved: true,
-	diff.ReplacesChanged: true, diff.SkipsChanged: true, diff.SkipRangeChanged: true}
-
-// charts draws every channel, present in both catalogs, whose upgrade graph changed: those with
-// breaking graph findings first, then by package and channel.
+// charts lists the channels whose upgrade graph changed (removed and added ones too) or that a
+// graph or validation finding names, worst first, then by package and channel.
 func charts(r *diff.Report, oldSide, newSide *diff.Side) []chart {
 	if oldSide == nil || newSide == nil {
 		return nil
 	}
+	names, groups := diff.ByPackage(r.Findings)
 	pkgs := map[string]bool{}
-	stranded, breaking := map[[3]string]bool{}, map[[2]string]bool{}
-	for _, f := range r.Findings {
-		if f.Channel != "" && (f.Category == diff.CategoryGraph || graphKinds[f.Kind]) {
-			pkgs[f.Package] = true
-		}
-		if f.Kind == diff.Stranded {
-			stranded[[3]string{f.Package, f.Channel, f.Bundle}] = true
-		}
-		if f.Category == diff.CategoryGraph && f.Severity == diff.Breaking {
-			breaking[[2]string{f.Package, f.Channel}] = true
-		}
-	}
-	if len(pkgs) == 0 {
-		return nil
+	for _, name := range names {
+		pkgs[name] = name != ""
 	}
 	om, nm := modelOf(oldSide.Catalog, pkgs), modelOf(newSide.Catalog, pkgs)
 	var out []chart
-	for _, np := range nm.SortedPackages() {
-		op := om.Packages[np.Name]
-		if op == nil {
+	for _, name := range names {
+		if name == "" {
 			continue
 		}
-		for _, nc := range np.SortedChannels() {
-			oc := op.Channels[nc.Name]
-			if oc == nil {
-				continue
-			}
-			p := union(oc, nc, func(b string) bool { return stranded[[3]string{np.Name, nc.Name, b}] })
-			if p.changed() {
-				p.pkg, p.breaking = np.Name, breaking[[2]string{np.Name, nc.Name}]
-				out = append(out, p)
+		g, err := picture.BuildDiff(om, nm, r, name, "")
+		if err != nil {
+			continue // in neither catalog's model: nothing to draw
+		}
+		worst, named, whole := map[string]diff.Severity{}, map[string]bool{}, diff.Severity("")
+		for _, f := range groups[name] {
+			switch {
+			case f.Channel != "":
+				if f.Severity.Rank() > worst[f.Channel].Rank() {
+					worst[f.Channel] = f.Severity
+				}
+				named[f.Channel] = named[f.Channel] || f.Category != diff.CategoryCatalog
+			case f.Kind == diff.PackageAdded || f.Kind == diff.PackageRemoved:
+				whole = f.Severity
 			}
 		}
+		for _, ch := range g.Channels {
+			if !named[ch.Name] && !changed(ch) {
+				continue
+			}
+			sev := worst[ch.Name]
+			if ch.Status != picture.Unchanged && whole.Rank() > sev.Rank() {
+				sev = whole
+			}
+			for _, n := range ch.Nodes {
+				if n.Worst().Rank() > sev.Rank() {
+					sev = n.Worst()
+				}
+			}
+			if sev == "" {
+				sev = diff.Info
+			}
+			out = append(out, chart{pkg: name, channel: ch, severity: sev})
+		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].breaking && !out[j].breaking })
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.severity.Rank() != b.severity.Rank() {
+			return a.severity.Rank() > b.severity.Rank()
+		}
+		if a.pkg != b.pkg {
+			return a.pkg < b.pkg
+		}
+		return a.channel.Name < b.channel.Name
+	})
 	return out
+}
+
+// changed says whether a channel's graph differs between the catalogs.
+func changed(ch picture.Channel) bool {
+	if ch.Status != picture.Unchanged {
+		return true
+	}
+	for _, n := range ch.Nodes {
+		if n.Status != picture.Unchanged || n.Stranded || n.WasHead || n.SkipRangeChanged {
+			return true
+		}
+	}
+	for _, e := range ch.Edges {
+		if e.Status != picture.Unchanged {
+			return true
+		}
+	}
+	return false
 }
 
 // modelOf builds the model of the named packages only.
@@ -102,143 +119,12 @@ func modelOf(cat *fbc.Catalog, pkgs map[string]bool) *model.Model {
 				sub.Bundles = append(sub.Bundles, b)
 			}
 		}
+		for _, d := range cat.Deprecations {
+			if pkgs[d.Package] {
+				sub.Deprecations = append(sub.Deprecations, d)
+			}
+		}
 	}
 	m, _ := model.FromCatalog(sub)
 	return m
-}
-
-// union merges two revisions of a channel: entries only one side has are added or removed, and so
-// are edges; names that entries replace or skip without being entries are nodes too.
-func union(oc, nc *model.Channel, isStranded func(string) bool) chart {
-	p := chart{channel: nc.Name}
-	oldEdges, newEdges := edgesOf(oc), edgesOf(nc)
-	coverRemoved(oc, nc, newEdges)
-	newHeads, oldHeads := setOfList(nc.Heads()), setOfList(oc.Heads())
-	names := map[string]*semver.Version{}
-	for _, c := range []*model.Channel{oc, nc} {
-		for _, e := range c.Entries {
-			if v := model.EntryVersion(e); v != nil || names[e.Name] == nil {
-				names[e.Name] = v
-			}
-		}
-	}
-	for _, es := range []map[chartEdge]bool{oldEdges, newEdges} {
-		for e := range es {
-			for _, n := range []string{e.from, e.to} {
-				if _, ok := names[n]; !ok {
-					names[n] = nil
-				}
-			}
-		}
-	}
-	for name, v := range names {
-		_, inOld := oc.Entries[name]
-		_, inNew := nc.Entries[name]
-		p.nodes = append(p.nodes, chartNode{name: name, version: v, added: inNew && !inOld, removed: inOld && !inNew,
-			stranded: isStranded(name), head: newHeads[name], oldHead: oldHeads[name] && !newHeads[name]})
-	}
-	sort.Slice(p.nodes, func(i, j int) bool { return versionLess(p.nodes[i], p.nodes[j]) })
-	for e := range newEdges {
-		e.added = !oldEdges[e]
-		p.edges = append(p.edges, e)
-	}
-	for e := range oldEdges {
-		if !newEdges[e] {
-			e.removed = true
-			p.edges = append(p.edges, e)
-		}
-	}
-	sort.Slice(p.edges, func(i, j int) bool {
-		a, b := p.edges[i], p.edges[j]
-		if a.from != b.from {
-			return a.from < b.from
-		}
-		if a.to != b.to {
-			return a.to < b.to
-		}
-		return a.kind < b.kind
-	})
-	return p
-}
-
-func (p chart) changed() bool {
-	for _, n := range p.nodes {
-		if n.added || n.removed || n.stranded || n.oldHead {
-			return true
-		}
-	}
-	for _, e := range p.edges {
-		if e.added || e.removed {
-			return true
-		}
-	}
-	return false
-}
-
-// edgesOf lists a channel's upgrade edges by the field that makes them; skipRange edges are those
-// of the resolver's reading that no replaces or skips names.
-func edgesOf(c *model.Channel) map[chartEdge]bool {
-	out := map[chartEdge]bool{}
-	named := map[[2]string]bool{}
-	for _, e := range c.Entries {
-		if e.Replaces != "" {
-			out[chartEdge{from: e.Replaces, to: e.Name, kind: "replaces"}] = true
-			named[[2]string{e.Replaces, e.Name}] = true
-		}
-		for _, s := range e.Skips {
-			out[chartEdge{from: s, to: e.Name, kind: "skips"}] = true
-			named[[2]string{s, e.Name}] = true
-		}
-	}
-	for from, tos := range c.UpgradeEdges() {
-		for _, to := range tos {
-			if !named[[2]string{from, to}] {
-				out[chartEdge{from: from, to: to, kind: "skipRange"}] = true
-			}
-		}
-	}
-	return out
-}
-
-// coverRemoved adds the skipRange edges of the new channel from bundles it no longer has: their
-// users keep running them, and upgrade to an entry whose skipRange covers their version.
-func coverRemoved(oc, nc *model.Channel, edges map[chartEdge]bool) {
-	for _, e := range nc.Entries {
-		if e.SkipRange == "" {
-			continue
-		}
-		inRange, err := semver.ParseRange(e.SkipRange)
-		if err != nil {
-			continue
-		}
-		for name, old := range oc.Entries {
-			if _, still := nc.Entries[name]; still {
-				continue
-			}
-			if v := model.EntryVersion(old); v != nil && inRange(*v) {
-				edges[chartEdge{from: name, to: e.Name, kind: "skipRange"}] = true
-			}
-		}
-	}
-}
-
-// versionLess orders nodes by version, those without one first, then by name.
-func versionLess(a, b chartNode) bool {
-	switch {
-	case a.version == nil && b.version != nil:
-		return true
-	case a.version != nil && b.version == nil:
-		return false
-	case a.version != nil && !a.version.EQ(*b.version):
-		return a.version.LT(*b.version)
-	}
-	return a.name < b.name
-}
-
-func setOfList(list []string) map[string]bool {
-	out := make(map[string]bool, len(list))
-	for _, s := range list {
-		out[s] = true
-	}
-	return out
 }

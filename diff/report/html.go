@@ -20,8 +20,10 @@ const FormatHTML = "html"
 const maxGraphs = 100
 
 // HTML writes the report as one self-contained HTML page (inline CSS and SVG, no scripts, nothing
-// fetched): the verdict, a table of changed packages, then one section per package, those with
-// breaking findings first, with its findings and the union graph of each channel the findings name.
+// fetched): the verdict, a table of changed packages and one legend for every picture, then one
+// section per package, with its findings and the union graph of each channel the findings name.
+// Packages come worst first, in the table and below it; a package with only info findings is
+// collapsed, and so are the info findings of the others.
 func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
 	names, groups := diff.ByPackage(r.Findings)
 	page := htmlPage{Report: r, Verdict: verdict(r), Style: template.CSS(picture.PageStyle + reportStyle)}
@@ -30,6 +32,8 @@ func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
 			page.Changed = append(page.Changed, p)
 		}
 	}
+	sort.SliceStable(page.Changed, func(i, j int) bool { return worst(page.Changed[i].Findings) > worst(page.Changed[j].Findings) })
+	var drawn []*picture.Graph
 	graphs := 0
 	for _, name := range names {
 		s := htmlSection{Name: displayName(name), ID: "package-" + name, Findings: groups[name]}
@@ -40,6 +44,8 @@ func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
 			s.Counts.Info += boolInt(f.Severity == diff.Info)
 		}
 		s.CountText = severityCounts(s.Counts)
+		s.Serious = s.Findings[:s.Counts.Breaking+s.Counts.Warning]
+		s.Info = s.Findings[len(s.Serious):]
 		for _, p := range r.Packages {
 			if p.Name == name {
 				s.Status = p.Status
@@ -50,18 +56,33 @@ func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
 			channels = nil // all of them
 		}
 		if name != "" && (channels == nil || len(channels) > 0) {
-			svg, drawn, left, err := sectionGraphs(oldModel, newModel, r, name, channels, maxGraphs-graphs)
+			g, left, err := sectionGraphs(oldModel, newModel, r, name, channels, maxGraphs-graphs)
 			if err != nil {
 				return err
 			}
-			graphs += drawn
-			s.Graphs, s.LeftOut = svg, left
+			if g != nil {
+				var b strings.Builder
+				if err := picture.WriteChannels(&b, g); err != nil {
+					return err
+				}
+				graphs += len(g.Channels)
+				drawn = append(drawn, g)
+				s.Graphs = template.HTML(b.String()) // picture escapes every text it draws
+			}
+			s.LeftOut = left
 		}
 		page.Sections = append(page.Sections, s)
 	}
 	sort.SliceStable(page.Sections, func(i, j int) bool {
 		return worst(page.Sections[i].Counts) > worst(page.Sections[j].Counts)
 	})
+	if len(drawn) > 0 {
+		var b strings.Builder
+		if err := picture.WriteLegend(&b, drawn...); err != nil {
+			return err
+		}
+		page.Legend = template.HTML(b.String())
+	}
 	return htmlTemplate.Execute(w, page)
 }
 
@@ -70,6 +91,7 @@ type htmlPage struct {
 	Verdict  htmlVerdict
 	Style    template.CSS
 	Changed  []diff.PackageStat
+	Legend   template.HTML // one legend for every picture of the page
 	Sections []htmlSection
 }
 
@@ -82,6 +104,7 @@ type htmlSection struct {
 	Counts           diff.Counts
 	CountText        string
 	Findings         []diff.Finding
+	Serious, Info    []diff.Finding // the breaking and warning findings, and the info ones
 	Graphs           template.HTML
 	LeftOut          int // changed channels not drawn because the page has maxGraphs already
 }
@@ -106,8 +129,10 @@ func worst(c diff.Counts) int {
 		return 3
 	case c.Warning > 0:
 		return 2
+	case c.Info > 0:
+		return 1
 	}
-	return 1
+	return 0
 }
 
 // changedChannels are the channels the findings name, and both default channels when it changed,
@@ -131,12 +156,12 @@ func changedChannels(fs []diff.Finding) []string {
 	return out
 }
 
-// sectionGraphs draws the legend and up to limit of the given channels (nil: all) of one package
-// as HTML, and says how many it drew and how many it left out.
-func sectionGraphs(oldModel, newModel *model.Model, r *diff.Report, pkg string, channels []string, limit int) (template.HTML, int, int, error) {
+// sectionGraphs picks up to limit of the given channels (nil: all) of one package's union graph,
+// and says how many it left out; nil when there is nothing to draw.
+func sectionGraphs(oldModel, newModel *model.Model, r *diff.Report, pkg string, channels []string, limit int) (*picture.Graph, int, error) {
 	g, err := picture.BuildDiff(oldModel, newModel, r, pkg, "")
 	if err != nil {
-		return "", 0, 0, nil // a package neither model has (e.g. one that did not load) has nothing to draw
+		return nil, 0, nil // a package neither model has (e.g. one that did not load) has nothing to draw
 	}
 	want := map[string]bool{}
 	for _, c := range channels {
@@ -154,14 +179,10 @@ func sectionGraphs(oldModel, newModel *model.Model, r *diff.Report, pkg string, 
 		}
 	}
 	if len(kept) == 0 {
-		return "", 0, left, nil
+		return nil, left, nil
 	}
 	g.Channels = kept
-	var b strings.Builder
-	if err := picture.WriteGraphs(&b, g); err != nil {
-		return "", 0, 0, err
-	}
-	return template.HTML(b.String()), len(kept), left, nil // picture escapes every text it draws
+	return g, left, nil
 }
 
 func severityClass(s diff.Severity) string { return string(s) }
@@ -170,6 +191,8 @@ const reportStyle = `.verdict{font-size:22px;margin:0 0 4px;padding:8px 12px;bor
 .verdict.breaking{border-color:#cf222e;background:#ffebe9}.verdict.warning{border-color:#bf8700;background:#fff8c5}
 .verdict.info{border-color:#0969da;background:#ddf4ff}
 tr.breaking td{background:#fff5f5}
+details.info>summary,details.info-only>summary{cursor:pointer;color:#656d76}
+details.info-only>summary h2{display:inline-block;border:0;margin:12px 0 4px}
 `
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -193,16 +216,39 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 {{- end}}
 </table>
 {{- end}}
+{{- .Legend}}
 {{- range .Sections}}
 <section class="package" id="{{.ID}}">
-<h2>{{.Name}}{{if .Status}} <span class="badge">{{.Status}}</span>{{end}}{{if .Counts.Breaking}} <span class="badge breaking">{{.Counts.Breaking}} breaking</span>{{end}}</h2>
+{{- if .Serious}}
+<h2>{{.Name}}{{if .Status}} <span class="badge">{{.Status}}</span>{{end}}{{if .Counts.Breaking}} <span class="badge breaking">{{.Counts.Breaking}} breaking</span>{{end}}{{if .Counts.Warning}} <span class="badge warning">{{plural .Counts.Warning "warning"}}</span>{{end}}</h2>
 <p class="muted">{{.CountText}}</p>
+{{template "findings" .Serious}}
+{{- if .Info}}
+<details class="info"><summary>{{.Counts.Info}} info {{if eq .Counts.Info 1}}finding{{else}}findings{{end}}</summary>
+{{template "findings" .Info}}
+</details>
+{{- end}}
+{{template "graphs" .}}
+{{- else}}
+<details class="info-only"><summary><h2>{{.Name}}{{if .Status}} <span class="badge">{{.Status}}</span>{{end}} <span class="badge info">{{.Counts.Info}} info</span></h2></summary>
+{{template "findings" .Info}}
+{{template "graphs" .}}
+</details>
+{{- end}}
+</section>
+{{- end}}
+<p class="muted">Report schema {{.Report.SchemaVersion}}; made by olmcat.</p>
+</body>
+</html>
+{{- define "findings"}}
 <table class="findings">
 <tr><th>severity</th><th>kind</th><th>where</th><th>change</th></tr>
-{{- range .Findings}}
+{{- range .}}
 <tr class="{{class .Severity}}"><td><span class="badge {{class .Severity}}">{{.Severity}}</span></td><td class="kind">{{.Kind}}</td><td class="where">{{where .}}</td><td class="change">{{change .}}</td></tr>
 {{- end}}
 </table>
+{{- end}}
+{{- define "graphs"}}
 {{- if .Graphs}}
 <h3>Upgrade graphs of the changed channels (old and new together)</h3>
 {{.Graphs}}
@@ -210,9 +256,5 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 {{- if .LeftOut}}
 <p class="muted">{{plural .LeftOut "changed channel"}} not drawn: the page already has its limit of graphs.</p>
 {{- end}}
-</section>
 {{- end}}
-<p class="muted">Report schema {{.Report.SchemaVersion}}; made by olmcat.</p>
-</body>
-</html>
 `))

@@ -8,8 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/olmcat/olmcat/diff/report"
 )
 
 // browserTest finds headless Chromium for the opt-in browser tests (OLMCAT_BROWSER_TESTS=1; Debian
@@ -100,3 +103,28 @@ func TestHTMLInBrowser(t *testing.T) {
 }
 
 func near(v, want uint32) bool { return v+24 >= want && v <= want+24 }
+
+// The HTML report of the largest pair in a real browser, 1400 px wide: with info findings and
+// info-only packages collapsed and one legend, the page is under 6,000 px high (it was 11,993).
+func TestHTMLPageHeightInBrowser(t *testing.T) {
+	bin := browserTest(t)
+	r, opts := openCommunity(t)
+	var b strings.Builder
+	if err := report.HTML(&b, r, modelOf(opts.Old.Catalog), modelOf(opts.New.Catalog)); err != nil {
+		t.Fatal(err)
+	}
+	img := screenshot(t, bin, b.String(), 1400, 16000)
+	bounds, last := img.Bounds(), 0
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r>>8 < 240 || g>>8 < 240 || bl>>8 < 240 {
+				last = y
+				break
+			}
+		}
+	}
+	t.Logf("the page is %d px high", last)
+	if last < 1000 || last > 6000 {
+		t.Errorf("the page is %d px high, want 1,000 to 6,000", last)
+	}
+}

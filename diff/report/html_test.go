@@ -43,7 +43,7 @@ func modelOf(cat *fbc.Catalog) *model.Model {
 
 var (
 	svgElement = regexp.MustCompile(`(?s)<svg [^>]*aria-label="([^"]*)">.*?</svg>`)
-	sectionTag = regexp.MustCompile(`<section class="package" id="package-([^"]*)">\s*<h2>[^<]*(?:<span class="badge">[^<]*</span>)?( <span class="badge breaking">)?`)
+	sectionTag = regexp.MustCompile(`<section class="package" id="package-([^"]*)">\s*(<details class="info-only"><summary>)?<h2>(.*?)</h2>`)
 	attrRef    = regexp.MustCompile(`\s(?:href|src|xlink:href|action|poster|srcset)\s*=\s*"([^"]*)"`)
 )
 
@@ -77,9 +77,10 @@ func checkSelfContained(t *testing.T, name, page string, strict bool) {
 	}
 }
 
-// Every real pair: the verdict comes first, one section per package with findings (breaking
-// first), a findings row per finding, and a well-formed SVG graph for each channel the findings
-// name, with a legend; and nothing is fetched from anywhere.
+// Every real pair: the verdict comes first, one section per package with findings (worst first,
+// those with only info findings collapsed), a findings row per finding (info rows collapsed), and a
+// well-formed SVG graph for each channel the findings name, with one legend for the page; every
+// skipRange drawn says its range; and nothing is fetched from anywhere.
 func TestHTMLOfDiffPairs(t *testing.T) {
 	for _, name := range allPairs(t) {
 		page, r := htmlOfPair(t, name)
@@ -96,14 +97,24 @@ func TestHTMLOfDiffPairs(t *testing.T) {
 		if len(sections) != len(names) {
 			t.Fatalf("%s: %d sections, want %d", name, len(sections), len(names))
 		}
-		seenNonBreaking := false
+		last := 3
 		for _, s := range sections {
-			breaking := s[2] != ""
-			if breaking && seenNonBreaking {
-				t.Errorf("%s: package %s with breaking findings after one without", name, s[1])
+			rank := 1
+			switch {
+			case strings.Contains(s[3], `class="badge breaking"`):
+				rank = 3
+			case strings.Contains(s[3], `class="badge warning"`):
+				rank = 2
 			}
-			seenNonBreaking = seenNonBreaking || !breaking
+			if rank > last {
+				t.Errorf("%s: package %s after a milder one", name, s[1])
+			}
+			if collapsed := s[2] != ""; collapsed != (rank == 1) {
+				t.Errorf("%s: package %s collapsed=%v with worst severity rank %d", name, s[1], collapsed, rank)
+			}
+			last = rank
 		}
+		checkInfoCollapsed(t, name, page)
 		if got := strings.Count(page, `<tr class="`); got != len(r.Findings) {
 			t.Errorf("%s: %d finding rows, want %d", name, got, len(r.Findings))
 		}
@@ -120,8 +131,32 @@ func TestHTMLOfDiffPairs(t *testing.T) {
 				}
 			}
 		}
-		if want := strings.Count(page, "<h3>Upgrade graphs"); want == 0 || strings.Count(page, `aria-label="legend"`) != want {
-			t.Errorf("%s: %d graph sections, legends %d", name, want, strings.Count(page, `aria-label="legend"`))
+		if graphs := strings.Count(page, "<h3>Upgrade graphs"); graphs == 0 || strings.Count(page, `aria-label="legend"`) != 1 {
+			t.Errorf("%s: %d graph sections, legends %d, want 1", name, graphs, strings.Count(page, `aria-label="legend"`))
+		}
+		for _, m := range skipRangeBand.FindAllStringSubmatch(page, -1) {
+			if !strings.Contains(page, ">skipRange: "+m[1]) && !strings.Contains(page, "(was "+m[1]+")") {
+				t.Errorf("%s: the skipRange %s drawn is not written beside its bundle", name, m[1])
+			}
+		}
+	}
+}
+
+var skipRangeBand = regexp.MustCompile(`<g class="skiprange [a-z]*" data-range="([^"]*)">`)
+
+// checkInfoCollapsed fails unless every info row of the page is inside a <details> element.
+func checkInfoCollapsed(t *testing.T, name, page string) {
+	t.Helper()
+	depth := 0
+	for _, tok := range regexp.MustCompile(`<details[ >]|</details>|<tr class="info">`).FindAllString(page, -1) {
+		switch {
+		case strings.HasPrefix(tok, "<details"):
+			depth++
+		case tok == "</details>":
+			depth--
+		case depth == 0:
+			t.Errorf("%s: an info row outside a <details>", name)
+			return
 		}
 	}
 }
@@ -132,7 +167,7 @@ func TestHTMLMarksStrandedAndDefault(t *testing.T) {
 	page, _ := htmlOfPair(t, "sqlite/infrawatch-new-default-channel")
 	sg := page[strings.Index(page, `id="package-smart-gateway-operator"`):]
 	latest := svgElement.FindString(sg[strings.Index(sg, `id="graph-smart-gateway-operator-latest"`):])
-	if !strings.Contains(latest, `<g class="node stranded"><title>smart-gateway-operator.v2.1.0 2.1.0 (removed, stranded)`) || !strings.Contains(latest, `fill="#fb8500"`) {
+	if !strings.Contains(latest, `<g class="node stranded finding-breaking"><title>smart-gateway-operator.v2.1.0 2.1.0 (old head, removed, stranded)`) || !strings.Contains(latest, `fill="#fb8500"`) {
 		t.Errorf("latest's graph does not highlight the stranded v2.1.0:\n%s", latest)
 	}
 	stable := svgElement.FindString(sg[strings.Index(sg, `id="graph-smart-gateway-operator-stable"`):])
@@ -144,7 +179,7 @@ func TestHTMLMarksStrandedAndDefault(t *testing.T) {
 		t.Errorf("stable-1.1 (the new default) is not marked:\n%.500s", newDefault)
 	}
 	page, _ = htmlOfPair(t, "sqlite/host-operator-replace-bundle")
-	if strings.Count(page, `<g class="node stranded">`) != 1 || strings.Contains(page, "(head, stranded)") {
+	if strings.Count(page, `<g class="node stranded finding-breaking">`) != 1 || strings.Contains(page, "(head, stranded)") {
 		t.Error("host-operator: the removed head is not drawn as a removed, stranded bundle")
 	}
 }

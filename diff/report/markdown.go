@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/diff/picture"
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // Default caps of the Markdown pictures.
 const (
 	defaultMaxDiagrams = 10
-	defaultMaxNodes    = 40
+	defaultMaxNodes    = 30
 )
 
 // GitHub refuses comments over 65,536 characters: findings stop at findingsBudget bytes and pictures
@@ -28,8 +29,8 @@ func Markdown(w io.Writer, r *diff.Report) error { return MarkdownOptions(w, r, 
 
 // MarkdownOptions writes the report for a pull-request comment: the verdict, a table of changed
 // packages, one collapsible section of findings per package (worst first, open when it has breaking
-// findings), the upgrade graphs of changed channels as Mermaid, a legend, and the command that
-// reproduces the diff.
+// findings), the upgrade graphs of changed channels (removed ones too) as Mermaid, worst first, a
+// legend, and the command that reproduces the diff.
 func MarkdownOptions(w io.Writer, r *diff.Report, opts Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s olmcat diff: %s — %s\n\n", verdictBadge(r), Verdict(r), verdictCounts(r))
@@ -84,9 +85,11 @@ func writeFindings(b *strings.Builder, name string, fs []diff.Finding) {
 	b.WriteString("\n</details>\n\n")
 }
 
+// writePictures draws the channels whose graph changed, worst first: as many as maxDiagrams and
+// the comment budget allow, saying which were left out and where to see them.
 func writePictures(b *strings.Builder, r *diff.Report, opts Options) {
-	ps := charts(r, opts.Old, opts.New)
-	if len(ps) == 0 {
+	cs := charts(r, opts.Old, opts.New)
+	if len(cs) == 0 {
 		return
 	}
 	maxDiagrams, maxNodes := opts.MaxDiagrams, opts.MaxNodes
@@ -96,31 +99,74 @@ func writePictures(b *strings.Builder, r *diff.Report, opts Options) {
 	if maxNodes <= 0 {
 		maxNodes = defaultMaxNodes
 	}
-	b.WriteString("#### Upgrade graphs of the changed channels\n\n")
+	b.WriteString("#### Upgrade graphs of the changed channels, worst first\n\n_" + picture.MermaidLegend + "_\n\n")
 	drawn := 0
-	for _, p := range ps[:min(len(ps), maxDiagrams)] {
+	for _, c := range cs {
+		if drawn == maxDiagrams {
+			break
+		}
 		var one strings.Builder
-		p.trim(maxNodes)
-		fmt.Fprintf(&one, "Package **%s**, channel **%s**:\n\n", escapeHTML(p.pkg), escapeHTML(p.channel))
-		p.mermaid(&one)
-		if p.hiddenNodes > 0 || p.hiddenEdges > 0 {
-			fmt.Fprintf(&one, "\n_Not drawn: %s and %s of this channel, further from the change (at most %d bundles a picture); `-o json` lists every upgrade._\n",
-				plural.Of(p.hiddenNodes, "bundle"), plural.Of(p.hiddenEdges, "upgrade edge"), maxNodes)
+		fmt.Fprintf(&one, "%s package **%s**, channel **%s**", severityBadge(c.severity), escapeHTML(c.pkg), escapeHTML(c.channel.Name))
+		switch c.channel.Status {
+		case picture.Removed:
+			one.WriteString(" (removed: its graph in the old catalog)")
+		case picture.Added:
+			one.WriteString(" (added)")
+		}
+		one.WriteString(":\n\n```mermaid\n")
+		hiddenNodes, hiddenEdges, _ := picture.MermaidChannel(&one, c.channel, maxNodes) // a strings.Builder does not fail
+		one.WriteString("```\n")
+		if hiddenNodes > 0 || hiddenEdges > 0 {
+			fmt.Fprintf(&one, "\n_Not drawn: %s and %s of this channel, further from the change (at most %d bundles a picture); `-o html` draws more, `-o json` lists every upgrade._\n",
+				plural.Of(hiddenNodes, "bundle"), plural.Of(hiddenEdges, "upgrade edge"), maxNodes)
 		}
 		if b.Len()+one.Len() > commentBudget {
-			break
+			break // the rest are milder or as bad: leave them all out, not a worse one for a milder
 		}
 		b.WriteString(one.String() + "\n")
 		drawn++
 	}
-	if left := len(ps) - drawn; left > 0 {
+	if left := cs[drawn:]; len(left) > 0 {
+		var bySev diff.Counts
 		var rest []string
-		for _, p := range ps[drawn:] {
-			rest = append(rest, p.pkg+"/"+p.channel)
+		for _, c := range left {
+			bySev.Breaking += boolInt(c.severity == diff.Breaking)
+			bySev.Warning += boolInt(c.severity == diff.Warning)
+			bySev.Info += boolInt(c.severity == diff.Info)
+			if len(rest) < maxListed {
+				rest = append(rest, c.pkg+"/"+c.channel.Name)
+			}
 		}
-		fmt.Fprintf(b, "_Not drawn: %s whose graph changed (at most %d pictures, and the comment within GitHub's size limit): %s._\n\n",
-			plural.Of(left, "more channel"), maxDiagrams, escapeHTML(strings.Join(rest, ", ")))
+		if len(left) > maxListed {
+			rest = append(rest, fmt.Sprintf("and %d more", len(left)-maxListed))
+		}
+		var sevs []string
+		for _, c := range []struct {
+			n    int
+			word string
+		}{{bySev.Breaking, "breaking"}, {bySev.Warning, "warning"}, {bySev.Info, "info"}} {
+			if c.n > 0 {
+				sevs = append(sevs, fmt.Sprintf("%d %s", c.n, c.word))
+			}
+		}
+		fmt.Fprintf(b, "_Not drawn, the mildest left out first (at most %d pictures, and the comment within GitHub's size limit): %s whose graph changed (%s): %s. `%s` draws every one._\n\n",
+			maxDiagrams, plural.Of(len(left), "more channel"), strings.Join(sevs, ", "), escapeHTML(strings.Join(rest, ", ")), code(htmlCommand(r, opts)))
 	}
+}
+
+// maxListed caps the names of the channels left out that the note lists.
+const maxListed = 20
+
+// htmlCommand is the command that draws every picture: this diff as an HTML page.
+func htmlCommand(r *diff.Report, opts Options) string {
+	cmd := reproduce(r, opts)
+	if cmd == "" {
+		return "olmcat diff OLD NEW -o html"
+	}
+	if strings.HasSuffix(cmd, " -o markdown") {
+		return strings.TrimSuffix(cmd, " -o markdown") + " -o html > report.html"
+	}
+	return cmd + " -o html > report.html"
 }
 
 const legend = `<details><summary>Legend</summary>
@@ -129,7 +175,7 @@ const legend = `<details><summary>Legend</summary>
 - 🟠 **warning**: users keep working, but a reviewer should look (for example a head moved back to a lower version, or a longer upgrade path).
 - ℹ️ **info**: a change worth knowing about, harmless by itself.
 - The **head** of a channel is the entry no other entry replaces or skips: where upgrades lead. A bundle is **stranded** when its users could upgrade to the head before and cannot now.
-- Pictures: users upgrade along the arrows, labelled replaces, skips or skipRange. Green: added; red and dashed: removed; orange: stranded; thick border: the head.
+- Pictures: one per channel whose upgrade graph changed, removed channels too (their old graph), the worst first. ` + "`-o html`" + ` draws the same graphs with the versions each skipRange covers.
 - Every kind and the rule behind its severity: ` + "`olmcat diff --help`" + ` and diff/SCHEMA.md.
 
 </details>

@@ -37,7 +37,10 @@ type Options struct {
 	// Old and New are the catalogs compared. With them, Markdown draws the upgrade graph of every
 	// channel whose graph changed; without them it draws none.
 	Old, New *diff.Side
-	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 40 bundles each).
+	// MinSeverity hides findings below it from tables ("" shows all); the verdict line says how many
+	// were hidden. JSON always has every finding.
+	MinSeverity diff.Severity
+	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 30 bundles each).
 	MaxDiagrams, MaxNodes int
 }
 
@@ -126,19 +129,24 @@ func displayName(pkg string) string {
 	return pkg
 }
 
-// Stat writes one line per changed package and a total line, like git diff --stat.
+// Stat writes one line per changed package, its columns aligned, and a total line, like git diff
+// --stat.
 func Stat(w io.Writer, r *diff.Report) error {
-	width := 0
-	for _, p := range r.Packages {
-		if p.Status != diff.StatusUnchanged && len(displayName(p.Name)) > width {
-			width = len(displayName(p.Name))
-		}
-	}
+	var rows [][4]string
 	for _, p := range r.Packages {
 		if p.Status == diff.StatusUnchanged {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%-*s | %-9s | %s | %s\n", width, displayName(p.Name), p.Status, statCounts(p), severityCounts(p.Findings)); err != nil {
+		rows = append(rows, [4]string{displayName(p.Name), string(p.Status), statCounts(p), severityCounts(p.Findings)})
+	}
+	var widths [4]int
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, row := range rows {
+		if _, err := fmt.Fprintf(w, "%-*s | %-*s | %-*s | %s\n", widths[0], row[0], widths[1], row[1], widths[2], row[2], row[3]); err != nil {
 			return err
 		}
 	}

@@ -10,10 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/internal/plural"
 )
-
-// maxCellLines caps a cell; what is cut ends with an ellipsis (-o json has every value whole).
-const maxCellLines = 12
 
 // Table writes the verdict line, then one table of every finding, worst first, at DefaultWidth
 // and without colour.
@@ -26,20 +24,24 @@ func TableOptions(w io.Writer, r *diff.Report, opts Options) error {
 		width = DefaultWidth
 	}
 	paint := painter(opts.Color)
+	shown, hidden := atLeast(r.Findings, opts.MinSeverity)
 	line := summaryLine(r, width)
+	if hidden.Total() > 0 {
+		line += fmt.Sprintf("\n  not shown (below --min-severity %s): %s", opts.MinSeverity, hiddenCounts(hidden))
+	}
 	if opts.Color {
 		line = strings.Replace(line, Verdict(r), paint(verdictSeverity(r), Verdict(r)), 1)
 	}
 	if _, err := fmt.Fprintln(w, line); err != nil {
 		return err
 	}
-	if len(r.Findings) == 0 {
+	if len(shown) == 0 {
 		return nil
 	}
-	findings := bySeverity(r.Findings)
+	grouped := groupRows(bySeverity(shown))
 	rows := [][]string{{"SEVERITY", "KIND", "WHERE", "CHANGE"}}
-	for _, f := range findings {
-		rows = append(rows, []string{string(f.Severity), string(f.Kind), whereInCatalog(f), change(f)})
+	for _, g := range grouped {
+		rows = append(rows, []string{string(g.severity), g.kind, g.where, g.change})
 	}
 	// Every column has a space either side and a border on its right, plus the left border.
 	widths := fitColumns(naturalWidths(rows), width-1-3*len(rows[0]))
@@ -59,12 +61,40 @@ func TableOptions(w io.Writer, r *diff.Report, opts Options) error {
 	)
 	t.Header(rows[0])
 	for i, row := range rows[1:] {
-		row[0] = paint(findings[i].Severity, row[0])
+		row[0] = paint(grouped[i].severity, row[0])
 		if err := t.Append(row); err != nil {
 			return err
 		}
 	}
 	return t.Render()
+}
+
+// atLeast splits findings into those at min or worse and the others, counted.
+func atLeast(fs []diff.Finding, min diff.Severity) ([]diff.Finding, diff.Counts) {
+	if min == "" {
+		return fs, diff.Counts{}
+	}
+	var shown, hidden []diff.Finding
+	for _, f := range fs {
+		if f.Severity.Rank() >= min.Rank() {
+			shown = append(shown, f)
+		} else {
+			hidden = append(hidden, f)
+		}
+	}
+	return shown, countOf(hidden)
+}
+
+// hiddenCounts names the non-zero counts: "3 warnings, 200 info".
+func hiddenCounts(c diff.Counts) string {
+	var parts []string
+	if c.Warning > 0 {
+		parts = append(parts, plural.Of(c.Warning, "warning"))
+	}
+	if c.Info > 0 {
+		parts = append(parts, fmt.Sprintf("%d info", c.Info))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func verdictSeverity(r *diff.Report) diff.Severity {
@@ -132,8 +162,8 @@ func fitColumns(natural []int, avail int) []int {
 }
 
 // wrap breaks text into lines of at most width runes: at spaces where it can, inside a word
-// longer than the line otherwise (after its last - / : @ or _ that fits, else its last dot); beyond maxCellLines
-// the last line ends with an ellipsis.
+// longer than the line otherwise (after its last - / : @ or _ that fits, else its last dot). Nothing
+// is ever cut: the fix, the file:line and a whole image digest are what a reviewer acts on.
 func wrap(text string, width int) string {
 	var lines []string
 	for _, para := range strings.Split(text, "\n") {
@@ -162,14 +192,6 @@ func wrap(text string, width int) string {
 			}
 		}
 		lines = append(lines, line)
-	}
-	if len(lines) > maxCellLines {
-		lines = lines[:maxCellLines]
-		last := []rune(lines[maxCellLines-1])
-		if len(last) >= width {
-			last = last[:width-1]
-		}
-		lines[maxCellLines-1] = string(last) + "…"
 	}
 	return strings.Join(lines, "\n")
 }

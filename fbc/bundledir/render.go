@@ -172,10 +172,6 @@ func (b *Bundle) relatedImages(image string) []fbc.RelatedImage {
 	for _, ri := range out {
 		have[ri.Image] = true
 	}
-	if image != "" && !have[image] {
-		out = append(out, fbc.RelatedImage{Image: image})
-		have[image] = true
-	}
 	for _, img := range b.CSV.OperatorImages {
 		if !have[img] {
 			out = append(out, fbc.RelatedImage{Image: img})
@@ -183,5 +179,26 @@ func (b *Bundle) relatedImages(image string) []fbc.RelatedImage {
 		}
 	}
 	slices.SortStableFunc(out, func(x, y fbc.RelatedImage) int { return cmp.Compare(x.Image, y.Image) })
-	return out
+	return withRelatedImage(out, image)
+}
+
+// withRelatedImage adds the bundle image to related images sorted by image, unless it is there:
+// opm adds it before the operator's images and then sorts, which comes to the same.
+func withRelatedImage(related []fbc.RelatedImage, image string) []fbc.RelatedImage {
+	if image == "" {
+		return related
+	}
+	i, found := slices.BinarySearchFunc(related, image, func(ri fbc.RelatedImage, img string) int { return cmp.Compare(ri.Image, img) })
+	if found {
+		return related
+	}
+	return slices.Insert(slices.Clone(related), i, fbc.RelatedImage{Image: image})
+}
+
+// WithImage is the bundle Render(image) makes, given the one Render("") made: rendering a bundle
+// once serves every image reference it is pulled by.
+func WithImage(rendered fbc.Bundle, image string) fbc.Bundle {
+	rendered.Image = image
+	rendered.RelatedImages = withRelatedImage(rendered.RelatedImages, image)
+	return rendered
 }

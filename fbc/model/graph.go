@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/blang/semver/v4"
 )
 
 // Heads returns the entries that no other entry of the channel replaces or skips, sorted by name.
@@ -87,79 +85,6 @@ func (c *Channel) Stranded(head string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// UpgradeEdges returns, for every entry, the entries it can upgrade to the way OLM's resolver reads a
-// channel: A is a target of B when A replaces B, A skips B, or B's version is in A's skipRange.
-// Targets are sorted by name. Entries without a parsable version take part only through names.
-func (c *Channel) UpgradeEdges() map[string][]string {
-	targets := make(map[string]map[string]bool, len(c.Entries))
-	add := func(from, to string) {
-		if from == to {
-			return
-		}
-		if targets[from] == nil {
-			targets[from] = map[string]bool{}
-		}
-		targets[from][to] = true
-	}
-	for _, e := range c.Entries {
-		if e.Replaces != "" {
-			add(e.Replaces, e.Name)
-		}
-		for _, s := range e.Skips {
-			add(s, e.Name)
-		}
-		if e.SkipRange == "" {
-			continue
-		}
-		inRange, err := semver.ParseRange(e.SkipRange)
-		if err != nil {
-			continue
-		}
-		for _, other := range c.Entries {
-			if other.Bundle == nil || other.Bundle.VersionErr != nil || other.Bundle.VersionString == "" {
-				continue
-			}
-			if inRange(other.Bundle.Version) {
-				add(other.Name, e.Name)
-			}
-		}
-	}
-	out := make(map[string][]string, len(targets))
-	for from, set := range targets {
-		list := make([]string, 0, len(set))
-		for to := range set {
-			list = append(list, to)
-		}
-		sort.Strings(list)
-		out[from] = list
-	}
-	return out
-}
-
-// Reachable returns every entry from which the given target can be reached through upgrade edges
-// (the target included).
-func Reachable(edges map[string][]string, target string) map[string]bool {
-	reverse := map[string][]string{}
-	for from, tos := range edges {
-		for _, to := range tos {
-			reverse[to] = append(reverse[to], from)
-		}
-	}
-	seen := map[string]bool{target: true}
-	queue := []string{target}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, prev := range reverse[cur] {
-			if !seen[prev] {
-				seen[prev] = true
-				queue = append(queue, prev)
-			}
-		}
-	}
-	return seen
 }
 
 // Cycles returns the cycles of the graph made by replaces and skips edges (each as a path that

@@ -74,20 +74,3 @@ func TestCyclesThroughSkips(t *testing.T) {
 		t.Errorf("acyclic graph reported cycles %v", got)
 	}
 }
-
-func TestUpgradeEdgesFollowSkipRange(t *testing.T) {
-	c := channelOf(
-		withVersion(Entry{Name: "v1.0.0"}, "1.0.0"),
-		withVersion(Entry{Name: "v1.1.0", Replaces: "v1.0.0"}, "1.1.0"),
-		withVersion(Entry{Name: "v1.2.0", SkipRange: ">=1.0.0 <1.2.0"}, "1.2.0"),
-	)
-	edges := c.UpgradeEdges()
-	want := map[string][]string{"v1.0.0": {"v1.1.0", "v1.2.0"}, "v1.1.0": {"v1.2.0"}}
-	if !reflect.DeepEqual(edges, want) {
-		t.Errorf("UpgradeEdges = %v, want %v", edges, want)
-	}
-	reach := Reachable(edges, "v1.2.0")
-	if !reach["v1.0.0"] || !reach["v1.1.0"] || !reach["v1.2.0"] || len(reach) != 3 {
-		t.Errorf("Reachable = %v", reach)
-	}
-}

@@ -50,9 +50,9 @@ func validateGraph(ch *Channel) Issues {
 		add(Warning, "upgrade-cycle", cycle[0], "remove one of the replaces/skips edges of the cycle",
 			"upgrade graph has a cycle through replaces/skips: %s; OLM may offer an upgrade back to an older bundle", strings.Join(cycle, " -> "))
 	}
-	skippers := skippersOf(ch)
-	issues = append(issues, skippedOnReplacesChain(ch, head, skippers)...)
-	issues = append(issues, unreachableFromHead(ch, head, stranded, skippers)...)
+	g := NewUpgradeGraph(ch)
+	issues = append(issues, skippedOnReplacesChain(ch, head, g)...)
+	issues = append(issues, unreachableFromHead(ch, g, stranded)...)
 	return issues
 }
 
@@ -85,67 +85,50 @@ func skippedNames(ch *Channel) map[string]bool {
 }
 
 // skippedOnReplacesChain finds skipped entries that the replaces chain from the head runs through
-// and that replace another entry themselves. OLM discards the upgrade edges of skipped bundles (and
-// opm stops following replaces there), so that replaces edge has no effect: the bundles below it
-// hang on skips alone.
-func skippedOnReplacesChain(ch *Channel, head string, skippers map[string][]string) Issues {
+// and that replace another entry themselves. OLM never upgrades to a skipped entry, so that
+// replaces edge offers the entry below nothing.
+func skippedOnReplacesChain(ch *Channel, head string, g *UpgradeGraph) Issues {
 	chain, _ := ch.ReplacesChain(head)
 	var issues Issues
 	for i := 1; i+1 < len(chain); i++ {
 		name, below := chain[i], chain[i+1]
-		by := skippers[name]
+		by := g.Skippers(name)
 		if len(by) == 0 {
 			continue
 		}
 		issues = append(issues, newIssue(Warning, "skipped-on-replaces-chain", ch.Loc, ch.Package.Name, ch.Name, name,
 			fmt.Sprintf("drop %q from the skips of %s, or let the skipping entries replace or skip %q themselves", name, strings.Join(by, ", "), below),
-			"bundle %q is on the replaces chain but skipped by %s: OLM ignores the upgrade edges of skipped bundles, so its replaces %q has no effect",
+			"bundle %q is on the replaces chain but skipped by %s: OLM never upgrades to a skipped bundle, so its replaces %q has no effect",
 			name, strings.Join(by, ", "), below))
 	}
 	return issues
 }
 
-// unreachableFromHead finds entries from which no chain of replaces, skips or skipRange edges leads
-// to the head, leaving out edges into skipped entries (OLM ignores those): users who installed them
-// never get the newest bundle. Bundles already reported as stranded are left out.
-func unreachableFromHead(ch *Channel, head string, stranded []string, skippers map[string][]string) Issues {
-	edges := ch.UpgradeEdges()
-	for from, tos := range edges {
-		kept := tos[:0:0]
-		for _, to := range tos {
-			if len(skippers[to]) == 0 {
-				kept = append(kept, to)
-			}
-		}
-		edges[from] = kept
-	}
-	reach := Reachable(edges, head)
-	reported := map[string]bool{}
+// unreachableFromHead finds the entries whose users OLM never brings to the head (UpgradeGraph.Path):
+// one issue per entry, so that the diff of two revisions names exactly the entries that changed.
+// Bundles already reported as stranded are left out.
+func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues {
+	reported := map[string]bool{g.Head(): true}
 	for _, s := range stranded {
 		reported[s] = true
 	}
-	var stuck []string
+	var issues Issues
 	for _, e := range ch.SortedEntries() {
-		if !reach[e.Name] && !reported[e.Name] {
-			stuck = append(stuck, e.Name)
+		if reported[e.Name] {
+			continue
 		}
-	}
-	if len(stuck) == 0 {
-		return nil
-	}
-	return Issues{newIssue(Warning, "unreachable-from-head", ch.Loc, ch.Package.Name, ch.Name, "",
-		fmt.Sprintf("let a bundle on the way to %q (not a skipped one) replace or skip them, or cover their versions with a skipRange", head),
-		"no upgrade path leads to the channel head %q from: %s (edges into skipped bundles do not count: OLM drops skipped bundles from the graph)",
-		head, strings.Join(stuck, ", "))}
-}
-
-// skippersOf maps each skipped name to the entries that skip it, sorted.
-func skippersOf(ch *Channel) map[string][]string {
-	skippers := map[string][]string{}
-	for _, e := range ch.SortedEntries() {
-		for _, s := range e.Skips {
-			skippers[s] = append(skippers[s], e.Name)
+		if g.Destination(e.Name, EntryVersion(e)).ReachesHead {
+			continue
 		}
+		path, _ := g.Path(e.Name, EntryVersion(e))
+		end, msg := e.Name, fmt.Sprintf("OLM offers the users of %q no upgrade: no entry OLM upgrades to (on the head's replaces chain, skipped by none) replaces, skips or covers it", e.Name)
+		if len(path) > 0 {
+			end = path[len(path)-1]
+			msg = fmt.Sprintf("OLM upgrades the users of %q through %s and no further: they never reach the channel head", e.Name, strings.Join(path, " -> "))
+		}
+		issues = append(issues, newIssue(Warning, "unreachable-from-head", ch.Loc, ch.Package.Name, ch.Name, e.Name,
+			fmt.Sprintf("let the head %q, or an entry on its replaces chain that no entry skips, replace or skip %q, or cover its version with a skipRange", g.Head(), end),
+			"%s", msg))
 	}
-	return skippers
+	return issues
 }

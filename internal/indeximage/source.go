@@ -34,6 +34,9 @@ type Options struct {
 	Platform string
 	// Insecure allows plain HTTP and unverified TLS certificates for every registry.
 	Insecure bool
+	// UseHTTP allows plain HTTP for every registry (opm's --use-http); SkipTLSVerify accepts
+	// any TLS certificate (opm's --skip-tls-verify). Insecure is both.
+	UseHTTP, SkipTLSVerify bool
 	// Keychain provides registry credentials; nil means authn.DefaultKeychain (docker/podman
 	// config files and credential helpers, $DOCKER_CONFIG, $REGISTRY_AUTH_FILE).
 	Keychain authn.Keychain
@@ -69,6 +72,10 @@ func (o Options) platform() (v1.Platform, error) {
 	return *p, nil
 }
 
+// plainHTTP reports whether plain HTTP is allowed for every registry, not only for localhost and
+// loopback addresses.
+func (o Options) plainHTTP() bool { return o.Insecure || o.UseHTTP }
+
 func (o Options) remoteOptions(ctx context.Context) []remote.Option {
 	kc := o.Keychain
 	if kc == nil {
@@ -76,7 +83,7 @@ func (o Options) remoteOptions(ctx context.Context) []remote.Option {
 	}
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc), remote.WithUserAgent("olmcat")}
 	tr := o.Transport
-	if tr == nil && o.Insecure {
+	if tr == nil && (o.Insecure || o.SkipTLSVerify) {
 		t := remote.DefaultTransport.(*http.Transport).Clone()
 		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure asked for it
 		tr = t
@@ -92,7 +99,7 @@ func (o Options) remoteOptions(ctx context.Context) []remote.Option {
 
 // resolveRef parses ref (see IsImageRef) and resolves it.
 func resolveRef(ctx context.Context, ref string, opts Options) (resolved, error) {
-	parsed, err := parseImageRef(ref, opts.Insecure)
+	parsed, err := parseImageRef(ref, opts.plainHTTP())
 	if err != nil {
 		return resolved{}, err
 	}
@@ -325,7 +332,7 @@ func tarLayerMediaType(mt types.MediaType) bool {
 // registryError turns go-containerregistry's transport errors into advice.
 func registryError(ref imageRef, err error) error {
 	if msg := err.Error(); strings.Contains(msg, "x509:") || strings.Contains(msg, "failed to verify certificate") {
-		return fmt.Errorf("image %s: the registry's TLS certificate is not trusted: add its CA to the system trust store, or pass --insecure to skip verification: %w", ref.raw, err)
+		return fmt.Errorf("image %s: the registry's TLS certificate is not trusted: add its CA to the system trust store, or pass --skip-tls-verify (or --insecure) to skip verification: %w", ref.raw, err)
 	}
 	var terr *transport.Error
 	if errors.As(err, &terr) {
@@ -339,7 +346,7 @@ func registryError(ref imageRef, err error) error {
 		return fmt.Errorf("image %s: registry %s answered HTTP %d: %w", ref.raw, host, terr.StatusCode, err)
 	}
 	if strings.Contains(err.Error(), "http: server gave HTTP response to HTTPS client") {
-		return fmt.Errorf("image %s: the registry speaks plain HTTP; pass --insecure to allow it: %w", ref.raw, err)
+		return fmt.Errorf("image %s: the registry speaks plain HTTP; pass --use-http (or --insecure) to allow it: %w", ref.raw, err)
 	}
 	return fmt.Errorf("image %s: %w", ref.raw, err)
 }

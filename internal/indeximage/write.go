@@ -54,7 +54,7 @@ func write(ctx context.Context, a artifact, dest string, force bool, opts Option
 	case strings.HasPrefix(dest, DockerArchivePrefix):
 		return digest, writeArchive(a.(v1.Image), strings.TrimPrefix(dest, DockerArchivePrefix), force)
 	}
-	ref, err := parseImageRef(dest, opts.Insecure)
+	ref, err := parseImageRef(dest, opts.plainHTTP())
 	if err != nil {
 		return v1.Hash{}, err
 	}

@@ -24,12 +24,12 @@ var layers = []struct {
 		"internal/atomicout", "internal/outpath", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool"}},
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
 		"grpccompat/fbcbackend"}},
-	{"source", []string{"internal/source"}},
+	{"source", []string{"internal/source", "internal/bundlefetch"}},
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops",
 		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
 	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/gencatalog", "fixtures/serveready", "fixtures/procstat", "fixtures/hostile",
-		"internal/imagetest", "internal/readonlytest"}},
+		"internal/imagetest", "internal/readonlytest", "internal/templatetest"}},
 }
 
 // openers are the codec calls that open a catalog. Above the source layer only package source

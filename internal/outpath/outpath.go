@@ -26,8 +26,9 @@ const (
 	Bundle  = "bundle"
 )
 
-// maxName is the longest file name most file systems take (NAME_MAX on Linux, 255 bytes).
-const maxName = 255
+// maxName is the longest name accepted: file systems take 255 bytes (NAME_MAX), and writers add
+// extensions (<package>.yaml, <package>.json).
+const maxName = 240
 
 // NameError is a catalog name that cannot be a path component of the output.
 type NameError struct {
@@ -60,7 +61,7 @@ func Check(name string) string {
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
 		return "it contains a control character"
 	case len(name) > maxName:
-		return fmt.Sprintf("it is %d bytes long, more than the %d a file name may be", len(name), maxName)
+		return fmt.Sprintf("it is %d bytes long, more than the %d olmcat allows (file names take 255 bytes, and olmcat adds extensions)", len(name), maxName)
 	case !filepath.IsLocal(name): // what the platform refuses besides (reserved names on Windows)
 		return "it is not a plain file name on this system"
 	}

@@ -52,7 +52,7 @@ func OpenBundle(ctx context.Context, ref string, opts indeximage.Options) (*bund
 	if err != nil {
 		return nil, err
 	}
-	return parseImageBundle(ref, img)
+	return ParseImageBundle(ref, img)
 }
 
 // AsBundleImage reads ref as a bundle image when err, met opening ref as a catalog, says that ref
@@ -67,7 +67,7 @@ func AsBundleImage(ctx context.Context, ref string, err error, opts indeximage.O
 	if err != nil {
 		return nil, true, bundleImageError(ref, err)
 	}
-	b, err = parseImageBundle(ref, img)
+	b, err = ParseImageBundle(ref, img)
 	return b, true, err
 }
 
@@ -117,9 +117,9 @@ func bundleImageError(ref string, err error) error {
 	return &Error{Ref: ref, Problem: BadImage, Detail: strings.TrimPrefix(err.Error(), ref+": "), Err: err}
 }
 
-// parseImageBundle parses an extracted bundle as a bundle directory, then removes it: the parsed
-// bundle holds all it needs.
-func parseImageBundle(ref string, img *indeximage.Bundle) (*bundledir.Bundle, error) {
+// ParseImageBundle parses a bundle extracted from the image ref (indeximage.FetchBundle) as a
+// bundle directory, then removes the extracted copy: the parsed bundle holds all it needs.
+func ParseImageBundle(ref string, img *indeximage.Bundle) (*bundledir.Bundle, error) {
 	defer img.Cleanup()
 	display := func(s string) string { return strings.ReplaceAll(s, img.Dir, ref) }
 	b, err := bundledir.Parse(img.Dir)

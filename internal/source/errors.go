@@ -24,6 +24,7 @@ const (
 	UnsupportedSchema Problem = "unsupported index.db"
 	BadImage          Problem = "bad image"
 	BadBundle         Problem = "bad bundle"
+	BadTemplate       Problem = "bad catalog template"
 	BadGitRevision    Problem = "bad git revision"
 	Unreadable        Problem = "unreadable"
 	NotHere           Problem = "not accepted here"

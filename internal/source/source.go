@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/filetree"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/scratch"
@@ -41,6 +42,12 @@ type Options struct {
 	AllowEmpty bool
 	// Stdin is read for "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// Templates renders a catalog template given as a catalog reference (see TemplateSchema);
+	// nil refuses templates.
+	Templates TemplateRenderer
+	// Bundles renders the bundle images a template names; nil means BundleImages(Images). Give
+	// the same one to every source of a command, so that a bundle is pulled once.
+	Bundles template.BundleRenderer
 }
 
 // Source is an opened catalog input. Close it to remove what opening it extracted.
@@ -57,6 +64,8 @@ type Source struct {
 	opts    Options
 	report  *tofbc.Report
 	closers []func()
+	// template is the schema of the catalog template the stream was rendered from.
+	template string
 }
 
 // Open parses ref and opens the catalog it names. Servers and recorded answers are not catalogs:
@@ -134,6 +143,15 @@ func (s *Source) openLocal(ctx context.Context, path string) error {
 	if err := s.checkText(path); err != nil {
 		return err
 	}
+	if schema, ok, err := templateFile(path); err != nil {
+		return classify(s.ref.Raw, err)
+	} else if ok {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return classify(s.ref.Raw, err)
+		}
+		return s.openTemplate(ctx, schema, data)
+	}
 	s.format, s.path = FormatFBC, path
 	return s.checkNotEmpty(ctx)
 }
@@ -205,6 +223,9 @@ func (s *Source) openStream(ctx context.Context, r io.Reader, name string) error
 			return err
 		}
 		return s.openIndexDB(f.Name())
+	}
+	if schema, ok := readTemplateStream(data); ok {
+		return s.openTemplate(ctx, schema, data)
 	}
 	s.format, s.stream = FormatFBC, data
 	_ = name

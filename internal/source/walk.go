@@ -109,10 +109,14 @@ func (s *Source) walkFBC(fn func(fbc.Blob) error) error {
 }
 
 func (s *Source) streamName() string {
+	name := s.ref.Raw
 	if s.ref.Form == FormStdin {
-		return fbc.StdinName
+		name = fbc.StdinName
 	}
-	return s.ref.Raw
+	if s.template != "" {
+		name += " (rendered)"
+	}
+	return name
 }
 
 // resolver resolves unpacked refs relative to the catalog directory or file. A stream has no

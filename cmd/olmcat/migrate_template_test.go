@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMigrateToTemplatesCommand: the index.db fixture to templates, in both layouts, with the
+// report; the flags that do not apply are refused; the output is never the input.
+func TestMigrateToTemplatesCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "templates")
+	report := filepath.Join(dir, "report.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"migrate", "../../fixtures/index.db", out, "--to", "semver-template", "--report", report}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var rep struct {
+		To       string `json:"to"`
+		Semver   int    `json:"semverTemplates"`
+		Basic    int    `json:"basicTemplates"`
+		Packages []struct {
+			Package, Template, File, SemverRefused string
+		} `json:"packages"`
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.To != "semver-template" || len(rep.Packages) == 0 || rep.Semver+rep.Basic != len(rep.Packages) {
+		t.Fatalf("report: %s", data)
+	}
+	for _, p := range rep.Packages {
+		if p.File != filepath.Join(p.Package, "catalog-templates", p.Template+".yaml") {
+			t.Errorf("%s: file %s", p.Package, p.File)
+		}
+		text, err := os.ReadFile(filepath.Join(out, p.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(text, []byte("---\n")) {
+			t.Errorf("%s is not a YAML template:\n%.200s", p.File, text)
+		}
+		if p.Template == "basic" && p.SemverRefused == "" {
+			t.Errorf("%s: basic without a reason", p.Package)
+		}
+	}
+	if !strings.Contains(stderr.String(), "olmcat: wrote the templates of ") {
+		t.Errorf("no summary on stderr:\n%s", stderr.String())
+	}
+
+	stderr.Reset()
+	if code := run([]string{"migrate", "../../fixtures/index.db", out, "--to", "basic-template"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("over a non-empty output without --force: exit %d, want 2", code)
+	}
+	flat := filepath.Join(dir, "flat")
+	if code := run([]string{"migrate", "../../fixtures/index.db", flat, "--to", "basic-template", "--template-layout", "flat", "-o", "json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("flat: exit %d: %s", code, stderr.String())
+	}
+	entries, _ := os.ReadDir(flat)
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) != ".json" {
+			t.Errorf("flat layout holds %s", e.Name())
+		}
+	}
+	if len(entries) == 0 {
+		t.Error("flat layout is empty")
+	}
+
+	for _, args := range [][]string{
+		{"--to", "basic-template", "--migrate-level", "bundle-object-to-csv-metadata"},
+		{"--to", "semver-template", "--template-layout", "tree"},
+		{"--template-layout", "flat"},
+		{"--to", "rendered-template"},
+	} {
+		stderr.Reset()
+		if code := run(append([]string{"migrate", "../../fixtures/index.db", filepath.Join(dir, "x")}, args...), &stdout, &stderr); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
+		}
+	}
+	cat := filepath.Join(dir, "catalog")
+	if code := run([]string{"migrate", "../../fixtures/index.db", cat}, &stdout, &stderr); code != 0 {
+		t.Fatal(stderr.String())
+	}
+	if code := run([]string{"migrate", cat, filepath.Join(cat, "templates"), "--to", "basic-template", "--force"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("output inside the input: exit %d, want 2", code)
+	}
+}
+
+// TestRenderTemplateStdinAndFlags: a template on standard input (no argument, or TYPE only), and
+// opm's flag rules.
+func TestRenderTemplateStdinAndFlags(t *testing.T) {
+	tmpl := "schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: p\n  defaultChannel: c\n" +
+		"- schema: olm.channel\n  package: p\n  name: c\n  entries:\n  - name: p.v1\n"
+	for _, args := range [][]string{{"render-template"}, {"render-template", "basic"}, {"render-template", "-"}, {"render-template", "basic", "-"}} {
+		var stdout, stderr bytes.Buffer
+		code := execute(t.Context(), args, strings.NewReader(tmpl), &stdout, &stderr)
+		if code != 0 || !strings.Contains(stdout.String(), `"defaultChannel": "c"`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout.String(), stderr.String())
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"render-template", "--skip-tls", "--use-http"}, "Error: invalid flag combination"},
+		{[]string{"render-template", "-o", "toml"}, `Error: invalid --output value "toml", expected (json|yaml|mermaid)`},
+		{[]string{"render-template", "fancy", "-"}, `Error: invalid template type "fancy"`},
+		{[]string{"render-template", "--migrate-level", "all"}, `Error: unknown migration level "all"`},
+		{[]string{"render-template", "semver"}, "Error: rendering template: render: unable to read file: "},
+		{[]string{"convert-template", "basic", "-o", "mermaid"}, `Error: invalid --output value "mermaid"`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := execute(t.Context(), tc.args, strings.NewReader(tmpl), &stdout, &stderr)
+		if code != 1 || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), tc.want) || !strings.Contains(stderr.String(), "\nolmcat: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 and %q", tc.args, code, stdout.String(), stderr.String(), tc.want)
+		}
+	}
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/olmcat/olmcat/fbc/template"
+	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
+)
+
+func init() {
+	register(newRenderTemplateCmd)
+	register(newConvertTemplateCmd)
+}
+
+const renderTemplateLong = `Render a catalog template into a File-Based Catalog on standard output, as
+'opm alpha render-template' (v1.73) does, byte for byte: the same arguments, flags and output, so a
+script changes 'opm alpha' to 'olmcat' and nothing else.
+
+  olmcat render-template basic catalog-templates/basic.yaml -o yaml
+  olmcat render-template catalog-templates/semver.yaml      # TYPE from the template's schema
+  olmcat render-template semver < semver.yaml               # standard input
+
+TYPE is basic (olm.template.basic), semver (olm.semver) or substitutes (olm.template.substitutes);
+without it the type comes from the schema of the file's first document (the key's case does not
+matter, as in opm). Only the first YAML or JSON document of FILE is read; no FILE, or -, is
+standard input.
+
+Each bundle image the template names is pulled once and rendered as 'opm render IMAGE' renders it;
+--migrate-level bundle-object-to-csv-metadata turns the manifests of those bundles (never blobs
+copied from the template) into one olm.csv.metadata property. Registries are reached as by every
+olmcat command: credentials from the docker/podman config, plain HTTP for localhost and loopback
+addresses, and for any registry with --use-http.
+
+Faster than opm in CI: bundle images are pulled 8 at a time (opm: one after another);
+--cache-dir DIR keeps them by manifest digest between runs (a tag costs one HEAD request, a cached
+digest none); --bundles-from CATALOG takes the bundles a catalog already has (the published
+catalog, its index image) and pulls only the others.
+
+Output (-o): json (default) and yaml in opm's order, or mermaid, opm's picture of the channels.
+On failure nothing is written to standard output, stderr has opm's "Error: ..." line and an
+"olmcat:" line saying what to do (opm follows its error with the whole usage text instead), and
+the exit code is 1, as opm's.`
+
+func newRenderTemplateCmd() *cobra.Command {
+	var (
+		output, level string
+		reg           templateRegistryFlags
+		bundles       templateInputs
+	)
+	cmd := &cobra.Command{
+		Use:   "render-template [TYPE] [FILE]",
+		Short: "Render a catalog template (basic, semver, substitutes) as opm alpha render-template does",
+		Long:  renderTemplateLong,
+		Args:  cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var typ, file string
+			switch len(args) {
+			case 1:
+				if template.SchemaOfType(args[0]) != "" {
+					typ = args[0]
+				} else {
+					file = args[0]
+				}
+			case 2:
+				typ, file = args[0], args[1]
+			}
+			fail := func(err error) error { return templateFailure(cmd, file, err) }
+			if typ != "" && template.SchemaOfType(typ) == "" {
+				return fail(fmt.Errorf("invalid template type %q, must be one of: [%s]", typ, strings.Join(template.Types, " ")))
+			}
+			opts, err := reg.options(cmd.ErrOrStderr())
+			if err != nil {
+				return fail(err)
+			}
+			migrate, err := tofbc.ParseMigrateLevel(level)
+			if err != nil {
+				return fail(err)
+			}
+			if !slices.Contains([]string{template.OutputJSON, template.OutputYAML, template.OutputMermaid}, output) {
+				return fail(fmt.Errorf("invalid --output value %q, expected (json|yaml|mermaid)", output))
+			}
+			data, err := readTemplateInput(cmd, file)
+			if err != nil {
+				return fail(err)
+			}
+			tmpl, err := template.Parse(typ, data)
+			if err != nil {
+				return fail(err)
+			}
+			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate})
+			cat, err := template.Render(cmd.Context(), tmpl, renderer,
+				template.Options{CSVMetadata: migrate == tofbc.LevelCSVMetadata})
+			if err != nil {
+				return fail(err)
+			}
+			w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
+			if err := template.Write(w, cat, output); err != nil {
+				return fail(fmt.Errorf("writing output: %v", err))
+			}
+			return w.Flush()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&output, "output", "o", "json", "output format: json, yaml or mermaid")
+	f.StringVar(&level, "migrate-level", "none", "none or bundle-object-to-csv-metadata (applies to the bundles rendered from images)")
+	reg.add(f)
+	addTemplateFlags(f, &bundles)
+	return cmd
+}
+
+const convertTemplateLong = `Turn a File-Based Catalog into a basic catalog template, as 'opm alpha convert-template basic'
+(v1.73) does, byte for byte: every blob becomes an entry, in the order of the input, with its keys
+in alphabetical order, and each olm.bundle becomes {schema, image}, to be rendered again from its
+image. FILE is an FBC stream (JSON or YAML documents); no FILE, or -, is standard input.
+
+  olmcat convert-template basic catalog/my-operator/catalog.yaml -o yaml > catalog-templates/basic.yaml
+
+For a whole catalog of any kind (an index.db, an index image, an FBC directory), 'olmcat migrate
+CATALOG OUT --to basic-template' writes one template per package.`
+
+func newConvertTemplateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "convert-template",
+		Short: "Turn a File-Based Catalog into a catalog template, as opm alpha convert-template does",
+		Long:  convertTemplateLong,
+		Args:  cobra.NoArgs,
+	}
+	var output string
+	basic := &cobra.Command{
+		Use:   "basic [FILE]",
+		Short: "Turn a File-Based Catalog into a basic template (olm.template.basic)",
+		Long:  convertTemplateLong,
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := ""
+			if len(args) == 1 {
+				file = args[0]
+			}
+			fail := func(err error) error { return templateFailure(cmd, file, err) }
+			if output != template.OutputJSON && output != template.OutputYAML {
+				return fail(fmt.Errorf("invalid --output value %q, expected (json|yaml)", output))
+			}
+			data, err := readTemplateInput(cmd, file)
+			if err != nil {
+				return fail(fmt.Errorf("unable to open input: %q (%v)", cmp.Or(file, "-"), errors.Unwrap(err)))
+			}
+			name := file
+			if name == "" || name == "-" {
+				name = "<stdin>"
+			}
+			t, err := template.ConvertBasic(bytes.NewReader(data), name)
+			if err != nil {
+				return fail(fmt.Errorf("converting: %v", err))
+			}
+			return template.WriteBasic(cmd.OutOrStdout(), t, output)
+		},
+	}
+	basic.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
+	cmd.AddCommand(basic)
+	return cmd
+}
+
+// templateRegistryFlags are opm's registry flags, which olmcat maps onto its image options.
+type templateRegistryFlags struct {
+	useHTTP, skipTLSVerify, skipTLS bool
+	flags                           *pflag.FlagSet
+}
+
+func (r *templateRegistryFlags) add(f *pflag.FlagSet) {
+	r.flags = f
+	f.BoolVar(&r.useHTTP, "use-http", false, "use plain HTTP for container image registries while pulling bundles (always for localhost and loopback addresses)")
+	f.BoolVar(&r.skipTLSVerify, "skip-tls-verify", false, "skip TLS certificate verification for container image registries while pulling bundles")
+	f.BoolVar(&r.skipTLS, "skip-tls", false, "deprecated: use --use-http and --skip-tls-verify")
+	_ = f.MarkHidden("skip-tls") // pflag's deprecation notice would go to standard output
+}
+
+func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, error) {
+	if r.flags.Changed("skip-tls") {
+		if r.flags.Changed("use-http") || r.flags.Changed("skip-tls-verify") {
+			return indeximage.Options{}, errors.New("invalid flag combination: cannot use --use-http or --skip-tls-verify with deprecated --skip-tls")
+		}
+		fmt.Fprintln(stderr, "olmcat: warning: --skip-tls is deprecated: use --use-http and --skip-tls-verify")
+	}
+	return indeximage.Options{Platform: indeximage.DefaultPlatform, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
+}
+
+// readTemplateInput reads FILE, or standard input for "" and "-".
+func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
+	if file == "" || file == "-" {
+		data, err := io.ReadAll(cmd.InOrStdin())
+		if err != nil {
+			return nil, fmt.Errorf("unable to open \"-\": %w", err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("unable to open %q: %w", file, err)
+	}
+	return data, nil
+}
+
+// templateFailure reports a failed render-template or convert-template as opm does, "Error: " and
+// its message on stderr and exit code 1, then says on an olmcat: line what to do (where opm prints
+// its whole usage text).
+func templateFailure(cmd *cobra.Command, file string, err error) error {
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "Error: %v\n", err)
+	what := file
+	if what == "" || what == "-" {
+		what = "the template on standard input"
+	}
+	var (
+		img    *template.ImageError
+		parse  *template.ParseError
+		render *template.RenderError
+	)
+	msg := err.Error()
+	switch {
+	case errors.As(err, &img):
+		fmt.Fprintf(stderr, "olmcat: the bundle image %s could not be read from %s: check that it is pushed under this reference and that the registry's credentials are in the docker/podman config (--use-http for a plain-HTTP registry); nothing was written\n",
+			img.Ref, img.Registry)
+	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting template type: decoding"):
+		fmt.Fprintf(stderr, "olmcat: %s is not valid YAML or JSON: fix it where the error says; nothing was written\n", what)
+	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting"):
+		fmt.Fprintf(stderr, "olmcat: %s is not a catalog template: its first document needs 'schema: olm.template.basic', 'olm.semver' or 'olm.template.substitutes' (or give TYPE: basic, semver, substitutes); nothing was written\n", what)
+	case errors.As(err, &parse), errors.As(err, &render):
+		fmt.Fprintf(stderr, "olmcat: %s could not be rendered: fix what the error names (a semver template's bundles need semantic versions; a substitutes template's entries must be a complete, valid FBC, as 'olmcat validate' checks); nothing was written\n", what)
+	default:
+		fmt.Fprintf(stderr, "olmcat: nothing was written; 'olmcat %s --help' shows the arguments and flags\n", strings.TrimPrefix(cmd.CommandPath(), "olmcat "))
+	}
+	return exitError{code: exitFindings}
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/olmcat/olmcat/internal/imagetest"
+)
+
+// withTemplateRenderer renders templates with the test stand-in for the test's duration, unless
+// fbc/template's renderer is wired in.
+func withTemplateRenderer(t *testing.T) {
+	t.Helper()
+	if renderTemplate != nil {
+		return
+	}
+	old := renderTemplate
+	renderTemplate = imagetest.RenderBasicTemplate
+	t.Cleanup(func() { renderTemplate = old })
+}
+
+// templateRepo commits operators/cat-facts-operator/catalog-templates/v4.18.yaml, the corpus's
+// basic template without its last bundle, then adds the bundle in the work tree: the review
+// case of a pull request that publishes a bundle.
+func templateRepo(t *testing.T) (reg *imagetest.CountingRegistry, file string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	caseDir := filepath.Join("..", "..", "..", "shared", "conformance", "templates", "render", "basic-cat-facts-operator")
+	data, err := os.ReadFile(filepath.Join(caseDir, "template.yaml"))
+	if err != nil {
+		t.Skipf("template corpus not found: %v", err)
+	}
+	reg = imagetest.NewCountingRegistry(t)
+	imagetest.PushCorpusImages(t, reg.Host, caseDir)
+	reg.Reset()
+	newer := strings.ReplaceAll(string(data), imagetest.CorpusHost+"/", reg.Host+"/")
+	older := strings.Replace(newer, "  - name: cat-facts-operator.v1.1.2\n    replaces: cat-facts-operator.v1.1.1\n", "", 1)
+	older = strings.Replace(older, "- schema: olm.bundle\n  image: "+reg.Host+"/cat-facts-operator-bundle:1.1.2\n", "", 1)
+	if older == newer || strings.Contains(older, "1.1.2") {
+		t.Fatal("the corpus template changed: cannot remove bundle 1.1.2")
+	}
+	dir := t.TempDir()
+	file = filepath.Join(dir, "operators", "cat-facts-operator", "catalog-templates", "v4.18.yaml")
+	writeFile(t, file, older)
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "template")
+	writeFile(t, file, newer)
+	return reg, file
+}
+
+func TestDiffReviewsATemplateChange(t *testing.T) {
+	withTemplateRenderer(t)
+	reg, file := templateRepo(t)
+	cache := t.TempDir()
+	for run := range 2 {
+		reg.Reset()
+		code, out, errs := runCLI(t, "diff", "git:HEAD:"+file, file, "-o", "markdown", "--cache-dir", cache)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", run, code, errs)
+		}
+		if !strings.Contains(out, "cat-facts-operator.v1.1.2") || !strings.Contains(out, "(git/template, 1 package") {
+			t.Errorf("run %d: the diff does not show the new bundle, or that it compared templates:\n%s", run, out)
+		}
+		// The old side's 3 bundles are the new side's too: each of the 4 is pulled (or read from
+		// the cache) once.
+		if n := reg.Count("GET", "manifests"); run == 0 && n != 4 {
+			t.Errorf("cold run: %d manifest GETs for 4 bundle images", n)
+		}
+		if n := reg.Count("GET", "blobs") + reg.Count("GET", "manifests"); run == 1 && n != 0 {
+			t.Errorf("warm run: %d GETs, want none", n)
+		}
+		want := []string{"olmcat: 3 bundle images: 3 pulled\n", "olmcat: 4 bundle images: 1 pulled, 3 already rendered for another input\n"}
+		if run == 1 {
+			want = []string{"olmcat: 3 bundle images: 3 from the cache\n", "olmcat: 4 bundle images: 1 from the cache, 3 already rendered for another input\n"}
+		}
+		for _, w := range want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("run %d: stderr does not say %q:\n%s", run, w, errs)
+			}
+		}
+	}
+}
+
+func TestTemplateCommandsTakeBundlesFromACatalog(t *testing.T) {
+	withTemplateRenderer(t)
+	reg, file := templateRepo(t)
+	// The published catalog: the template rendered once, as an FBC file.
+	published := filepath.Join(t.TempDir(), "catalog.json")
+	writeFile(t, published, mustRun(t, "render", file, "-o", "json"))
+	reg.Reset()
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"validate", file},
+		{"graph", file, "-o", "mermaid"},
+		{"inspect", "packages", file},
+		{"compat", file, published},
+		{"migrate", file, filepath.Join(out, "index.db"), "--to", "sqlite"},
+		{"serve", file, "--cache-dir", filepath.Join(out, "serve-cache"), "--cache-only"},
+	} {
+		code, _, errs := runCLI(t, append(args, "--bundles-from", published)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d\n%s", args, code, errs)
+		}
+		if !strings.Contains(errs, "4 from "+published) {
+			t.Errorf("%v: stderr %q", args, errs)
+		}
+	}
+	if n := len(reg.PerPath()); n != 0 {
+		t.Errorf("%d registry requests, want none: %v", n, reg.PerPath())
+	}
+}
+
+func TestTemplatePullErrorExits2(t *testing.T) {
+	withTemplateRenderer(t)
+	reg, file := templateRepo(t)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, file, strings.Replace(string(data), "cat-facts-operator-bundle:1.1.2", "cat-facts-operator-bundle:9.9.9", 1))
+	code, _, errs := runCLI(t, "validate", file)
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	for _, part := range []string{reg.Host + "/cat-facts-operator-bundle:9.9.9", "from registry " + reg.Host, "not found"} {
+		if !strings.Contains(errs, part) {
+			t.Errorf("stderr does not say %q:\n%s", part, errs)
+		}
+	}
+	// The cache is never written over an input.
+	code, _, errs = runCLI(t, "validate", file, "--cache-dir", file)
+	if code != 2 || !strings.Contains(errs, "it is the input") {
+		t.Errorf("cache over the input: exit %d\n%s", code, errs)
+	}
+}
+
+// An editing command never writes a rendered catalog over the template it was rendered from.
+func TestInPlaceRefusesATemplate(t *testing.T) {
+	withTemplateRenderer(t)
+	_, file := templateRepo(t)
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "rm", file, "cat-facts-operator.v1.1.2", "--in-place")
+	if code != 2 || !strings.Contains(errs, "--in-place would replace the catalog template") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Error("the template was changed")
+	}
+	out := filepath.Join(t.TempDir(), "edited")
+	if code, _, errs := runCLI(t, "rm", file, "cat-facts-operator.v1.1.2", "--output-dir", out); code != 0 {
+		t.Errorf("--output-dir: exit %d\n%s", code, errs)
+	}
+}

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/olmcat/olmcat/fbc/template"
+	"github.com/olmcat/olmcat/internal/source"
+)
+
+// renderTemplate renders a catalog template that a command reads as a catalog reference
+// (validate, diff, graph, serve, ...) into the catalog render-template prints (-o json).
+var renderTemplate source.TemplateRenderer = func(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, error) {
+	t, err := template.Parse("", data)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := template.Render(ctx, t, bundles, template.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := template.Write(&out, cat, template.OutputJSON); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

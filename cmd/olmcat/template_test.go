@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/olmcat/olmcat/internal/templatetest"
+)
+
+// TestRenderTemplateCorpus runs every render and error case of the template corpus end to end:
+// the bundle images pushed to a loopback registry, opm's command line with olmcat in opm's place,
+// stdout compared byte for byte (errors: opm's message, exit code 1, nothing on stdout).
+func TestRenderTemplateCorpus(t *testing.T) {
+	for _, kind := range []string{"render", "errors"} {
+		for _, c := range templatetest.Cases(t, kind) {
+			t.Run(c.ID, func(t *testing.T) {
+				host := templatetest.PushImages(t, c)
+				for _, r := range c.Runs {
+					stdout, stderr, code := runCorpusCommand(t, c, r, host)
+					if kind == "errors" {
+						if code != 1 || stdout != "" {
+							t.Fatalf("%s: exit %d, stdout %q; want exit 1 and no output", r.Expected, code, stdout)
+						}
+						first, _, _ := strings.Cut(stderr, "\n")
+						want := "Error: " + templatetest.ComparableError(c.ErrorMessage(t))
+						if got := templatetest.ComparableError(first); got != want {
+							t.Errorf("stderr\n got %s\nwant %s", got, want)
+						}
+						if !strings.Contains(stderr, "\nolmcat: ") {
+							t.Errorf("stderr has no olmcat: line saying what to do:\n%s", stderr)
+						}
+						continue
+					}
+					if code != 0 {
+						t.Fatalf("%s: exit %d: %s", r.Expected, code, stderr)
+					}
+					if want := string(c.Read(t, r.Expected)); stdout != want {
+						t.Errorf("%s: stdout differs from opm's (%d bytes, want %d)", r.Expected, len(stdout), len(want))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConvertTemplateCorpus runs every convert case end to end, -o json and -o yaml.
+func TestConvertTemplateCorpus(t *testing.T) {
+	for _, c := range templatetest.Cases(t, "convert") {
+		t.Run(c.ID, func(t *testing.T) {
+			for _, r := range c.Runs {
+				stdout, stderr, code := runCorpusCommand(t, c, r, "127.0.0.1:5017")
+				if code != 0 {
+					t.Fatalf("%s: exit %d: %s", r.Expected, code, stderr)
+				}
+				if want := string(c.Read(t, r.Expected)); stdout != want {
+					t.Errorf("%s: stdout differs from opm's (%d bytes, want %d)", r.Expected, len(stdout), len(want))
+				}
+			}
+		})
+	}
+}
+
+// runCorpusCommand runs olmcat with opm's arguments, the case's input file copied with its image
+// references moved to host, and gives stdout and stderr with host moved back.
+func runCorpusCommand(t *testing.T, c templatetest.Case, r templatetest.Run, host string) (stdout, stderr string, code int) {
+	t.Helper()
+	input := filepath.Join(t.TempDir(), r.File)
+	if err := os.WriteFile(input, []byte(templatetest.ToHost(string(c.Read(t, r.File)), host)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := make([]string, len(r.Args))
+	for i, a := range r.Args {
+		if a == r.File {
+			a = input
+		}
+		args[i] = a
+	}
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return templatetest.FromHost(out.String(), host), templatetest.FromHost(errOut.String(), host), code
+}

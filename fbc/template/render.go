@@ -1,0 +1,243 @@
+package template
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/csvmeta"
+	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/sqlite"
+)
+
+// Options tune rendering.
+type Options struct {
+	// CSVMetadata applies opm's bundle-object-to-csv-metadata migration (--migrate-level) to the
+	// bundles rendered from images, never to blobs copied from the template.
+	CSVMetadata bool
+}
+
+// Render renders a template into a catalog as `opm alpha render-template` does, taking the bundles
+// its images hold from r. Each distinct image is asked for once. Errors carry opm's message
+// ("rendering template: ...").
+func Render(ctx context.Context, t *Template, r BundleRenderer, opts Options) (*fbc.Catalog, error) {
+	src := &bundleSource{renderer: r, opts: opts, rendered: map[string]renderedBundle{}}
+	var (
+		cat *fbc.Catalog
+		err error
+	)
+	switch {
+	case t.Basic != nil:
+		cat, err = renderBasic(ctx, t.Basic, src)
+	case t.Semver != nil:
+		cat, err = renderSemver(ctx, t.Semver, src)
+	case t.Substitutes != nil:
+		cat, err = renderSubstitutes(ctx, t.Substitutes, src)
+	default:
+		err = errors.New("empty template")
+	}
+	if err != nil {
+		return nil, &RenderError{Err: err}
+	}
+	return cat, nil
+}
+
+// RenderError is a template that could not be rendered; Err says why (an *ImageError among the
+// causes when a bundle image could not be read).
+type RenderError struct{ Err error }
+
+func (e *RenderError) Error() string { return "rendering template: " + e.Err.Error() }
+func (e *RenderError) Unwrap() error { return e.Err }
+
+// bundleSource renders each distinct image once, applies the migration, and keeps each bundle's
+// ClusterServiceVersion (semver takes the package icon and description from it).
+type bundleSource struct {
+	renderer BundleRenderer
+	opts     Options
+	rendered map[string]renderedBundle
+}
+
+type renderedBundle struct {
+	bundle fbc.Bundle
+	csv    []byte
+}
+
+// render asks the renderer for every ref not rendered yet, in one call.
+func (s *bundleSource) render(ctx context.Context, refs []string) error {
+	var missing []string
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		if _, ok := s.rendered[ref]; !ok && !seen[ref] {
+			seen[ref] = true
+			missing = append(missing, ref)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	bundles, err := s.renderer.RenderBundles(ctx, missing)
+	if err != nil {
+		var img *ImageError
+		switch {
+		case errors.As(err, &img):
+			return fmt.Errorf("render reference %q: %w", img.Ref, err)
+		case len(missing) == 1:
+			return fmt.Errorf("render reference %q: %w", missing[0], err)
+		}
+		return err
+	}
+	if len(bundles) != len(missing) {
+		return fmt.Errorf("rendering %d bundle images gave %d bundles", len(missing), len(bundles))
+	}
+	for i, ref := range missing {
+		b := bundles[i]
+		csv := csvOf(b)
+		if s.opts.CSVMetadata {
+			if err := csvmeta.Migrate(&b, csv); err != nil {
+				return fmt.Errorf("render reference %q: migrate bundle %q to olm.csv.metadata: %v", ref, b.Name, err)
+			}
+		}
+		s.rendered[ref] = renderedBundle{bundle: b, csv: csv}
+	}
+	return nil
+}
+
+func (s *bundleSource) get(ref string) renderedBundle { return s.rendered[ref] }
+
+// csvOf is the ClusterServiceVersion among a bundle's olm.bundle.object properties, nil if none.
+func csvOf(b fbc.Bundle) []byte {
+	var objects [][]byte
+	for _, p := range b.Properties {
+		if p.Type != property.TypeBundleObject {
+			continue
+		}
+		var o property.BundleObject
+		if json.Unmarshal(p.Value, &o) == nil && len(o.Data) > 0 {
+			objects = append(objects, o.Data)
+		}
+	}
+	return sqlite.FindCSV(objects)
+}
+
+// loadEntries reads template entries as FBC blobs, in order.
+func loadEntries(entries []json.RawMessage) (*fbc.Catalog, error) {
+	cat := &fbc.Catalog{}
+	for i, e := range entries {
+		e, err := normalizeBlob(e)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %v", i, err)
+		}
+		var head struct {
+			Schema  string `json:"schema"`
+			Package string `json:"package"`
+			Name    string `json:"name"`
+		}
+		if err := json.Unmarshal(e, &head); err != nil {
+			return nil, fmt.Errorf("entry %d: %v", i, err)
+		}
+		if err := cat.Add(fbc.Blob{Schema: head.Schema, Package: head.Package, Name: head.Name, Data: e,
+			Loc: fbc.Location{File: fmt.Sprintf("entries[%d]", i)}}); err != nil {
+			return nil, err
+		}
+	}
+	return cat, nil
+}
+
+// normalizeBlob is a blob as opm's declcfg.Meta keeps it: decoded into a map (numbers become
+// float64) and encoded again, keys sorted, without HTML escaping.
+func normalizeBlob(data []byte) (json.RawMessage, error) {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// dropUnknownFields clears the fields of the core schemas that opm's declcfg types do not have:
+// opm does not write them back.
+func dropUnknownFields(c *fbc.Catalog) {
+	for i := range c.Packages {
+		c.Packages[i].Extra = nil
+	}
+	for i := range c.Channels {
+		c.Channels[i].Extra = nil
+		for j := range c.Channels[i].Entries {
+			c.Channels[i].Entries[j].Extra = nil
+		}
+	}
+	for i := range c.Bundles {
+		c.Bundles[i].Extra = nil
+		for j := range c.Bundles[i].RelatedImages {
+			c.Bundles[i].RelatedImages[j].Extra = nil
+		}
+	}
+	for i := range c.Deprecations {
+		c.Deprecations[i].Extra = nil
+		for j := range c.Deprecations[i].Entries {
+			c.Deprecations[i].Entries[j].Extra = nil
+			c.Deprecations[i].Entries[j].Reference.Extra = nil
+		}
+	}
+}
+
+// Refs are the bundle images a template names, each once, in the order of the template.
+func (t *Template) Refs() []string {
+	var refs []string
+	seen := map[string]bool{}
+	add := func(ref string) {
+		if !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+	}
+	switch {
+	case t.Basic != nil:
+		if cat, err := loadEntries(t.Basic.Entries); err == nil {
+			for _, b := range cat.Bundles {
+				add(b.Image)
+			}
+		}
+	case t.Semver != nil:
+		for _, images := range [][]string{t.Semver.Candidate, t.Semver.Fast, t.Semver.Stable} {
+			for _, ref := range images {
+				add(ref)
+			}
+		}
+	case t.Substitutes != nil:
+		for _, s := range t.Substitutes.Substitutions {
+			add(s.Name)
+		}
+	}
+	return refs
+}
+
+// csvIcon is the package icon opm takes from a CSV (nil when it has none).
+func csvIcon(csv []byte) *fbc.Icon {
+	icon, err := sqlite.CSVIcon(csv)
+	if err != nil || icon == nil {
+		return nil
+	}
+	return &fbc.Icon{Data: icon.Data, MediaType: icon.MediaType}
+}
+
+// csvDescription is a CSV's spec.description.
+func csvDescription(csv []byte) string {
+	var doc struct {
+		Spec struct {
+			Description string `json:"description"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal(csv, &doc) != nil {
+		return ""
+	}
+	return doc.Spec.Description
+}

@@ -1,0 +1,187 @@
+package source_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/template"
+	"github.com/olmcat/olmcat/internal/bundlefetch"
+	"github.com/olmcat/olmcat/internal/imagetest"
+	"github.com/olmcat/olmcat/internal/source"
+)
+
+func TestTemplateSchema(t *testing.T) {
+	for _, c := range []struct {
+		name, doc, want string
+	}{
+		{"yaml", "---\nschema: olm.template.basic\nentries: []\n", "olm.template.basic"},
+		{"key after the entries, as opm convert-template -o yaml writes", "entries:\n- schema: olm.package\n  name: p\nschema: olm.template.basic\n", "olm.template.basic"},
+		{"capitalised key, as opm accepts", "# a comment\nSchema: olm.semver\nGenerateMajorChannels: true\n", "olm.semver"},
+		{"quoted value and comment", "schema: \"olm.template.substitutes\" # substitutes\n", "olm.template.substitutes"},
+		{"json", `{"schema": "olm.template.basic", "entries": []}`, "olm.template.basic"},
+		{"json capitalised key", "\n  {\"Schema\": \"olm.semver\"}", "olm.semver"},
+		{"an FBC", "schema: olm.package\nname: p\n---\nschema: olm.template.basic\n", ""},
+		{"an FBC in JSON", `{"schema":"olm.package","name":"p"}{"schema":"olm.semver"}`, ""},
+		{"nested schema key", "entries:\n  schema: olm.semver\nname: x\n", ""},
+		{"unknown template schema", "schema: olm.template.fancy\n", ""},
+		{"empty", "", ""},
+	} {
+		got, ok := source.TemplateSchema(strings.NewReader(c.doc))
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("%s: got %q %v, want %q", c.name, got, ok, c.want)
+		}
+	}
+}
+
+// templateCase writes the corpus's basic template with its images on a test registry.
+func templateCase(t *testing.T) (reg *imagetest.CountingRegistry, file string, want map[string][]byte) {
+	t.Helper()
+	caseDir := corpusPath(t, "templates/render/basic-cat-facts-operator")
+	reg = imagetest.NewCountingRegistry(t)
+	imagetest.PushCorpusImages(t, reg.Host, caseDir)
+	reg.Reset()
+	data := bytes.ReplaceAll(mustRead(t, filepath.Join(caseDir, "template.yaml")), []byte(imagetest.CorpusHost+"/"), []byte(reg.Host+"/"))
+	file = filepath.Join(t.TempDir(), "catalog-templates", "v4.18.yaml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// opm's bundles, with the test registry's host.
+	expected := bytes.ReplaceAll(mustRead(t, filepath.Join(caseDir, "expected.json")), []byte(imagetest.CorpusHost+"/"), []byte(reg.Host+"/"))
+	c, err := fbc.LoadReader(bytes.NewReader(expected), "expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string][]byte{}
+	for _, b := range c.Bundles {
+		want[b.Name], _ = json.Marshal(b)
+	}
+	return reg, file, want
+}
+
+func checkBundles(t *testing.T, ref string, src *source.Source, want map[string][]byte) {
+	t.Helper()
+	c, err := src.Load(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", ref, err)
+	}
+	if len(c.Bundles) != len(want) || len(c.Packages) != 1 || len(c.Channels) != 1 {
+		t.Fatalf("%s: %d packages, %d channels, %d bundles; want 1, 1, %d", ref, len(c.Packages), len(c.Channels), len(c.Bundles), len(want))
+	}
+	for _, b := range c.Bundles {
+		got, _ := json.Marshal(b)
+		if !bytes.Equal(got, want[b.Name]) {
+			t.Errorf("%s: bundle %s differs from opm's:\n got %.300s\nwant %.300s", ref, b.Name, got, want[b.Name])
+		}
+	}
+	if src.Template() != "olm.template.basic" {
+		t.Errorf("%s: Template() = %q", ref, src.Template())
+	}
+}
+
+func TestTemplateIsACatalogReference(t *testing.T) {
+	_, file, want := templateCase(t)
+	ctx := context.Background()
+	opts := source.Options{Templates: imagetest.RenderBasicTemplate}
+	for _, ref := range []string{file, "-"} {
+		o := opts
+		o.Stdin = bytes.NewReader(mustRead(t, file))
+		src, err := source.Open(ctx, ref, o)
+		if err != nil {
+			t.Fatalf("%s: %v", ref, err)
+		}
+		checkBundles(t, ref, src, want)
+		if got := src.InputPaths(); ref == file && (len(got) != 1 || got[0] != file) {
+			t.Errorf("input paths %v", got)
+		}
+		src.Close()
+	}
+}
+
+// Both sides of a review, git:REV:PATH and the work tree, render through one fetcher: each bundle
+// image is pulled once.
+func TestTemplateAtGitRevisionSharesPulls(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	reg, file, want := templateCase(t)
+	repo := filepath.Dir(filepath.Dir(file))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "template"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	var log bytes.Buffer
+	f, err := bundlefetch.New(bundlefetch.Options{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := source.Options{Templates: imagetest.RenderBasicTemplate, Bundles: f}
+	for _, ref := range []string{"git:HEAD:" + file, file} {
+		src, err := source.Open(context.Background(), ref, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", ref, err)
+		}
+		checkBundles(t, ref, src, want)
+		src.Close()
+	}
+	if s := f.Stats(); s.Pulled != len(want) || s.Reused != len(want) {
+		t.Errorf("stats %+v, want %d pulled once and reused once", s, len(want))
+	}
+	if n := reg.Count("GET", "manifests"); n != len(want) {
+		t.Errorf("%d manifest GETs for %d bundle images", n, len(want))
+	}
+	if !strings.Contains(log.String(), "4 bundle images: 4 already rendered for another input") {
+		t.Errorf("stderr line: %q", log.String())
+	}
+}
+
+func TestTemplateErrors(t *testing.T) {
+	reg, file, _ := templateCase(t)
+	ctx := context.Background()
+	_, err := source.Open(ctx, file, source.Options{})
+	var se *source.Error
+	if !errors.As(err, &se) || se.Problem != source.BadTemplate || !strings.Contains(err.Error(), "olm.template.basic") {
+		t.Errorf("no renderer: %v", err)
+	}
+	data := strings.Replace(string(mustRead(t, file)), "cat-facts-operator-bundle:1.1.0", "cat-facts-operator-bundle:9.9.9", 1)
+	_, err = source.Open(ctx, "-", source.Options{Templates: imagetest.RenderBasicTemplate, Stdin: strings.NewReader(data)})
+	var ie *template.ImageError
+	if !errors.As(err, &se) || se.Problem != source.BadImage || !errors.As(err, &ie) {
+		t.Fatalf("missing image: %v", err)
+	}
+	for _, part := range []string{reg.Host + "/cat-facts-operator-bundle:9.9.9", "from registry " + reg.Host, "not found"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("missing image: %q does not say %q", err, part)
+		}
+	}
+}
+
+func FuzzTemplateSchema(f *testing.F) {
+	for _, seed := range []string{"schema: olm.semver\n", "---\nentries: []\nSchema: 'olm.template.basic'\n", `{"schema":"olm.template.substitutes"}`,
+		"schema: olm.package\n---\nschema: olm.semver\n", "\xef\xbb\xbf{\"Schema\": \"olm.semver\"", "%YAML 1.2\n---\nschema: olm.semver # c\n..."} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		schema, ok := source.TemplateSchema(bytes.NewReader(data))
+		if ok != (schema != "") {
+			t.Fatalf("schema %q, ok %v", schema, ok)
+		}
+		if ok && !slices.Contains(source.TemplateSchemas, schema) {
+			t.Fatalf("schema %q is not a template schema", schema)
+		}
+	})
+}
