@@ -20,7 +20,7 @@ import (
 // StalePrefixes are the names of the temporary files and directories olmcat creates in the
 // system's temporary directory.
 var StalePrefixes = []string{"olmcat-serve-cache-", "olmcat-http-", "olmcat-spool-", "olmcat-stdin-",
-	"olmcat-git-", "olmcat-bundle-", "olmcat-image-"}
+	"olmcat-git-", "olmcat-bundle-", "olmcat-image-", "olmcat-serve-index-"}
 
 // MkdirTempLocked creates a directory as os.MkdirTemp does and keeps it locked until unlock.
 // The directory is not tracked.
