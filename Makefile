@@ -5,7 +5,7 @@ OUT       := out
 SHARED    ?= ../shared
 FUZZTIME  ?= 5m
 
-.PHONY: build run test bench fuzz vet clean
+.PHONY: build run test hostile bench fuzz vet clean
 
 # A static binary (modernc sqlite is pure Go), stamped with the version and the source revision.
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -34,6 +34,13 @@ run: build
 test:
 	$(GO) vet ./...
 	$(GO) test -timeout 45m ./...
+
+# The hostile-input suite of issue 19, every scenario (make test runs its short form): hostile
+# inputs generated in a scratch root, the built binary run against them, each run checked for
+# its exit code, one sentence on stderr, no write outside its output, inputs unchanged, no
+# temporary file left and bounded memory. Full disks and read-only mounts need root (tmpfs).
+hostile:
+	OLMCAT_HOSTILE=full $(GO) test -count=1 -timeout 30m -v -run TestHostile ./fixtures/hostile
 
 vet:
 	$(GO) vet ./...

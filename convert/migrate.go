@@ -10,6 +10,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/outpath"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
@@ -67,10 +68,23 @@ func Migrate(ctx context.Context, src *source.Source, outDir string, opts Migrat
 	defer target.Abort()
 	root := target.Path()
 	sum := &Summary{}
+	var names outpath.Names
+	rootFile := "catalog" + opts.Format.Ext() // the blobs of no package
+	names.Reserve(rootFile)
 	err = src.WalkPackages(ctx, func(pkg string, c *fbc.Catalog) error {
 		sum.Packages += len(c.Packages)
 		sum.Bundles += len(c.Bundles)
-		return writePackageFile(filepath.Join(root, pkg), c, opts.Format)
+		if pkg == "" {
+			return target.Err(writeCatalogFile(filepath.Join(root, rootFile), c, opts.Format))
+		}
+		dir, err := names.Join(root, outpath.Package, pkg, c.Where())
+		if err != nil {
+			return err
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return target.Err(err)
+		}
+		return target.Err(writeCatalogFile(filepath.Join(dir, rootFile), c, opts.Format))
 	})
 	if err != nil {
 		return nil, err
@@ -100,26 +114,18 @@ func MigratePath(ctx context.Context, ref, outDir string, opts MigrateOptions, s
 	return Migrate(ctx, src, outDir, opts)
 }
 
-func writePackageFile(dir string, c *fbc.Catalog, format fbc.Format) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create output directory: %w", err)
-	}
-	name := filepath.Join(dir, "catalog"+format.Ext())
+func writeCatalogFile(name string, c *fbc.Catalog, format fbc.Format) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fmt.Errorf("create output file: %w", err)
+		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := fbc.Write(w, c, format); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
+	err = fbc.Write(w, c, format)
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return err
 }

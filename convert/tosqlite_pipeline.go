@@ -30,6 +30,7 @@ func toSQLite(ctx context.Context, out string, opts ToSQLiteOptions, walk func(a
 		return nil, err
 	}
 	defer w.Abort()
+	stopped := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := &sqliteConversion{r: &SQLiteReport{Output: out}, opts: opts, owners: map[string]string{}}
@@ -66,6 +67,11 @@ func toSQLite(ctx context.Context, out string, opts ToSQLiteOptions, walk func(a
 		}
 	}
 	// rows is closed: the converter has returned, and it only does so once the walk closed parts.
+	if err := stopped.Err(); err != nil {
+		// Stopped from outside (a signal): whatever a stage said as it was cut off ("sql:
+		// statement is closed", "interrupted") is a consequence, not the news.
+		return nil, err
+	}
 	for _, err := range []error{writeErr, convertErr, walkErr} {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/outpath"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 )
@@ -138,18 +139,26 @@ func MigrateToTemplates(ctx context.Context, src *source.Source, outDir string, 
 	if opts.Semver {
 		rep.To = "semver-template"
 	}
+	var names outpath.Names
+	names.Reserve(templatesDir) // the templates of blobs of no package
 	err = src.WalkPackages(ctx, func(pkg string, c *fbc.Catalog) error {
+		var dir string // the package's own name, checked, as a path relative to the output
+		if pkg != "" {
+			if dir, err = names.Join("", outpath.Package, pkg, c.Where()); err != nil {
+				return err
+			}
+		}
 		p, data, err := packageTemplate(ctx, pkg, c, opts)
 		if err != nil {
 			return fmt.Errorf("package %q: %w", pkg, err)
 		}
-		p.File = templateFile(pkg, p.Template, opts)
+		p.File = templateFile(dir, p.Template, opts)
 		path := filepath.Join(target.Path(), p.File)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("create output directory: %w", err)
+			return target.Err(err)
 		}
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", p.File, err)
+			return target.Err(err)
 		}
 		if p.Template == "semver" {
 			rep.Semver++
@@ -173,14 +182,19 @@ func MigrateToTemplates(ctx context.Context, src *source.Source, outDir string, 
 	return rep, nil
 }
 
-func templateFile(pkg, typ string, opts TemplateOptions) string {
-	if pkg == "" {
-		return filepath.Join("catalog-templates", "basic"+opts.Format.Ext())
+// templatesDir holds a package's templates, and at the top the template of blobs of no package.
+const templatesDir = "catalog-templates"
+
+// templateFile is where the template of the package whose directory is dir (a name outpath
+// accepted; "" for blobs of no package) goes, relative to the output.
+func templateFile(dir, typ string, opts TemplateOptions) string {
+	if dir == "" {
+		return filepath.Join(templatesDir, "basic"+opts.Format.Ext())
 	}
 	if opts.Layout == LayoutFlat {
-		return pkg + opts.Format.Ext()
+		return dir + opts.Format.Ext()
 	}
-	return filepath.Join(pkg, "catalog-templates", typ+opts.Format.Ext())
+	return filepath.Join(dir, templatesDir, typ+opts.Format.Ext())
 }
 
 // packageTemplate makes the template of one package and its bytes.

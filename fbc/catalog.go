@@ -151,3 +151,42 @@ func (c *Catalog) Append(other *Catalog) {
 	c.Deprecations = append(c.Deprecations, other.Deprecations...)
 	c.Others = append(c.Others, other.Others...)
 }
+
+// Where names the file (and line) of the catalog's package blob, else of its first blob of
+// another schema that has a location, for a message about the package as a whole; "" when no blob
+// has one.
+func (c *Catalog) Where() string {
+	if l := c.firstLocation(); l != (Location{}) {
+		return l.String()
+	}
+	return ""
+}
+
+func (c *Catalog) firstLocation() Location {
+	for _, p := range c.Packages {
+		if p.Loc != (Location{}) {
+			return p.Loc
+		}
+	}
+	for _, ch := range c.Channels {
+		if ch.Loc != (Location{}) {
+			return ch.Loc
+		}
+	}
+	for _, b := range c.Bundles {
+		if b.Loc != (Location{}) {
+			return b.Loc
+		}
+	}
+	for _, d := range c.Deprecations {
+		if d.Loc != (Location{}) {
+			return d.Loc
+		}
+	}
+	for _, m := range c.Others {
+		if m.Loc != (Location{}) {
+			return m.Loc
+		}
+	}
+	return Location{}
+}

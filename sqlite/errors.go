@@ -88,6 +88,10 @@ func classify(path, while string, err error) error {
 	switch {
 	case strings.Contains(msg, "malformed"), strings.Contains(msg, "SQLITE_CORRUPT"):
 		return &CorruptError{Path: path, Detail: "a database page is corrupt (" + shortDriverMessage(msg) + ")", While: while, Err: err}
+	case strings.Contains(msg, "unsupported file format"):
+		// The header's format bytes (read and write versions, offsets 18-19, or the schema
+		// format number at 44-47) hold values no SQLite ever wrote.
+		return &CorruptError{Path: path, Detail: "its header holds a file format no SQLite version wrote (" + shortDriverMessage(msg) + ")", While: while, Err: err}
 	case strings.Contains(msg, "file is not a database"), strings.Contains(msg, "SQLITE_NOTADB"):
 		return &CorruptError{Path: path, Detail: "the header or a page does not look like SQLite (" + shortDriverMessage(msg) + ")", While: while, Err: err}
 	case strings.Contains(msg, "disk I/O error"), strings.Contains(msg, "SQLITE_IOERR"):

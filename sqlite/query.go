@@ -22,17 +22,17 @@ import (
 // quirks included. It opens the file read-only and immutable and never writes to it.
 // It implements api.Backend.
 type Querier struct {
-	db       *sql.DB                       // lookups: short statements, prepared once
-	listDB   *sql.DB                       // ListBundles streams, which hold a connection for as long as the client reads
-	path     string                        // the file served: the input, or a private upgraded copy of an old one
-	input    string                        // the file named by the caller, for messages
-	tempCopy bool                          // path is a copy that Close removes
-	index    lazy[queryRowIndex]           // built by the first lookup that needs it
-	packages lazy[map[string]*api.Package] // GetPackage's answers, built on first use
-	stmts    sync.Map                      // SQL text -> *sql.Stmt on db
-	bundles  bundleCache                   // completed bundles, by name
-	listMu   sync.Mutex                    // guards list
-	list     *spool.Spool                  // the ListBundles stream, once read
+	db         *sql.DB                       // lookups: short statements, prepared once
+	listDB     *sql.DB                       // ListBundles streams, which hold a connection for as long as the client reads
+	path       string                        // the file served: the input, or a private upgraded copy of an old one
+	input      string                        // the file named by the caller, for messages
+	removeCopy func() error                  // path is a temporary copy: Close removes it
+	index      lazy[queryRowIndex]           // built by the first lookup that needs it
+	packages   lazy[map[string]*api.Package] // GetPackage's answers, built on first use
+	stmts      sync.Map                      // SQL text -> *sql.Stmt on db
+	bundles    bundleCache                   // completed bundles, by name
+	listMu     sync.Mutex                    // guards list
+	list       *spool.Spool                  // the ListBundles stream, once read
 }
 
 var _ api.RawBundleLister = (*Querier)(nil)
@@ -47,16 +47,16 @@ func NewQuerier(path string) (*Querier, error) {
 	if !errors.As(err, &old) {
 		return q, err
 	}
-	copyPath, cerr := queryUpgradedCopy(context.Background(), path)
+	copyPath, removeCopy, cerr := queryUpgradedCopy(context.Background(), path)
 	if cerr != nil {
 		return nil, fmt.Errorf("%v; serving it needs a completed copy, which failed: %w", err, cerr)
 	}
 	q, err = openQuerier(copyPath, path)
 	if err != nil {
-		os.Remove(copyPath)
+		removeCopy()
 		return nil, err
 	}
-	q.tempCopy = true
+	q.removeCopy = removeCopy
 	return q, nil
 }
 
@@ -105,8 +105,9 @@ func (q *Querier) Close() error {
 		q.list = nil
 	}
 	q.listMu.Unlock()
-	if q.tempCopy {
-		err = errors.Join(err, os.Remove(q.path))
+	if q.removeCopy != nil {
+		err = errors.Join(err, q.removeCopy())
+		q.removeCopy = nil
 	}
 	return err
 }

@@ -31,7 +31,7 @@ func TestQuerierReplaysOpmRegistryServe(t *testing.T) {
 			}
 			defer q.Close()
 			// An index opm upgraded from a schema before 9 got its properties in Go map order.
-			replay.Run(t, q, filepath.Dir(plan), replay.Options{UnorderedBundleLists: q.tempCopy})
+			replay.Run(t, q, filepath.Dir(plan), replay.Options{UnorderedBundleLists: q.removeCopy != nil})
 			after, _ := os.ReadFile(db)
 			if string(before) != string(after) {
 				t.Fatalf("%s was modified by serving it", db)

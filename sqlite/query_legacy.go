@@ -8,31 +8,33 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // queryUpgradedCopy serves an index older than schema version 9 the way opm registry serve did:
 // from a private temporary copy that has the tables and columns the serving queries read, filled
 // as opm's migrations would have filled them (the rows DB.ReadPackage derives for old schemas).
-// The input file is only read. The caller removes the returned file.
-func queryUpgradedCopy(ctx context.Context, path string) (string, error) {
+// The input file is only read. The caller calls remove when done with the copy.
+func queryUpgradedCopy(ctx context.Context, path string) (tmp string, remove func() error, err error) {
 	src, err := Open(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer src.Close()
 	bundles, err := queryLegacyBundles(ctx, src)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	tmp, err := copyToTemp(path)
+	tmp, remove, err = copyToTemp(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := queryAddServingTables(ctx, tmp, src, bundles); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("prepare a served copy of %s (schema version %d): %w", path, src.SchemaVersion(), err)
+		remove()
+		return "", nil, fmt.Errorf("prepare a served copy of %s (schema version %d): %w", path, src.SchemaVersion(), err)
 	}
-	return tmp, nil
+	return tmp, remove, nil
 }
 
 func queryLegacyBundles(ctx context.Context, src *DB) ([]*BundleRow, error) {
@@ -58,22 +60,24 @@ func queryLegacyBundles(ctx context.Context, src *DB) ([]*BundleRow, error) {
 	return out, nil
 }
 
-func copyToTemp(path string) (string, error) {
+// copyToTemp copies path to a temporary file, tracked and locked (see package scratch: removed on
+// a signal, and by the next run if this one is killed).
+func copyToTemp(path string) (string, func() error, error) {
 	in, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer in.Close()
-	out, err := os.CreateTemp("", "olmcat-serve-index-*.db")
+	out, remove, err := scratch.CreateTemp("", "olmcat-serve-index-*.db")
 	if err != nil {
-		return "", fmt.Errorf("copy %s to serve it: %w", path, err)
+		return "", nil, fmt.Errorf("copy %s to serve it: %w", path, err)
 	}
 	_, err = io.Copy(out, in)
 	if err = errors.Join(err, out.Close()); err != nil {
-		os.Remove(out.Name())
-		return "", fmt.Errorf("copy %s to serve it: %w", path, err)
+		remove()
+		return "", nil, fmt.Errorf("copy %s to serve it: %w", path, err)
 	}
-	return out.Name(), nil
+	return out.Name(), remove, nil
 }
 
 // queryAddServingTables adds what schemas before 9 lack. Migration 009 wrote olm.gvk property

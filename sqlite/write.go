@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"syscall"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	moderncsqlite "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/olmcat/olmcat/internal/atomicout"
 )
@@ -40,6 +42,9 @@ func Create(ctx context.Context, path string, force bool) (*Writer, error) {
 	w := &Writer{out: out, nextEntryID: 1, bundles: map[string]string{}, packages: map[string]bool{}}
 	if err := w.open(ctx); err != nil {
 		w.Abort()
+		if oerr := w.outputError(err); oerr != err {
+			return nil, oerr
+		}
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	return w, nil
@@ -82,6 +87,9 @@ func (w *Writer) AddPackage(ctx context.Context, p *PackageOut) error {
 		return fmt.Errorf("package %q: %w", p.Name, err)
 	}
 	if err := w.insertPackage(ctx, p); err != nil {
+		if oerr := w.outputError(err); oerr != err {
+			return oerr
+		}
 		return fmt.Errorf("package %q: %w", p.Name, err)
 	}
 	w.packages[p.Name] = true
@@ -251,16 +259,16 @@ func (w *Writer) Commit() error {
 	w.stmts.close()
 	if err := w.tx.Commit(); err != nil {
 		w.Abort()
-		return fmt.Errorf("commit index.db: %w", err)
+		return w.outputError(fmt.Errorf("commit index.db: %w", err))
 	}
 	if err := w.db.Close(); err != nil {
 		w.Abort()
-		return fmt.Errorf("close index.db: %w", err)
+		return w.outputError(fmt.Errorf("close index.db: %w", err))
 	}
 	w.db = nil
 	if err := syncFile(w.out.Path()); err != nil {
 		w.Abort()
-		return err
+		return w.out.Err(err)
 	}
 	w.done = true
 	return w.out.Commit()
@@ -311,4 +319,25 @@ func nullIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// outputError turns what the SQLite engine says about the file it writes (full disk, read-only
+// file system, I/O error) into an *atomicout.WriteError naming the output; other errors (a row
+// the schema refuses) are returned as they are.
+func (w *Writer) outputError(err error) error {
+	var e *moderncsqlite.Error
+	if !errors.As(err, &e) {
+		return w.out.Err(err)
+	}
+	switch e.Code() & 0xff { // the primary result code
+	case sqlite3.SQLITE_FULL:
+		return w.out.Err(syscall.ENOSPC)
+	case sqlite3.SQLITE_READONLY:
+		return w.out.Err(syscall.EROFS)
+	case sqlite3.SQLITE_IOERR:
+		return w.out.Err(syscall.EIO)
+	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+		return w.out.Err(syscall.EACCES)
+	}
+	return err
 }

@@ -73,6 +73,11 @@ func loadFailure(ref string, err error) error {
 	if ierr != nil || len(issues) == 0 {
 		return err
 	}
+	return doesNotLoad(ref, issues)
+}
+
+// doesNotLoad refuses a catalog that did not load cleanly, listing the problems.
+func doesNotLoad(ref string, issues model.Issues) error {
 	return usageError{fmt.Errorf("%s does not load (%s); fix it first (olmcat validate shows every problem):\n%s",
 		ref, plural.Of(len(issues), "problem"), issues.Error())}
 }

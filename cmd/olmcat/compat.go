@@ -140,6 +140,9 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	defer compatGC()()
 	var planOut *atomicout.Target
 	if f.savePlan != "" {
+		if err := source.CheckOutputPaths(f.savePlan, leftSpec, rightSpec); err != nil {
+			return err
+		}
 		// Refuse an existing file now, not after a long comparison.
 		if planOut, err = atomicout.File(f.savePlan, f.force); err != nil {
 			return usageError{fmt.Errorf("--save-plan: %w", err)}
@@ -258,14 +261,14 @@ func openSides(ctx context.Context, leftSpec, rightSpec string, o compat.OpenOpt
 func savePlan(out *atomicout.Target, p compat.Plan) error {
 	file, err := os.Create(out.Path())
 	if err != nil {
-		return err
+		return out.Err(err)
 	}
 	if err := p.Write(file); err != nil {
 		file.Close()
-		return err
+		return out.Err(err)
 	}
 	if err := file.Close(); err != nil {
-		return err
+		return out.Err(err)
 	}
 	return out.Commit()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/outpath"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -60,9 +61,11 @@ func exitCode(err error) int {
 		exists *atomicout.ExistsError
 		large  *fbc.BlobTooLargeError
 		cache  *fbcbackend.CacheError
+		write  *atomicout.WriteError
+		name   *outpath.NameError
 	)
 	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) || errors.As(err, &output) ||
-		errors.As(err, &large) || errors.As(err, &cache) {
+		errors.As(err, &large) || errors.As(err, &cache) || errors.As(err, &write) || errors.As(err, &name) {
 		return exitUsage
 	}
 	// cobra's own argument errors ("accepts 2 arg(s)", "unknown command") are usage errors too.

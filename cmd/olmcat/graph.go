@@ -81,6 +81,9 @@ func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts i
 		if err != nil {
 			return nil, err
 		}
+		if err := checkLoaded(side); err != nil {
+			return nil, err
+		}
 		m := sideModel(side)
 		if pkg, err = onlyPackage(pkg, m); err != nil {
 			return nil, err
@@ -95,6 +98,11 @@ func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts i
 	if err != nil {
 		return nil, err
 	}
+	for _, side := range []*diff.Side{oldSide, newSide} {
+		if err := checkLoaded(side); err != nil {
+			return nil, err
+		}
+	}
 	oldModel, newModel := sideModel(oldSide), sideModel(newSide)
 	if pkg, err = onlyPackage(pkg, oldModel, newModel); err != nil {
 		return nil, err
@@ -104,6 +112,21 @@ func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts i
 		return nil, usageError{err}
 	}
 	return g, nil
+}
+
+// checkLoaded refuses a side whose catalog did not load cleanly: a graph drawn without the blobs
+// that failed to load would look whole and be wrong.
+func checkLoaded(side *diff.Side) error {
+	var failed model.Issues
+	for _, p := range side.Problems {
+		if p.Rule == "load-error" {
+			failed = append(failed, p)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return doesNotLoad(side.Source, failed)
 }
 
 // onlyPackage is the package asked for, or the one package of the models when none was asked for.

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/scratch"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 var subcommands []func() *cobra.Command
@@ -51,6 +53,9 @@ func main() {
 		os.Exit(healthProbe(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	ctx, received, stop := handleSignals()
+	// What olmcat processes killed with SIGKILL left in TMPDIR (spool files, temporary caches):
+	// only entries no live process holds locked.
+	scratch.RemoveStale(os.TempDir(), scratch.StalePrefixes...)
 	stopProfile := startProfile(os.Stderr)
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()
@@ -170,30 +175,38 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 }
 
 // startProfile writes a CPU profile to $OLMCAT_CPUPROFILE and a heap profile to $OLMCAT_MEMPROFILE
-// (for `go tool pprof`), when set: how olmcat's own figures are measured.
+// (for `go tool pprof`), when set: how olmcat's own figures are measured. Both are kept in memory
+// and written at the end, once the inputs are known: a profile never overwrites an input.
 func startProfile(stderr io.Writer) (stop func()) {
 	cpu, mem := os.Getenv("OLMCAT_CPUPROFILE"), os.Getenv("OLMCAT_MEMPROFILE")
-	var f *os.File
+	var cpuProfile *bytes.Buffer
 	if cpu != "" {
-		var err error
-		if f, err = os.Create(cpu); err != nil {
+		cpuProfile = new(bytes.Buffer)
+		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
 			fmt.Fprintf(stderr, "olmcat: warning: OLMCAT_CPUPROFILE: %v\n", err)
-		} else if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "olmcat: warning: OLMCAT_CPUPROFILE: %v\n", err)
-			f.Close()
-			f = nil
+			cpuProfile = nil
 		}
 	}
 	return func() {
-		if f != nil {
+		if cpuProfile != nil {
 			pprof.StopCPUProfile()
-			f.Close()
+			writeProfile(stderr, "OLMCAT_CPUPROFILE", cpu, cpuProfile.Bytes())
 		}
 		if mem != "" {
-			if m, err := os.Create(mem); err == nil {
-				pprof.Lookup("allocs").WriteTo(m, 0)
-				m.Close()
+			var heap bytes.Buffer
+			if err := pprof.Lookup("allocs").WriteTo(&heap, 0); err == nil {
+				writeProfile(stderr, "OLMCAT_MEMPROFILE", mem, heap.Bytes())
 			}
 		}
+	}
+}
+
+func writeProfile(stderr io.Writer, env, path string, data []byte) {
+	err := source.CheckOutputPaths(path, source.OpenedInputs()...)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "olmcat: warning: %s: %v\n", env, err)
 	}
 }

@@ -190,7 +190,7 @@ func runMigrateToFBC(cmd *cobra.Command, src *source.Source, out string, report 
 		return exitError{code: exitFindings, err: err}
 	}
 	if err != nil {
-		return err
+		return loadFailure(src.String(), err)
 	}
 	if err := report.commit(); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -72,7 +71,7 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 		})
 		summarize(srcs[0])
 		if err != nil {
-			return err
+			return loadFailure(srcs[0].String(), err)
 		}
 		return w.Flush()
 	}
@@ -82,7 +81,7 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 		c, err := src.Load(cmd.Context())
 		summarize(src)
 		if err != nil {
-			return fmt.Errorf("%s: %w", src, err)
+			return loadFailure(src.String(), err)
 		}
 		all.Append(c)
 	}

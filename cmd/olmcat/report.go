@@ -64,14 +64,14 @@ func (r *reportOutput) write(rep jsonReport) error {
 	}
 	f, err := os.Create(r.target.Path())
 	if err != nil {
-		return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
+		return outputError{fmt.Errorf("--report: %w", r.target.Err(err))}
 	}
 	err = rep.WriteJSON(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
+		return outputError{fmt.Errorf("--report: %w", r.target.Err(err))}
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (r *reportOutput) commit() error {
 		return nil
 	}
 	if err := r.target.Commit(); err != nil {
-		return outputError{fmt.Errorf("write report %s: %w", r.path, err)}
+		return outputError{fmt.Errorf("--report: %w", err)}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/olmcat/olmcat/grpccompat/httpapi"
 	"github.com/olmcat/olmcat/grpccompat/serve"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 func init() { register(newServeCmd) }
@@ -94,7 +95,7 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 	for _, msg := range ignored {
 		log.Info(msg)
 	}
-	termination := openTerminationLog(s.termLog, log)
+	termination := openTerminationLog(s.termLog, ref, log)
 	if termination != nil {
 		defer termination.Close()
 	}
@@ -172,9 +173,14 @@ func newServeCmd() *cobra.Command {
 	return cmd
 }
 
-// openTerminationLog opens the termination message file; a failure only warns, as in opm.
-func openTerminationLog(path string, log *slog.Logger) *os.File {
+// openTerminationLog opens the termination message file; a failure only warns, as in opm. A file
+// that is, or lies inside, the catalog ref is not opened: it would truncate the input.
+func openTerminationLog(path, ref string, log *slog.Logger) *os.File {
 	if path == "" {
+		return nil
+	}
+	if err := source.CheckOutputPaths(path, ref); err != nil {
+		log.Warn("the termination log would overwrite the catalog; start-up failures go to stderr only", "path", path, "error", err)
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)

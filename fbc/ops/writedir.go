@@ -2,12 +2,12 @@ package ops
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/outpath"
 )
 
 // WriteDir writes the catalog as opm lays one out: <dir>/<package>/catalog.<json|yaml> per
@@ -19,16 +19,18 @@ func WriteDir(c *fbc.Catalog, dir string, format fbc.Format, force bool) error {
 		return err
 	}
 	defer target.Abort()
+	var names outpath.Names
+	rootFile := "catalog" + format.Ext() // the blobs of no package
+	names.Reserve(rootFile)
 	for _, part := range fbc.SplitByPackage(c) {
 		sub := target.Path()
 		if part.Package != "" {
-			if !filepath.IsLocal(part.Package) || filepath.Base(part.Package) != part.Package {
-				return fmt.Errorf("package name %q cannot be a directory name", part.Package)
+			if sub, err = names.Join(sub, outpath.Package, part.Package, part.Catalog.Where()); err != nil {
+				return err
 			}
-			sub = filepath.Join(sub, part.Package)
 		}
-		if err := writeFile(filepath.Join(sub, "catalog"+format.Ext()), part.Catalog, format); err != nil {
-			return err
+		if err := writeFile(filepath.Join(sub, rootFile), part.Catalog, format); err != nil {
+			return target.Err(err)
 		}
 	}
 	return target.Commit()
@@ -43,7 +45,7 @@ func WriteFile(c *fbc.Catalog, path string, format fbc.Format, force bool) error
 	}
 	defer target.Abort()
 	if err := writeFile(target.Path(), c, format); err != nil {
-		return err
+		return target.Err(err)
 	}
 	return target.Commit()
 }
@@ -64,8 +66,5 @@ func writeFile(name string, c *fbc.Catalog, format fbc.Format) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return err
 }

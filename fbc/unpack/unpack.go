@@ -8,6 +8,7 @@ package unpack
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/bundledir"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/outpath"
 )
 
 // ObjectsDir is the directory, beside each <package>.json, that holds the bundle objects.
@@ -37,24 +39,29 @@ func Unpack(c *fbc.Catalog, outDir string, force bool) error {
 		return err
 	}
 	defer out.Abort()
+	var names outpath.Names
+	names.Reserve(rootFile)
 	for _, part := range fbc.SplitByPackage(c) {
-		if err := writePart(out.Path(), part); err != nil {
-			return err
+		if err := writePart(out.Path(), part, &names); err != nil {
+			return out.Err(err)
 		}
 	}
 	return out.Commit()
 }
 
-func writePart(root string, part fbc.PackagePart) error {
+// rootFile holds the blobs of no package.
+const rootFile = "catalog.json"
+
+func writePart(root string, part fbc.PackagePart, names *outpath.Names) error {
 	if part.Package == "" {
-		return writeBlobs(filepath.Join(root, "catalog.json"), part.Catalog)
+		return writeBlobs(filepath.Join(root, rootFile), part.Catalog)
 	}
-	dir, err := safeName(part.Package)
+	pkgDir, err := names.Join(root, outpath.Package, part.Package, part.Catalog.Where())
 	if err != nil {
-		return fmt.Errorf("package %q: %w", part.Package, err)
+		return err
 	}
-	pkgDir := filepath.Join(root, dir)
-	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+	dir := part.Package
+	if err := os.Mkdir(pkgDir, 0o755); err != nil {
 		return err
 	}
 	cat := *part.Catalog
@@ -62,6 +69,10 @@ func writePart(root string, part fbc.PackagePart) error {
 	usedDirs := map[string]bool{}
 	for i, b := range part.Catalog.Bundles {
 		nb, err := writeObjects(pkgDir, b, usedDirs)
+		var nameErr *outpath.NameError
+		if errors.As(err, &nameErr) {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("package %q, bundle %q: %w", b.Package, b.Name, err)
 		}
@@ -101,16 +112,21 @@ func writeObjects(pkgDir string, b fbc.Bundle, usedDirs map[string]bool) (fbc.Bu
 			return b, fmt.Errorf("property %d (olm.bundle.object) is already a ref (%s): load the catalog with its refs resolved first", i, obj.Ref)
 		}
 		if bundleDir == "" {
-			d, err := safeName(b.Name)
-			if err != nil {
-				return b, err
+			if reason := outpath.Check(b.Name); reason != "" {
+				bundle := fbc.Catalog{Bundles: []fbc.Bundle{b}}
+				return b, &outpath.NameError{Kind: outpath.Bundle, Name: b.Name, Where: bundle.Where(), Reason: reason}
 			}
-			bundleDir = unique(d, usedDirs)
+			// Two bundle names that differ only in case get two directories: the refs name them.
+			bundleDir = unique(b.Name, usedDirs)
 			if err := os.MkdirAll(filepath.Join(pkgDir, ObjectsDir, bundleDir), 0o755); err != nil {
 				return b, err
 			}
 		}
-		file := unique(objectFileName(obj.Data), usedFiles)
+		name := objectFileName(obj.Data)
+		if outpath.Check(name) != "" { // only a name too long is left after objectFileName
+			name = "object.yaml"
+		}
+		file := unique(name, usedFiles)
 		content, err := fileContent(obj.Data)
 		if err != nil {
 			return b, fmt.Errorf("property %d (olm.bundle.object): %v", i, err)
@@ -171,14 +187,6 @@ func objectFileName(data []byte) string {
 		}
 	}
 	return strings.Join(parts, "_") + ".yaml"
-}
-
-// safeName checks that a package or bundle name can be used as a directory name as it is.
-func safeName(name string) (string, error) {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || !filepath.IsLocal(name) {
-		return "", fmt.Errorf("name %q cannot be used as a directory name", name)
-	}
-	return name, nil
 }
 
 // unique returns name, or name with "-2", "-3"... before its extension when it is taken.

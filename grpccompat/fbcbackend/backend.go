@@ -151,10 +151,28 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
 			return nil, berr
 		}
-		return nil, &CacheError{Dir: o.CacheDir, Reason: fmt.Sprintf("%v, and it cannot be rebuilt: %v", err, berr),
-			Hint: "re" + rebuild + " where the directory is writable"}
+		reason := err.Error()
+		if missing {
+			reason = "no cache has been built there"
+		}
+		return nil, &CacheError{Dir: o.CacheDir, Reason: fmt.Sprintf("%s, and building it failed: %s", reason, fsCause(berr, o.CacheDir)),
+			Hint: rebuild + " where the directory is writable and has room"}
 	}
 	return b, nil
+}
+
+// fsCause says what went wrong in err once: a file system error as its cause and the file, relative
+// to dir (which the message names already), instead of the chain of wrappers that repeat the path.
+func fsCause(err error, dir string) string {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	name := pe.Path
+	if rel, rerr := filepath.Rel(dir, name); rerr == nil && filepath.IsLocal(rel) {
+		name = rel
+	}
+	return fmt.Sprintf("%v (%s %s)", pe.Err, pe.Op, name)
 }
 
 // CacheError is a cache directory that cannot be served. It is about the cache, never the
@@ -227,7 +245,7 @@ func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.L
 	start := time.Now()
 	w, err := newCacheWriter(dir)
 	if err != nil {
-		return nil, fmt.Errorf("create cache in %s: %v", dir, err)
+		return nil, fmt.Errorf("create cache: %w", err)
 	}
 	ix, err := buildIndex(ctx, in, w.store)
 	if err != nil {
@@ -236,7 +254,7 @@ func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.L
 	}
 	if err := w.commit(ix, digest); err != nil {
 		w.abort()
-		return nil, fmt.Errorf("write cache in %s: %v", dir, err)
+		return nil, fmt.Errorf("write cache: %w", err)
 	}
 	store, err := openStore(filepath.Join(dir, cacheSubdir, bodiesFile))
 	if err != nil {

@@ -21,6 +21,9 @@ type storeWriter struct {
 	done  chan struct{}
 	hash  *xxhash.Digest // of everything written, for the cache header; nil without sum
 	err   error          // the first write error; read after done
+	// stop closes the queue and waits for the writer goroutine, once: finish and abort both
+	// end the writer, and a failed finish (a full disk) is followed by an abort.
+	stop sync.Once
 }
 
 func createStore(path string, sum bool) (*storeWriter, error) {
@@ -80,8 +83,7 @@ func (w *storeWriter) enqueue(data []byte, recycle bool) ref {
 // finish waits for the writes, (with durable) syncs and closes the file, and returns its size and
 // xxhash64.
 func (w *storeWriter) finish(durable bool) (size int64, sum uint64, err error) {
-	close(w.queue)
-	<-w.done
+	w.drain()
 	err = w.err
 	if durable && err == nil {
 		err = w.f.Sync()
@@ -92,8 +94,15 @@ func (w *storeWriter) finish(durable bool) (size int64, sum uint64, err error) {
 	return w.off, sum, errors.Join(err, w.f.Close())
 }
 
+// abort ends the writer after an error; it may follow finish.
 func (w *storeWriter) abort() {
-	close(w.queue)
-	<-w.done
-	w.f.Close()
+	w.drain()
+	w.f.Close() // an error here adds nothing to the one being reported
+}
+
+func (w *storeWriter) drain() {
+	w.stop.Do(func() {
+		close(w.queue)
+		<-w.done
+	})
 }

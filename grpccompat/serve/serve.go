@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -61,6 +62,22 @@ type Options struct {
 	MaxConcurrentCalls int
 }
 
+// guardOutputs refuses what serving would write into its own input: a --cache-dir that is, holds
+// or lies inside the catalog (issue 19: `serve CAT --cache-dir CAT --cache-only` wrote
+// olmcat-serve-v1/ into the catalog), or a TMPDIR inside it (the temporary cache, the HTTP spool).
+func guardOutputs(src *source.Source, o Options) error {
+	if o.CacheDir != "" && src.Format() != source.FormatSQLite {
+		if err := source.CheckOutput(o.CacheDir, src); err != nil {
+			var named *source.Error
+			if errors.As(err, &named) {
+				named.Ref = "--cache-dir " + o.CacheDir
+			}
+			return err
+		}
+	}
+	return source.CheckScratch(os.TempDir(), "TMPDIR", src)
+}
+
 // Run serves until ctx ends (then drains and returns nil) or fails to start (returns why).
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
@@ -73,6 +90,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer src.Close()
 	kind := src.Format()
+	if err := guardOutputs(src, o); err != nil {
+		return err
+	}
 	if o.CacheOnly {
 		return cacheOnly(ctx, src, o, log)
 	}

@@ -33,6 +33,12 @@ type Target struct {
 	force   bool
 	done    bool
 	release func() // of tmp's tracking by scratch; nil when not tracked
+	// holder is the directory a File's temporary file is written in (tmp is holder/<name>); ""
+	// for Dir, whose tmp is itself a directory.
+	holder string
+	// unlock drops the lock this process holds on its temporary directory (holder or tmp), which
+	// tells the next run that the temporary directory is in use (see scratch.RemoveStale).
+	unlock func()
 }
 
 // Dir prepares an output directory. An existing non-empty directory (or any file) at outDir is an
@@ -47,19 +53,22 @@ func Dir(outDir string, force bool) (*Target, error) {
 	t := &Target{name: outDir, final: final, isDir: true, force: force}
 	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
 		if t.inPlace, err = cannotRename(final); err != nil {
-			return nil, fmt.Errorf("check output directory %s: %w", outDir, err)
+			return nil, writeError(outDir, err)
 		}
 	}
-	parent, prefix := filepath.Dir(final), "."+filepath.Base(final)+".tmp-"
+	parent, prefix := filepath.Dir(final), tempPrefix(final)
 	if t.inPlace {
 		parent, prefix = final, inPlacePrefix
 	}
-	if t.tmp, err = os.MkdirTemp(parent, prefix); err != nil {
-		return nil, fmt.Errorf("create temporary output for %s: %w", outDir, err)
+	scratch.RemoveStale(parent, prefix) // left by an earlier run that was killed
+	if t.tmp, t.unlock, err = scratch.MkdirTempLocked(parent, prefix); err != nil {
+		return nil, writeError(outDir, err)
 	}
 	t.track()
 	if err := os.Chmod(t.tmp, 0o755); err != nil {
-		return nil, t.fail(fmt.Errorf("create temporary output for %s: %w", outDir, err))
+		err = t.fail(writeError(outDir, err))
+		t.end()
+		return nil, err
 	}
 	return t, nil
 }
@@ -71,18 +80,39 @@ func File(path string, force bool) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-")
+	parent, prefix := filepath.Dir(final), tempPrefix(final)
+	scratch.RemoveStale(parent, prefix) // left by an earlier run that was killed
+	// The writer creates the file, in a directory of its own that this process holds locked.
+	holder, unlock, err := scratch.MkdirTempLocked(parent, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
+		return nil, writeError(path, err)
 	}
-	tmp := f.Name()
-	// The writer creates the file; only the unique name is wanted.
-	if err := errors.Join(f.Close(), os.Remove(tmp)); err != nil {
-		return nil, fmt.Errorf("create temporary output beside %s: %w", path, err)
-	}
-	t := &Target{name: path, final: final, tmp: tmp, force: force}
+	t := &Target{name: path, final: final, tmp: filepath.Join(holder, filepath.Base(final)), force: force,
+		holder: holder, unlock: unlock}
 	t.track()
 	return t, nil
+}
+
+// tempPrefix is how the temporary paths of the output final begin, beside it.
+func tempPrefix(final string) string { return "." + filepath.Base(final) + ".tmp-" }
+
+// scratchRoot is what holds everything this target wrote: holder for a File, tmp for a Dir.
+func (t *Target) scratchRoot() string {
+	if t.holder != "" {
+		return t.holder
+	}
+	return t.tmp
+}
+
+// end drops the lock on the temporary directory and removes a File's holder, empty by now.
+func (t *Target) end() {
+	if t.holder != "" {
+		os.Remove(t.holder)
+	}
+	if t.unlock != nil {
+		t.unlock()
+		t.unlock = nil
+	}
 }
 
 // Check refuses early, before any long work and creating nothing, an output that Dir (dir set) or
@@ -108,7 +138,7 @@ func prepare(path string, force, dir bool) (string, error) {
 	}
 	if !isLink { // a link's target is not invented: resolve checked that its directory exists
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-			return "", fmt.Errorf("create directory of output %s: %w", path, err)
+			return "", writeError(path, err)
 		}
 	}
 	return final, nil
@@ -121,7 +151,7 @@ func checkFree(final, name string, force, wantDir bool) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("check output %s: %w", name, err)
+		return writeError(name, err)
 	}
 	if force {
 		return nil
@@ -129,7 +159,7 @@ func checkFree(final, name string, force, wantDir bool) error {
 	if wantDir && fi.IsDir() {
 		entries, err := os.ReadDir(final)
 		if err != nil {
-			return fmt.Errorf("check output directory %s: %w", name, err)
+			return writeError(name, err)
 		}
 		if len(entries) == 0 {
 			return nil
@@ -162,6 +192,7 @@ func (t *Target) Commit() error {
 		return errors.New("output already committed or aborted")
 	}
 	t.done = true
+	defer t.end()
 	if t.inPlace {
 		return t.commitInPlace()
 	}
@@ -169,14 +200,16 @@ func (t *Target) Commit() error {
 		if !t.force && (!t.isDir || !emptyDir(t.final)) {
 			return t.fail(fmt.Errorf("output %s appeared while writing; not replaced (use --force)", t.name))
 		}
-		old := t.tmp + ".old"
+		// Beside the temporary directory, not in it: if the process is killed before the swap
+		// ends, this may be the only copy of the previous output, and RemoveStale spares .old.
+		old := t.scratchRoot() + ".old"
 		t.untrack()
 		if err := rename(t.final, old); err != nil {
 			t.track()
 			if renameBlocked(err) {
 				return t.commitBlocked(err)
 			}
-			return t.fail(fmt.Errorf("move existing %s aside: %w", t.name, err))
+			return t.fail(writeError(t.name, err))
 		}
 		if err := rename(t.tmp, t.final); err != nil {
 			err = fmt.Errorf("move output into place at %s: %w", t.name, err)
@@ -190,7 +223,7 @@ func (t *Target) Commit() error {
 		return nil
 	}
 	if err := rename(t.tmp, t.final); err != nil {
-		return t.fail(fmt.Errorf("move output into place at %s: %w", t.name, err))
+		return t.fail(writeError(t.name, err))
 	}
 	t.untrack()
 	return nil
@@ -206,7 +239,7 @@ func discard(path string) {
 
 func (t *Target) track() {
 	t.untrack()
-	t.release = scratch.Track(t.tmp)
+	t.release = scratch.Track(t.scratchRoot())
 }
 
 func (t *Target) untrack() {
@@ -223,7 +256,7 @@ func emptyDir(dir string) bool {
 
 // fail removes the temporary output after a failure and returns err.
 func (t *Target) fail(err error) error {
-	if rerr := removeAll(t.tmp); rerr != nil {
+	if rerr := removeAll(t.scratchRoot()); rerr != nil {
 		return fmt.Errorf("%w (the temporary output %s could not be removed: %v)", err, t.tmp, rerr)
 	}
 	t.untrack()
@@ -237,9 +270,10 @@ func (t *Target) Abort() {
 		return
 	}
 	t.done = true
+	defer t.end()
 	// Best effort: Abort follows another error, which is the one to report. What could not be
 	// removed stays tracked, for scratch.RemoveAll to try again.
-	if removeAll(t.tmp) == nil {
+	if removeAll(t.scratchRoot()) == nil {
 		t.untrack()
 	}
 }

@@ -18,6 +18,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/olmcat/olmcat/internal/filetree"
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // Labels that locate the catalog inside an index image.
@@ -120,11 +121,15 @@ func extract(ctx context.Context, img v1.Image, where string, opts Options, blob
 	var w *overlayWalker
 	var tree *filetree.Builder
 	if kind == SQLite {
-		tmp, err := os.MkdirTemp(opts.TempDir, "olmcat-image-")
+		// Locked while in use, so that the next run removes it if this one is killed.
+		tmp, unlock, err := scratch.MkdirTempLocked(opts.TempDir, "olmcat-image-")
 		if err != nil {
 			return nil, fmt.Errorf("create a temporary directory for the catalog of %s: %w", where, err)
 		}
-		cat.Cleanup = func() { os.RemoveAll(tmp) }
+		cat.Cleanup = func() {
+			os.RemoveAll(tmp)
+			unlock()
+		}
 		cat.Path = filepath.Join(tmp, "index.db")
 		w = newFileWalker(strings.TrimPrefix(imgPath, "/"), cat.Path, opts.Limits)
 		w.dbDir = databaseDir(imgPath)

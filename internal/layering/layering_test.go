@@ -21,14 +21,14 @@ var layers = []struct {
 	packages []string
 }{
 	{"model and plumbing", []string{"fbc", "fbc/property", "fbc/csvmeta", "fbc/model", "grpccompat/api",
-		"internal/atomicout", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool"}},
+		"internal/atomicout", "internal/outpath", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool"}},
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
 		"grpccompat/fbcbackend"}},
 	{"source", []string{"internal/source", "internal/bundlefetch"}},
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops",
 		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
-	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/gencatalog", "fixtures/serveready", "fixtures/procstat",
+	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/gencatalog", "fixtures/serveready", "fixtures/procstat", "fixtures/hostile",
 		"internal/imagetest", "internal/readonlytest", "internal/templatetest"}},
 }
 

@@ -53,24 +53,25 @@ func RemoveAll() {
 	}
 }
 
-// MkdirTemp creates a directory as os.MkdirTemp does and tracks it. remove deletes the directory
-// and everything in it, and releases it.
+// MkdirTemp creates a directory as os.MkdirTemp does, tracks it and locks it (see
+// MkdirTempLocked). remove deletes the directory and everything in it, and releases it.
 func MkdirTemp(dir, pattern string) (path string, remove func() error, err error) {
-	path, err = os.MkdirTemp(dir, pattern)
+	path, unlock, err := MkdirTempLocked(dir, pattern)
 	if err != nil {
 		return "", nil, err
 	}
 	release := Track(path)
 	return path, func() error {
 		defer release()
+		defer unlock()
 		return os.RemoveAll(path)
 	}, nil
 }
 
-// CreateTemp creates a file as os.CreateTemp does and tracks it. remove deletes the file and
-// releases it; it does not close f.
+// CreateTemp creates a file as os.CreateTemp does, tracks it and locks it (see CreateTempLocked).
+// remove deletes the file and releases it; it does not close f.
 func CreateTemp(dir, pattern string) (f *os.File, remove func() error, err error) {
-	f, err = os.CreateTemp(dir, pattern)
+	f, unlock, err := CreateTempLocked(dir, pattern)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,6 +79,7 @@ func CreateTemp(dir, pattern string) (f *os.File, remove func() error, err error
 	release := Track(name)
 	return f, func() error {
 		defer release()
+		defer unlock()
 		return os.Remove(name)
 	}, nil
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/outpath"
 	"github.com/olmcat/olmcat/sqlite"
 )
 
@@ -69,6 +71,13 @@ const refHint = "give an FBC directory or file, an index.db, - for standard inpu
 func classify(ref string, err error) error {
 	if err == nil || IsInputError(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	var (
+		write *atomicout.WriteError
+		name  *outpath.NameError
+	)
+	if errors.As(err, &write) || errors.As(err, &name) {
+		return err // about the output, not the input being read
 	}
 	var (
 		corrupt     *sqlite.CorruptError

@@ -4,7 +4,49 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
+
+// opened lists the input paths of every source this process opened, for the outputs that are
+// written far from where the inputs are known (profiles, the termination log).
+var opened struct {
+	sync.Mutex
+	paths []string
+}
+
+func remember(paths []string) {
+	opened.Lock()
+	opened.paths = append(opened.paths, paths...)
+	opened.Unlock()
+}
+
+// OpenedInputs are the input paths of every source opened so far by this process.
+func OpenedInputs() []string {
+	opened.Lock()
+	defer opened.Unlock()
+	return append([]string(nil), opened.paths...)
+}
+
+// CheckScratch refuses dir, named what (TMPDIR), as a place for temporary files when it is
+// an input or lies inside one: the files would change the input, and a catalog directory would
+// read them as part of the catalog. A dir that contains an input is fine: temporary files get new
+// names and never replace anything.
+func CheckScratch(dir, what string, inputs ...*Source) error {
+	o := realPath(dir)
+	for _, in := range inputs {
+		if in == nil {
+			continue
+		}
+		for _, p := range in.InputPaths() {
+			i := realPath(p)
+			if o == i || within(o, i) || sameFile(dir, p) {
+				return &Error{Ref: what + " " + dir, Problem: OutputIsInput, Detail: "temporary files would go inside the input " + p,
+					Hint: "point " + what + " elsewhere; olmcat never writes into an input"}
+			}
+		}
+	}
+	return nil
+}
 
 // InputPaths are the local files and directories the source reads, which no output may touch:
 // the catalog, or the layout or archive of a local image. Extracted copies (registry images, git

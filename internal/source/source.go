@@ -90,6 +90,7 @@ func OpenRef(ctx context.Context, r Ref, opts Options) (*Source, error) {
 		s.Close()
 		return nil, err
 	}
+	remember(s.InputPaths())
 	return s, nil
 }
 

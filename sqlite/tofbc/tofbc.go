@@ -8,7 +8,6 @@ package tofbc
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sort"
 
@@ -136,12 +135,6 @@ func (pc *packageConverter) depart(d Departure) {
 // convert builds the package's catalog; nil when nothing of the package can be written.
 func (pc *packageConverter) convert() (*fbc.Catalog, error) {
 	p := pc.data
-	if !filepath.IsLocal(p.Name) {
-		pc.depart(Departure{Code: PackageDropped,
-			Opm:    fmt.Sprintf("fails: invalid package name %q", p.Name),
-			Olmcat: "leaves the package out: its name cannot be a directory inside the catalog"})
-		return nil, nil
-	}
 	if !p.InPackageTable {
 		pc.depart(Departure{Code: PackageRowMissing,
 			Opm:    fmt.Sprintf("fails: unknown package %q for its bundles", p.Name),

@@ -1,0 +1,95 @@
+package scratch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A temporary file or directory olmcat creates is locked (flock) by its process for as long as
+// it is in use. The kernel drops the lock when the process ends however it ends (SIGKILL, the OOM
+// killer), so an entry with olmcat's names that nobody holds locked was left by a process that is
+// gone, and the next run removes it: RemoveStale. A live process's entries are never touched: the
+// creator locks an entry and then checks that its path still names it, so a cleaner that got in
+// first (and removed it) makes the creator create another one.
+//
+// Where flock is not available (some network file systems, other systems) nothing is locked and
+// nothing is removed.
+
+// StalePrefixes are the names of the temporary files and directories olmcat creates in the
+// system's temporary directory.
+var StalePrefixes = []string{"olmcat-serve-cache-", "olmcat-http-", "olmcat-spool-", "olmcat-stdin-",
+	"olmcat-git-", "olmcat-bundle-", "olmcat-image-", "olmcat-serve-index-"}
+
+// MkdirTempLocked creates a directory as os.MkdirTemp does and keeps it locked until unlock.
+// The directory is not tracked.
+func MkdirTempLocked(dir, pattern string) (path string, unlock func(), err error) {
+	for range 100 {
+		if path, err = os.MkdirTemp(dir, pattern); err != nil {
+			return "", nil, err
+		}
+		if unlock, ok := lockAndCheck(path, nil); ok {
+			return path, unlock, nil
+		}
+	}
+	return "", nil, errors.New("create a temporary directory in " + dir + ": removed by another process every time")
+}
+
+// CreateTempLocked creates a file as os.CreateTemp does and keeps it locked until unlock. The
+// file is not tracked.
+func CreateTempLocked(dir, pattern string) (f *os.File, unlock func(), err error) {
+	for range 100 {
+		if f, err = os.CreateTemp(dir, pattern); err != nil {
+			return nil, nil, err
+		}
+		created, err := f.Stat()
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, nil, err
+		}
+		if unlock, ok := lockAndCheck(f.Name(), created); ok {
+			return f, unlock, nil
+		}
+		f.Close()
+	}
+	return nil, nil, errors.New("create a temporary file in " + dir + ": removed by another process every time")
+}
+
+// RemoveStale removes the entries of dir whose names start with one of prefixes, that belong to
+// this user and that no process holds locked: the temporary files of olmcat processes that were
+// killed. Names ending in ".old" (a previous output moved aside while a new one was put in place)
+// are left alone: they may be the only copy. It returns what it removed.
+func RemoveStale(dir string, prefixes ...string) (removed []string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, ".old") || !hasAnyPrefix(name, prefixes) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		unlock, ok := lockIfAbandoned(path)
+		if !ok {
+			continue
+		}
+		err := os.RemoveAll(path)
+		unlock()
+		if err == nil {
+			removed = append(removed, path)
+		}
+	}
+	return removed
+}
+
+func hasAnyPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}

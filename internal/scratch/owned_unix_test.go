@@ -1,0 +1,85 @@
+//go:build unix && !aix && !solaris
+
+package scratch
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// A process killed with SIGKILL runs no handler: its temporary files stay. RemoveStale removes
+// them once the process is gone, and never while it lives (issue 19, leftovers after SIGKILL).
+func TestRemoveStaleAfterKill9(t *testing.T) {
+	if dir := os.Getenv("SCRATCH_KILL_CHILD"); dir != "" {
+		if _, _, err := MkdirTemp(dir, "olmcat-serve-cache-"); err != nil {
+			t.Fatal(err)
+		}
+		f, _, err := CreateTemp(dir, "olmcat-http-*.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("{}\n")
+		os.Stdout.WriteString("ready\n")
+		time.Sleep(time.Hour) // until killed (select{} alone would be a deadlock the runtime ends)
+	}
+	dir := t.TempDir()
+	// Entries that are not olmcat's, or that are a previous output moved aside, stay whatever.
+	for _, keep := range []string{"notes.txt", "olmcat-http-1.jsonl.old"} {
+		if err := os.WriteFile(filepath.Join(dir, keep), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRemoveStaleAfterKill9$")
+		cmd.Env = append(os.Environ(), "SCRATCH_KILL_CHILD="+dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+			cmd.Process.Kill()
+			t.Fatalf("child did not get ready: %q %v", line, err)
+		}
+		return cmd
+	}
+	dead, alive := start(), start()
+	defer func() { alive.Process.Kill(); alive.Wait() }()
+	names := func() []string {
+		entries, _ := os.ReadDir(dir)
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	before := names()
+	if len(before) != 6 {
+		t.Fatalf("two children made %v, want 2 entries each beside the 2 kept ones", before)
+	}
+	if removed := RemoveStale(dir, StalePrefixes...); len(removed) != 0 {
+		t.Fatalf("removed the entries of live processes: %v", removed)
+	}
+	dead.Process.Kill() // SIGKILL
+	dead.Wait()
+	removed := RemoveStale(dir, StalePrefixes...)
+	if len(removed) != 2 {
+		t.Fatalf("after SIGKILL removed %v, want the dead child's 2 entries", removed)
+	}
+	after := names()
+	for _, keep := range []string{"notes.txt", "olmcat-http-1.jsonl.old"} {
+		if !slices.Contains(after, keep) {
+			t.Errorf("%s was removed", keep)
+		}
+	}
+	if len(after) != 4 {
+		t.Errorf("left %v, want the live child's 2 entries and the 2 kept ones", after)
+	}
+}
