@@ -261,6 +261,8 @@ func (ws walkerSet) walkLayer(ctx context.Context, r io.Reader, where string) er
 
 func (ws walkerSet) budget() (*int64, int64) { return ws[0].budget() }
 
+func (ws walkerSet) maxExpansion() int64 { return ws[0].maxExpansion() }
+
 func (ws walkerSet) complete() bool {
 	for _, w := range ws {
 		if !w.complete() {
@@ -274,6 +276,7 @@ func (ws walkerSet) complete() bool {
 type layerSink interface {
 	walkLayer(ctx context.Context, r io.Reader, where string) error
 	budget() (read *int64, limit int64)
+	maxExpansion() int64
 	complete() bool // lower layers can no longer change the result
 }
 

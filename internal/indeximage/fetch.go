@@ -238,8 +238,11 @@ func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w la
 	defer rc.Close()
 	h := sha256.New()
 	var content io.Reader = rc
+	if size, err := l.Size(); err == nil {
+		content = &expansionReader{r: rc, compressed: size, maxRatio: w.maxExpansion()}
+	}
 	if want.Hex != "" {
-		content = io.TeeReader(rc, h)
+		content = io.TeeReader(content, h)
 	}
 	if err := w.walkLayer(ctx, content, where); err != nil {
 		return err

@@ -25,6 +25,9 @@ type Limits struct {
 	MaxFiles int
 	// MaxScannedBytes caps the uncompressed layer bytes read in total, extracted or skipped.
 	MaxScannedBytes int64
+	// MaxExpansion caps how many times its compressed size a layer may uncompress to, once past
+	// expansionFloor bytes: a decompression bomb is refused after a few MB, whatever its total.
+	MaxExpansion int64
 }
 
 // Default limits: far above any real catalog (the largest public index.db files are about 1 GB, the
@@ -35,6 +38,10 @@ const (
 	DefaultMaxFileBytes    int64 = 2 << 30
 	DefaultMaxFiles              = 1_000_000
 	DefaultMaxScannedBytes int64 = 16 << 30
+	// Catalog layers compress about 8 times (JSON) to 30 times (an index.db); a bomb of
+	// repeated bytes 1,000 times.
+	DefaultMaxExpansion int64 = 200
+	expansionFloor      int64 = 64 << 20
 )
 
 // The environment variables that change the default limits, for every command. A size is a
@@ -45,6 +52,7 @@ const (
 	EnvMaxFileBytes    = "OLMCAT_MAX_FILE_BYTES"
 	EnvMaxFiles        = "OLMCAT_MAX_INPUT_FILES"
 	EnvMaxScannedBytes = "OLMCAT_MAX_SCANNED_BYTES"
+	EnvMaxExpansion    = "OLMCAT_MAX_EXPANSION"
 )
 
 // LimitsFromEnv reads the limits set in the environment (zero where a variable is unset). A value
@@ -67,6 +75,13 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	l.MaxFileBytes = size(EnvMaxFileBytes)
 	l.MaxFiles = int(min(size(EnvMaxFiles), 1<<40))
 	l.MaxScannedBytes = size(EnvMaxScannedBytes)
+	if v := strings.TrimSpace(getenv(EnvMaxExpansion)); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: not a ratio: give a positive whole number, e.g. %d", EnvMaxExpansion, v, 2*DefaultMaxExpansion))
+		}
+		l.MaxExpansion = n
+	}
 	return l, errors.Join(errs...)
 }
 
@@ -118,6 +133,9 @@ func (l Limits) WithDefaults() Limits {
 	if l.MaxScannedBytes <= 0 {
 		l.MaxScannedBytes = firstPositive(env.MaxScannedBytes, DefaultMaxScannedBytes)
 	}
+	if l.MaxExpansion <= 0 {
+		l.MaxExpansion = firstPositive(env.MaxExpansion, DefaultMaxExpansion)
+	}
 	return l
 }
 
@@ -159,6 +177,25 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 	*b.read += int64(n)
 	if *b.read > b.limit {
 		return n, limitError("the image's layers uncompress to more than", b.limit, EnvMaxScannedBytes)
+	}
+	return n, err
+}
+
+// expansionReader reads a layer's uncompressed stream and fails once it has given more than
+// maxRatio times the layer's compressed size (past expansionFloor bytes).
+type expansionReader struct {
+	r          io.Reader
+	compressed int64
+	maxRatio   int64
+	read       int64
+}
+
+func (e *expansionReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	e.read += int64(n)
+	if e.compressed > 0 && e.read > expansionFloor && e.read/e.compressed >= e.maxRatio {
+		return n, fmt.Errorf("%w: the layer uncompresses to more than %d times its compressed size of %s (the image is a decompression bomb, or set %s to a higher value, e.g. %s=%d)",
+			ErrLimitExceeded, e.maxRatio, FormatSize(e.compressed), EnvMaxExpansion, EnvMaxExpansion, 2*e.maxRatio)
 	}
 	return n, err
 }

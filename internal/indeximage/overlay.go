@@ -78,6 +78,8 @@ func (w *overlayWalker) budget() (read *int64, limit int64) {
 	return &w.scanned, w.limits.MaxScannedBytes
 }
 
+func (w *overlayWalker) maxExpansion() int64 { return w.limits.MaxExpansion }
+
 // walkTar applies one layer to several walkers, reading it once (a bundle's manifests and
 // metadata). Their roots must not overlap: an entry's content can be read only once. The first
 // walker counts the bytes read.

@@ -241,6 +241,15 @@ func TestDecompressionBombLimits(t *testing.T) {
 		{"files", layerOf(t, many...), Limits{MaxFiles: 10}, "/configs holds more entries than 10 (the image is a decompression bomb, or set OLMCAT_MAX_INPUT_FILES"},
 		{"scanned", layerOf(t, file("junk", zeros), dir("configs"), file("configs/a.json", "{}")), Limits{MaxScannedBytes: 1 << 20}, "the image's layers uncompress to more than 1MiB (the image is a decompression bomb, or set OLMCAT_MAX_SCANNED_BYTES"},
 	}
+	// A bomb whose files and total stay under their caps is refused by how far it expands, at
+	// about expansionFloor bytes instead of its full size.
+	bomb := strings.Repeat("\x00", int(expansionFloor)+(8<<20))
+	cases = append(cases, struct {
+		name   string
+		layer  v1.Layer
+		limits Limits
+		msg    string
+	}{"expansion", layerOf(t, dir("configs"), file("configs/a.json", bomb)), Limits{}, "times its compressed size of"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := extractImage(t, imageWith(t, fbcLabels, amd64, c.layer), Options{Limits: c.limits})
@@ -255,12 +264,12 @@ func TestDecompressionBombLimits(t *testing.T) {
 }
 
 func TestLimitsFromEnv(t *testing.T) {
-	env := map[string]string{EnvMaxBytes: "16G", EnvMaxFileBytes: "512MiB", EnvMaxFiles: "2000", EnvMaxScannedBytes: "1099511627776"}
+	env := map[string]string{EnvMaxBytes: "16G", EnvMaxFileBytes: "512MiB", EnvMaxFiles: "2000", EnvMaxScannedBytes: "1099511627776", EnvMaxExpansion: "500"}
 	l, err := LimitsFromEnv(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Limits{MaxBytes: 16 << 30, MaxFileBytes: 512 << 20, MaxFiles: 2000, MaxScannedBytes: 1 << 40}); l != want {
+	if want := (Limits{MaxBytes: 16 << 30, MaxFileBytes: 512 << 20, MaxFiles: 2000, MaxScannedBytes: 1 << 40, MaxExpansion: 500}); l != want {
 		t.Errorf("got %+v, want %+v", l, want)
 	}
 	for _, bad := range []string{"-1", "0", "lots", "12X", "9999999999T"} {
