@@ -325,3 +325,16 @@ func TestOpenIsSQLiteFile(t *testing.T) {
 	defer r.Close()
 	io.Copy(io.Discard, r)
 }
+
+// Random bytes that happen to start with '{' are binary data, not JSON text (a 1 in 256 chance
+// for /dev/urandom).
+func TestNotSQLiteDescribesBinaryThatStartsLikeJSON(t *testing.T) {
+	for _, head := range [][]byte{{'{', 0x00, 0x9f, 0x12}, {' ', '[', 0xff, 0xfe, 'a'}, []byte("---\x00")} {
+		if got := NotSQLite("x", head).LooksLike; !strings.HasPrefix(got, "binary data") {
+			t.Errorf("% x looks like %q, want binary data", head, got)
+		}
+	}
+	if got := NotSQLite("x", []byte(`{"schema": "olm.package", "name": "caf`+"\xc3")).LooksLike; got != "JSON text" {
+		t.Errorf("JSON cut inside a rune looks like %q, want JSON text", got)
+	}
+}

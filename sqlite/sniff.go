@@ -135,15 +135,33 @@ func describeBytes(b []byte) (what, hint string) {
 		return "an executable program (ELF)", ""
 	case bytes.HasPrefix(b, []byte("SQLite format")):
 		return "a SQLite file of an unsupported format version", ""
+	case !IsText(b):
 	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '['):
 		return "JSON text", "File-Based Catalog files are read by the FBC commands, not as an index database"
 	case bytes.HasPrefix(trimmed, []byte("---")) || bytes.HasPrefix(trimmed, []byte("schema:")):
 		return "YAML text", "File-Based Catalog files are read by the FBC commands, not as an index database"
-	case utf8.Valid(b) && !bytes.ContainsRune(b, 0):
+	default:
 		return "a text file", ""
 	}
 	n := min(len(b), 8)
 	return fmt.Sprintf("binary data starting with % x", b[:n]), ""
+}
+
+// IsText reports whether the first bytes of a file are UTF-8 text without NUL bytes (a rune cut
+// at the end of b does not count against it).
+func IsText(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return false
+	}
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i]
+			}
+			break
+		}
+	}
+	return utf8.Valid(b)
 }
 
 // HasMagic reports whether head, the first bytes of a file or stream, starts like a SQLite 3

@@ -7,14 +7,12 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
@@ -187,19 +185,7 @@ func (s *Source) checkText(path string) error {
 
 // isBinary reports whether the first bytes of a file cannot start an FBC: a NUL byte, or text
 // that is not UTF-8.
-func isBinary(head []byte) bool {
-	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimIncompleteRune(head))
-}
-
-// trimIncompleteRune drops a rune cut at the end of a read buffer.
-func trimIncompleteRune(b []byte) []byte {
-	for i := 0; i < utf8.UTFMax && i < len(b); i++ {
-		if utf8.Valid(b[:len(b)-i]) {
-			return b[:len(b)-i]
-		}
-	}
-	return b
-}
+func isBinary(head []byte) bool { return !sqlite.IsText(head) }
 
 func (s *Source) openIndexDB(path string) error {
 	db, err := sqlite.Open(path)
