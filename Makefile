@@ -12,7 +12,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/olmcat
 
-# The main job on the bundled fixtures: index.db -> FBC, validate it, render it, back to index.db,
+# The main job on the bundled fixtures: index.db -> FBC, validate it, to catalog templates, render it, back to index.db,
 # prove both serve the same gRPC answers, and show what the round trip changed.
 run: build
 	@rm -rf $(OUT)/run && mkdir -p $(OUT)/run
@@ -21,6 +21,8 @@ run: build
 	@find $(OUT)/run/catalog -type f | sort
 	@echo "== olmcat validate $(OUT)/run/catalog"
 	$(BIN) validate $(OUT)/run/catalog
+	@echo "== olmcat migrate fixtures/index.db -> $(OUT)/run/templates (the catalog templates maintainers edit, each proven by rendering it)"
+	$(BIN) migrate fixtures/index.db $(OUT)/run/templates --to semver-template --report $(OUT)/run/templates-report.json
 	@echo "== olmcat render fixtures/index.db (first lines of the FBC stream)"
 	$(BIN) render fixtures/index.db | head -n 20
 	@echo "== olmcat migrate --to sqlite $(OUT)/run/catalog -> $(OUT)/run/index.db (FBC back to index.db)"
