@@ -31,8 +31,13 @@ func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %s", url, resp.Status)
 	}
+	return parseMetrics(t, url, resp.Body)
+}
+
+func parseMetrics(t *testing.T, url string, r io.Reader) map[string]*dto.MetricFamily {
+	t.Helper()
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(resp.Body)
+	families, err := p.TextToMetricFamilies(r)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}

@@ -124,6 +124,9 @@ func Run(ctx context.Context, o Options) error {
 	var mlis net.Listener
 	if o.MetricsAddr != "" || hlis != nil {
 		m = newMetrics(o.Version, o.Revision)
+		if certs != nil {
+			m.reg.MustRegister(certs.collectors()...)
+		}
 	}
 	if o.MetricsAddr != "" {
 		if mlis, err = net.Listen("tcp", o.MetricsAddr); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TLSError is a certificate or key that cannot serve HTTPS: unreadable, not PEM, or not a pair.
@@ -36,11 +38,27 @@ type certReloader struct {
 	cert              *tls.Certificate
 	certStat, keyStat os.FileInfo // of the pair last read, whether it loaded or not
 	problem           string      // why the pair last read did not load ("" = it did)
+
+	reads, readErrors prometheus.Counter
+	notAfter          prometheus.Gauge
 }
 
 // newCertReloader reads the pair once: an error here means HTTPS cannot start.
 func newCertReloader(certFile, keyFile string, log *slog.Logger) (*certReloader, error) {
-	r := &certReloader{certFile: certFile, keyFile: keyFile, log: log}
+	r := &certReloader{certFile: certFile, keyFile: keyFile, log: log,
+		reads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "olmcat_tls_certificate_reads_total",
+			Help: "Times the --http-tls-cert and --http-tls-key pair was read and loaded (at start and when the files changed).",
+		}),
+		readErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "olmcat_tls_certificate_read_errors_total",
+			Help: "Times the changed --http-tls-cert and --http-tls-key pair could not be loaded; the previous certificate was kept.",
+		}),
+		notAfter: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "olmcat_tls_certificate_expiry_timestamp_seconds",
+			Help: "When the TLS certificate being served expires (its NotAfter), in seconds since the Unix epoch.",
+		}),
+	}
 	certStat, keyStat, err := r.stat()
 	if err != nil {
 		return nil, err
@@ -50,6 +68,7 @@ func newCertReloader(certFile, keyFile string, log *slog.Logger) (*certReloader,
 		return nil, err
 	}
 	r.cert, r.certStat, r.keyStat = cert, certStat, keyStat
+	r.loaded()
 	if leaf := cert.Leaf; time.Now().After(leaf.NotAfter) {
 		log.Warn("the TLS certificate has expired; clients will refuse it until it is renewed", "file", certFile, "not-after", leaf.NotAfter)
 	}
@@ -90,12 +109,24 @@ func (r *certReloader) getCertificate(*tls.ClientHelloInfo) (*tls.Certificate, e
 	r.certStat, r.keyStat = certStat, keyStat
 	cert, err := loadKeyPair(r.certFile, r.keyFile)
 	if err != nil {
+		r.readErrors.Inc()
 		r.report(err.Error())
 		return r.cert, nil
 	}
 	r.cert, r.problem = cert, ""
+	r.loaded()
 	r.log.Info("reloaded the TLS certificate", "file", r.certFile, "subject", cert.Leaf.Subject.String(), "not-after", cert.Leaf.NotAfter)
 	return r.cert, nil
+}
+
+func (r *certReloader) loaded() {
+	r.reads.Inc()
+	r.notAfter.Set(float64(r.cert.Leaf.NotAfter.Unix()))
+}
+
+// collectors are the reloader's metrics.
+func (r *certReloader) collectors() []prometheus.Collector {
+	return []prometheus.Collector{r.reads, r.readErrors, r.notAfter}
 }
 
 // report logs a reload that failed, once for as long as it fails the same way.

@@ -124,6 +124,16 @@ func TestHTTPS(t *testing.T) {
 	if _, served, err = tlsGet(t, base+"/readyz", third.Pool); err != nil || !served.Equal(third.Leaf) {
 		t.Fatalf("after the renewal completed: %v", err)
 	}
+
+	// The metrics count the three pairs read and the one refused, and say when the served one expires.
+	body, _, err := tlsGet(t, "https://"+metricsAddr+"/metrics", third.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	families := parseMetrics(t, metricsAddr, bytes.NewReader(body))
+	expectValue(t, families, "HTTPS", "olmcat_tls_certificate_reads_total", nil, 3)
+	expectValue(t, families, "HTTPS", "olmcat_tls_certificate_read_errors_total", nil, 1)
+	expectValue(t, families, "HTTPS", "olmcat_tls_certificate_expiry_timestamp_seconds", nil, float64(third.Leaf.NotAfter.Unix()))
 }
 
 // A pair that cannot serve HTTPS stops the start with an error naming the file at fault, before
