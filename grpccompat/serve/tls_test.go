@@ -131,6 +131,7 @@ func TestHTTPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	families := parseMetrics(t, metricsAddr, bytes.NewReader(body))
+	lint(t, "HTTPS", families)
 	expectValue(t, families, "HTTPS", "olmcat_tls_certificate_reads_total", nil, 3)
 	expectValue(t, families, "HTTPS", "olmcat_tls_certificate_read_errors_total", nil, 1)
 	expectValue(t, families, "HTTPS", "olmcat_tls_certificate_expiry_timestamp_seconds", nil, float64(third.Leaf.NotAfter.Unix()))
