@@ -69,6 +69,7 @@ func newCertReloader(certFile, keyFile string, log *slog.Logger) (*certReloader,
 	}
 	r.cert, r.certStat, r.keyStat = cert, certStat, keyStat
 	r.loaded()
+	log.Info("serving HTTPS", "file", certFile, "subject", cert.Leaf.Subject.String(), "not-after", cert.Leaf.NotAfter)
 	if leaf := cert.Leaf; time.Now().After(leaf.NotAfter) {
 		log.Warn("the TLS certificate has expired; clients will refuse it until it is renewed", "file", certFile, "not-after", leaf.NotAfter)
 	}

@@ -172,3 +172,45 @@ func TestHTTPSBadKeyPair(t *testing.T) {
 		})
 	}
 }
+
+// A Kubernetes secret volume renews its files as the kubelet writes them: a new timestamped
+// directory, then the ..data symlink swapped to it by a rename; tls.crt and tls.key are symlinks
+// through ..data and never change themselves.
+func TestHTTPSSecretVolume(t *testing.T) {
+	dir := t.TempDir()
+	version := func(name string, c certtest.Cert) {
+		t.Helper()
+		certtest.Install(t, filepath.Join(dir, name), c.CertPEM, c.KeyPEM)
+		if err := os.Symlink(name, filepath.Join(dir, "..data_tmp")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, second := certtest.New(t, "first"), certtest.New(t, "second")
+	for _, d := range []string{"..2026_11_27_first", "..2026_11_27_second"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	version("..2026_11_27_first", first)
+	for _, f := range []string{"tls.crt", "tls.key"} {
+		if err := os.Symlink(filepath.Join("..data", f), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, _, stop := runHTTP(t, Options{Path: needCorpus(t, "sqlite/kube-green-replaces/input.db"), HTTPOnly: true,
+		HTTPTLSCert: filepath.Join(dir, "tls.crt"), HTTPTLSKey: filepath.Join(dir, "tls.key")})
+	defer stop()
+	if _, served, err := tlsGet(t, base+"/livez", first.Pool); err != nil || !served.Equal(first.Leaf) {
+		t.Fatalf("first certificate: %v", err)
+	}
+	version("..2026_11_27_second", second)
+	if err := os.RemoveAll(filepath.Join(dir, "..2026_11_27_first")); err != nil {
+		t.Fatal(err)
+	}
+	if _, served, err := tlsGet(t, base+"/livez", second.Pool); err != nil || !served.Equal(second.Leaf) {
+		t.Fatalf("after the secret was updated: %v", err)
+	}
+}
