@@ -40,7 +40,10 @@ Serving from a cache writes nothing, so it works on a read-only filesystem and a
 OLM v1 (catalogd's HTTP API): --http-addr also serves the catalog as catalogd does, from the same
 loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?schema=&package=&name=
 (the matching blobs), also under /catalogs/NAME/api/v1/... as a ClusterCatalog's URL has them, and
-/healthz. An index.db is served there as 'olmcat render' converts it. --grpc=false serves HTTP alone.
+/healthz, /readyz and /livez. An index.db is served there as 'olmcat render' converts it.
+--grpc=false serves HTTP alone. --http-tls-cert and --http-tls-key serve HTTPS instead, as catalogd
+does with --tls-cert and --tls-key (also on --metrics-addr); a renewed certificate (cert-manager, a
+Kubernetes secret volume) is picked up at the next TLS handshake, without a restart.
 The answers are catalogd's byte for byte (blobs re-encoded as catalogd stores them, zstd or gzip);
 /api/v1/metas is on unless --http-metas=false (catalogd: off unless its alpha APIV1MetasHandler
 feature gate is on).
@@ -110,8 +113,11 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 	if err != nil && termination != nil {
 		fmt.Fprintln(termination, err)
 	}
-	var listen *serve.ListenError
-	if errors.As(err, &listen) {
+	var (
+		listen *serve.ListenError
+		tlsErr *serve.TLSError
+	)
+	if errors.As(err, &listen) || errors.As(err, &tlsErr) {
 		return usageError{err}
 	}
 	return err
@@ -122,6 +128,7 @@ func newServeCmd() *cobra.Command {
 		s                      serverFlags
 		cacheOnly, enforceFlag bool
 		httpAddr, catalogName  string
+		tlsCert, tlsKey        string
 		grpcOn, metas          bool
 	)
 	cmd := &cobra.Command{
@@ -152,12 +159,19 @@ func newServeCmd() *cobra.Command {
 			if err := httpapi.CheckCatalogName(catalogName); catalogName != "" && err != nil {
 				return usageError{fmt.Errorf("--http-catalog-name: %w", err)}
 			}
+			if (tlsCert == "") != (tlsKey == "") {
+				return usageError{errors.New("--http-tls-cert and --http-tls-key go together: give both or neither")}
+			}
+			if tlsCert != "" && httpAddr == "" && s.metricsAddr == "" && !cacheOnly {
+				ignored = append(ignored, "--http-tls-cert and --http-tls-key have no effect without --http-addr or --metrics-addr")
+			}
 			if httpAddr != "" {
 				httpAddr = serve.ListenAddr(httpAddr)
 			}
 			return s.run(cmd, args[0], serve.Options{
 				CacheDir: cacheDir, CacheOnly: cacheOnly, EnforceIntegrity: enforce,
 				HTTPAddr: httpAddr, HTTPOnly: !grpcOn, HTTPCatalogName: catalogName, HTTPNoMetas: !metas,
+				HTTPTLSCert: tlsCert, HTTPTLSKey: tlsKey,
 			}, ignored)
 		},
 	}
@@ -168,6 +182,8 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&httpAddr, "http-addr", "", "also serve catalogd's HTTP API (OLM v1) on this port or host:port, e.g. :8080")
 	f.BoolVar(&grpcOn, "grpc", true, "serve the gRPC registry API on --port; --grpc=false with --http-addr serves HTTP only")
 	f.BoolVar(&metas, "http-metas", true, "with --http-addr: serve /api/v1/metas (catalogd serves it only with its alpha APIV1MetasHandler feature gate, off by default)")
+	f.StringVar(&tlsCert, "http-tls-cert", "", "with --http-addr: serve HTTPS with this PEM certificate (chain), read again when the file changes; also on --metrics-addr (catalogd's --tls-cert)")
+	f.StringVar(&tlsKey, "http-tls-key", "", "the PEM private key of --http-tls-cert (catalogd's --tls-key)")
 	f.StringVar(&catalogName, "http-catalog-name", "", "with --http-addr: the NAME answered under /catalogs/NAME/api/v1/... (default: any valid name)")
 	f.BoolVar(&enforceFlag, "cache-enforce-integrity", false, "fail instead of building the cache when it is missing or does not match the catalog (default: true with --cache-dir unless --cache-only, as in opm)")
 	return cmd

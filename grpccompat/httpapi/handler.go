@@ -22,7 +22,10 @@ const contentType = "application/jsonl"
 //
 // Where catalogd has no content for a catalog yet it answers 404; olmcat, which serves one
 // catalog, answers 503 with Retry-After while that catalog loads, so clients retry rather than
-// conclude the catalog does not exist. Unprefixed /api/v1/... routes and /healthz are olmcat's.
+// conclude the catalog does not exist. Unprefixed /api/v1/... routes and the probes are olmcat's:
+// /healthz and /readyz (readiness: 200 once the catalog is served, 503 while it loads or the
+// server drains, as gRPC health), /livez (liveness: 200 whenever the server answers, so that a
+// long load does not get the pod restarted).
 func (s *Server) routes(metrics http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, prefix := range []string{"", "/catalogs/{catalog}"} {
@@ -32,6 +35,8 @@ func (s *Server) routes(metrics http.Handler) *http.ServeMux {
 		}
 	}
 	mux.HandleFunc("/healthz", s.getOnly(s.handleHealth))
+	mux.HandleFunc("/readyz", s.getOnly(s.handleHealth))
+	mux.HandleFunc("/livez", s.getOnly(handleLive))
 	if metrics != nil {
 		mux.Handle("/metrics", metrics)
 	}
@@ -164,6 +169,11 @@ func listsAny(list string) bool {
 		}
 	}
 	return false
+}
+
+func handleLive(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintln(w, "ok")
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -273,4 +275,41 @@ func TestMetasDisabled(t *testing.T) {
 	if w := do(t, s.Handler(), http.MethodGet, "/api/v1/all"); w.Code != http.StatusOK {
 		t.Errorf("GET /api/v1/all: %d", w.Code)
 	}
+}
+
+// The Kubernetes probes: /livez is 200 whenever the server answers (a long load must not get the
+// pod restarted); /readyz and /healthz are 503 while the catalog loads and once the server drains,
+// 200 while it serves.
+func TestProbes(t *testing.T) {
+	s := NewServer(Options{})
+	h := s.Handler()
+	check := func(when string, want map[string]int) {
+		t.Helper()
+		for path, code := range want {
+			if w := do(t, h, http.MethodGet, path); w.Code != code {
+				t.Errorf("%s: GET %s: %d %q, want %d", when, path, w.Code, w.Body.String(), code)
+			}
+		}
+	}
+	check("loading", map[string]int{"/livez": 200, "/readyz": 503, "/healthz": 503})
+	s.SetStore(testStore(t, 10))
+	check("serving", map[string]int{"/livez": 200, "/readyz": 200, "/healthz": 200})
+	for _, path := range []string{"/livez", "/readyz"} {
+		if w := do(t, h, http.MethodPost, path); w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+			t.Errorf("POST %s: %d %v, want 405 with Allow", path, w.Code, w.Header())
+		}
+		if w := do(t, h, http.MethodHead, path); w.Code != 200 {
+			t.Errorf("HEAD %s: %d", path, w.Code)
+		}
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // served and drained at once
+	if err := s.Serve(ctx, lis, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	check("drained", map[string]int{"/livez": 200, "/readyz": 503, "/healthz": 503})
 }

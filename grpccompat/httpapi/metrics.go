@@ -10,7 +10,7 @@ import (
 
 // routeLabels are the values of the route label: the API's routes (prefixed or not), olmcat's
 // own, and "other" for every path that is none of them (404s, redirects).
-var routeLabels = []string{"all", "metas", "healthz", "metrics", "other"}
+var routeLabels = []string{"all", "metas", "healthz", "readyz", "livez", "metrics", "other"}
 
 func routeLabel(pattern string) string {
 	switch {
@@ -18,10 +18,8 @@ func routeLabel(pattern string) string {
 		return "all"
 	case strings.HasSuffix(pattern, "/api/v1/metas"):
 		return "metas"
-	case pattern == "/healthz":
-		return "healthz"
-	case pattern == "/metrics":
-		return "metrics"
+	case pattern == "/healthz", pattern == "/readyz", pattern == "/livez", pattern == "/metrics":
+		return pattern[1:]
 	}
 	return "other"
 }

@@ -42,9 +42,13 @@ type catalogdAnswer struct {
 }
 
 // olmcatExtensions are the paths where olmcat answers and catalogd does not (README "Serving
-// OLM v1"): the unprefixed routes, /healthz and /metrics.
+// OLM v1"): the unprefixed routes, the probes and /metrics.
 func olmcatExtension(path string) bool {
-	return strings.HasPrefix(path, "/api/v1/") || path == "/healthz" || path == "/metrics"
+	switch path {
+	case "/healthz", "/readyz", "/livez", "/metrics":
+		return true
+	}
+	return strings.HasPrefix(path, "/api/v1/")
 }
 
 // TestCatalogdConformance replays every recorded request to catalogd against `olmcat serve

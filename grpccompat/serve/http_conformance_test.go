@@ -25,7 +25,11 @@ func runHTTP(t *testing.T, o Options) (base, grpcAddr string, stop func() error)
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	o.HTTPAddr, o.Addr, o.DrainTimeout = "127.0.0.1:0", "127.0.0.1:0", 5*time.Second
-	o.HTTPReady = func(a net.Addr) { base = "http://" + a.String() }
+	scheme := "http://"
+	if o.HTTPTLSCert != "" {
+		scheme = "https://"
+	}
+	o.HTTPReady = func(a net.Addr) { base = scheme + a.String() }
 	o.Ready = func(a net.Addr) { grpcAddr = a.String() }
 	go func() {
 		// Ready and HTTPReady are called in turn before Run blocks; close ready after both.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -31,12 +32,34 @@ func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %s", url, resp.Status)
 	}
+	return parseMetrics(t, url, resp.Body)
+}
+
+func parseMetrics(t *testing.T, url string, r io.Reader) map[string]*dto.MetricFamily {
+	t.Helper()
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(resp.Body)
+	families, err := p.TextToMetricFamilies(r)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
 	return families
+}
+
+// lint checks the names, units and help of every family against Prometheus's conventions, as
+// promtool check metrics does: base units in the name (seconds, bytes), _total on counters only.
+func lint(t *testing.T, where string, families map[string]*dto.MetricFamily) {
+	t.Helper()
+	mfs := make([]*dto.MetricFamily, 0, len(families))
+	for _, f := range families {
+		mfs = append(mfs, f)
+	}
+	problems, err := promlint.NewWithMetricFamilies(mfs).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s: %s", where, p.Metric, p.Text)
+	}
 }
 
 // value is the value of the one sample of family name whose labels include want (counter, gauge,
@@ -136,6 +159,7 @@ func TestMetrics(t *testing.T) {
 
 	for where, url := range map[string]string{"--metrics-addr": "http://" + metricsAddr + "/metrics", "HTTP address": base + "/metrics"} {
 		families := scrape(t, url)
+		lint(t, where, families)
 		registry := map[string]string{"grpc_service": "api.Registry", "grpc_method": "ListPackages"}
 		expectValue(t, families, where, "grpc_server_started_total", registry, listPackages)
 		expectValue(t, families, where, "grpc_server_handled_total", map[string]string{"grpc_method": "ListPackages", "grpc_code": "OK"}, listPackages)

@@ -4,6 +4,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,6 +52,10 @@ type Options struct {
 	// HTTPNoMetas leaves /api/v1/metas out of the HTTP API, as catalogd does unless its alpha
 	// APIV1MetasHandler feature gate is on.
 	HTTPNoMetas bool
+	// HTTPTLSCert and HTTPTLSKey (PEM files, both or neither) serve HTTPS on HTTPAddr and
+	// MetricsAddr, as catalogd's --tls-cert and --tls-key do; the pair is read again when the
+	// files change.
+	HTTPTLSCert, HTTPTLSKey string
 
 	// MetricsAddr serves Prometheus metrics at /metrics there ("" = only on HTTPAddr, if any).
 	MetricsAddr string
@@ -102,6 +107,15 @@ func Run(ctx context.Context, o Options) error {
 	if kind == source.FormatSQLite && o.CacheDir != "" {
 		log.Warn("--cache-dir is ignored for an index.db: it is served straight from SQL", "path", o.Path)
 	}
+	var certs *certReloader
+	if (o.HTTPTLSCert != "" || o.HTTPTLSKey != "") && (o.HTTPAddr != "" || o.MetricsAddr != "") {
+		if o.HTTPTLSCert == "" || o.HTTPTLSKey == "" {
+			return errors.New("a TLS certificate and its key go together: give both or neither")
+		}
+		if certs, err = newCertReloader(o.HTTPTLSCert, o.HTTPTLSKey, log); err != nil {
+			return err
+		}
+	}
 	lis, hlis, err := listen(o)
 	if err != nil {
 		return err
@@ -110,6 +124,9 @@ func Run(ctx context.Context, o Options) error {
 	var mlis net.Listener
 	if o.MetricsAddr != "" || hlis != nil {
 		m = newMetrics(o.Version, o.Revision)
+		if certs != nil {
+			m.reg.MustRegister(certs.collectors()...)
+		}
 	}
 	if o.MetricsAddr != "" {
 		if mlis, err = net.Listen("tcp", o.MetricsAddr); err != nil {
@@ -130,11 +147,20 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer stop()
 	}
+	scheme := "HTTP"
+	if certs != nil {
+		scheme = "HTTPS"
+		for _, l := range []*net.Listener{&hlis, &mlis} {
+			if *l != nil {
+				*l = tls.NewListener(*l, certs.tlsConfig())
+			}
+		}
+	}
 	serveCtx, stopServing := context.WithCancel(ctx)
 	defer stopServing()
 	if mlis != nil {
 		go serveMetrics(serveCtx, mlis, m.handler(), log)
-		log.Info("metrics endpoint listening", "metrics-addr", mlis.Addr().String())
+		log.Info("metrics endpoint listening", "metrics-addr", mlis.Addr().String(), "scheme", scheme)
 		if o.MetricsReady != nil {
 			o.MetricsReady(mlis.Addr())
 		}
@@ -152,7 +178,7 @@ func Run(ctx context.Context, o Options) error {
 		hsrv = httpapi.NewServer(httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log,
 			DisableMetas: o.HTTPNoMetas, Metrics: m.httpHandler(), Registerer: m.registerer()})
 		go func() { served <- hsrv.Serve(serveCtx, hlis, o.DrainTimeout) }()
-		log.Info("listening (HTTP, catalogd API); loading catalog", "http-addr", hlis.Addr().String(), "path", o.Path, "kind", kind)
+		log.Info("listening ("+scheme+", catalogd API); loading catalog", "http-addr", hlis.Addr().String(), "path", o.Path, "kind", kind)
 	}
 	running := 0
 	for _, l := range []net.Listener{lis, hlis} {

@@ -29,7 +29,7 @@ var layers = []struct {
 		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
 	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/gencatalog", "fixtures/serveready", "fixtures/procstat", "fixtures/hostile",
-		"internal/imagetest", "internal/readonlytest", "internal/templatetest"}},
+		"internal/imagetest", "internal/readonlytest", "internal/templatetest", "internal/certtest"}},
 }
 
 // openers are the codec calls that open a catalog. Above the source layer only package source
