@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,5 +159,39 @@ func TestInPlaceRefusesATemplate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "edited")
 	if code, _, errs := runCLI(t, "rm", file, "cat-facts-operator.v1.1.2", "--output-dir", out); code != 0 {
 		t.Errorf("--output-dir: exit %d\n%s", code, errs)
+	}
+}
+
+// A problem of a rendered template is reported at the line of the template entry it came from,
+// the line a maintainer edits, not in the rendered stream.
+func TestValidateLocatesProblemsInTheTemplate(t *testing.T) {
+	withTemplateRenderer(t)
+	_, file := templateRepo(t)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := "  - name: cat-facts-operator.v1.1.2\n    replaces: cat-facts-operator.v1.1.1\n"
+	broken := strings.Replace(string(data), last, last+"  - name: cat-facts-operator.v9.9.9\n    replaces: cat-facts-operator.v1.1.2\n", 1)
+	if broken == string(data) {
+		t.Fatal("the corpus template changed: cannot add a channel entry")
+	}
+	writeFile(t, file, broken)
+	channelLine := 0
+	for i, l := range strings.Split(broken, "\n") {
+		if l == "- schema: olm.channel" {
+			channelLine = i + 1
+		}
+	}
+	code, out, errs := runCLI(t, "validate", file)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	want := fmt.Sprintf("%s:%d", file, channelLine)
+	if !strings.Contains(out+errs, want) || !strings.Contains(out+errs, "cat-facts-operator.v9.9.9") {
+		t.Errorf("the problem is not reported at %s:\n%s%s", want, out, errs)
+	}
+	if strings.Contains(out+errs, "(rendered)") {
+		t.Errorf("a problem is located in the rendered stream:\n%s%s", out, errs)
 	}
 }

@@ -39,6 +39,8 @@ type Template struct {
 	Basic       *Basic
 	Semver      *Semver
 	Substitutes *Substitutes
+	// Lines locate the template's parts in the text it was parsed from (nil: unknown).
+	Lines *Lines
 }
 
 // Schema is the template's schema.
@@ -122,6 +124,7 @@ func Parse(typ string, data []byte) (*Template, error) {
 	if err != nil {
 		return nil, parseErrorf("rendering template: %v", err)
 	}
+	t.Lines = findLines(data)
 	return &t, nil
 }
 

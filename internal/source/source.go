@@ -69,6 +69,8 @@ type Source struct {
 	closers []func()
 	// template is the schema of the catalog template the stream was rendered from.
 	template string
+	// templateLocs locate the rendered stream's blobs in the template (nil: unknown).
+	templateLocs *template.Locations
 }
 
 // Open parses ref and opens the catalog it names. Servers and recorded answers are not catalogs:

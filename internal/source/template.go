@@ -21,8 +21,9 @@ import (
 
 // TemplateRenderer renders a catalog template into a catalog: data is the template as read, name
 // how messages name it, bundles renders the bundle images the template names. The result is an FBC
-// stream (JSON or YAML documents).
-type TemplateRenderer func(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, error)
+// stream (JSON or YAML documents) and, when known, where its blobs came from in the template
+// (problems of a blob are then reported at the template's line, not the rendered stream's).
+type TemplateRenderer func(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, *template.Locations, error)
 
 // TemplateSchemas are the schemas of the catalog templates opm renders.
 var TemplateSchemas = []string{"olm.template.basic", "olm.semver", "olm.template.substitutes"}
@@ -134,7 +135,7 @@ func (s *Source) openTemplate(ctx context.Context, schema string, data []byte) e
 	if bundles == nil {
 		bundles = BundleImages(s.opts.Images)
 	}
-	rendered, err := s.opts.Templates(ctx, data, s.streamName(), bundles)
+	rendered, locs, err := s.opts.Templates(ctx, data, s.streamName(), bundles)
 	if err != nil {
 		return templateError(raw, schema, err)
 	}
@@ -142,7 +143,7 @@ func (s *Source) openTemplate(ctx context.Context, schema string, data []byte) e
 	if err != nil {
 		return err
 	}
-	s.format, s.stream, s.template = FormatFBC, sp, schema
+	s.format, s.stream, s.template, s.templateLocs = FormatFBC, sp, schema, locs
 	return s.checkNotEmpty(ctx)
 }
 
