@@ -2,6 +2,7 @@ package source
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,7 +31,9 @@ var TemplateSchemas = []string{"olm.template.basic", "olm.semver", "olm.template
 
 // TemplateSchema reads the schema of the first document of r, a YAML or JSON stream, and returns
 // it when it is a template schema. As in opm, the key is matched case-insensitively (`Schema:`
-// works) and only the first document counts. It reads no further than the first document.
+// works) and only the first document counts. It reads no further than the first document, except
+// for a stream that starts with '{' and is not JSON: flow-style YAML, which it reads (up to
+// fbc.DefaultMaxBlobSize) as opm's YAML-or-JSON decoder does.
 func TemplateSchema(r io.Reader) (string, bool) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := firstNonSpace(br)
@@ -40,10 +43,19 @@ func TemplateSchema(r io.Reader) (string, bool) {
 	var schema string
 	if first == '{' {
 		var doc struct{ Schema string } // encoding/json matches keys case-insensitively, as opm's detection does
-		if json.NewDecoder(br).Decode(&doc) != nil {
-			return "", false
+		var read bytes.Buffer
+		if json.NewDecoder(io.TeeReader(br, &read)).Decode(&doc) == nil {
+			schema = doc.Schema
+		} else {
+			// Not JSON: flow-style YAML (`{schema: olm.semver, ...}`), read as YAML as opm reads it.
+			data, err := io.ReadAll(io.MultiReader(&read, io.LimitReader(br, fbc.DefaultMaxBlobSize)))
+			if err != nil {
+				return "", false
+			}
+			if schema, err = template.DetectSchema(data); err != nil {
+				return "", false
+			}
 		}
-		schema = doc.Schema
 	} else {
 		schema = yamlTopLevelSchema(br)
 	}
