@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -45,14 +46,31 @@ func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
 // bundle image two inputs name (both sides of a diff) is pulled once.
 type templateInputs struct {
 	cacheDir, bundlesFrom string
+	cacheMaxAge           cacheAge
 
 	once    sync.Once
 	bundles template.BundleRenderer
 }
 
+// defaultCacheMaxAge is how long a bundle cache entry no run uses is kept.
+const defaultCacheMaxAge = 30 * 24 * time.Hour
+
 func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.StringVar(&t.cacheDir, "cache-dir", "", "keep the bundle images pulled to render catalog templates here (DIR/bundles, by digest) and reuse them")
 	fs.StringVar(&t.bundlesFrom, "bundles-from", "", "render a template's bundles from this catalog reference (e.g. the published catalog) when it has them (same image), pulling only the others")
+	t.cacheMaxAge = cacheAge(defaultCacheMaxAge)
+	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
+}
+
+// cacheAge is the value of --cache-max-age.
+type cacheAge time.Duration
+
+func (a *cacheAge) String() string { return bundlefetch.FormatAge(time.Duration(*a)) }
+func (a *cacheAge) Type() string   { return "age" }
+func (a *cacheAge) Set(s string) error {
+	d, err := bundlefetch.ParseAge(s)
+	*a = cacheAge(d)
+	return err
 }
 
 // bundleRenderer is the renderer of the bundle images of the command's templates: parallel, with
@@ -66,7 +84,7 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 			}
 		}
 		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom,
-			Source: src, Log: cmd.ErrOrStderr()}, inputs...)
+			MaxAge: time.Duration(t.cacheMaxAge), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
 		if err != nil {
 			t.bundles = failingRenderer{err}
 			return

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/olmcat/olmcat/internal/imagetest"
 )
@@ -193,5 +194,50 @@ func TestValidateLocatesProblemsInTheTemplate(t *testing.T) {
 	}
 	if strings.Contains(out+errs, "(rendered)") {
 		t.Errorf("a problem is located in the rendered stream:\n%s%s", out, errs)
+	}
+}
+
+// --cache-max-age is taken by every command that renders templates and checked before anything
+// runs; a run with the cache removes the entries no run used for the age.
+func TestTemplatePullAndCacheFlags(t *testing.T) {
+	withTemplateRenderer(t)
+	reg, file := templateRepo(t)
+	for _, args := range [][]string{
+		{"validate", file, "--cache-max-age", "a month"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code == 0 || out != "" || !strings.Contains(errs, "invalid argument") {
+			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, out, errs)
+		}
+	}
+	if len(reg.PerPath()) != 0 {
+		t.Errorf("a refused command reached the registry: %v", reg.PerPath())
+	}
+	cache := t.TempDir()
+	if code, _, errs := runCLI(t, "validate", file, "--cache-dir", cache); code != 0 {
+		t.Fatalf("cold cache: exit %d\n%s", code, errs)
+	}
+	entries, _ := filepath.Glob(filepath.Join(cache, "bundles", "*.json"))
+	if len(entries) != 4 {
+		t.Fatalf("%d cache entries, want 4", len(entries))
+	}
+	old := time.Now().Add(-3 * 24 * time.Hour)
+	for _, e := range entries {
+		if err := os.Chtimes(e, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Used 3 days ago: kept by the default age, removed (and pulled again) with 2d.
+	if code, _, errs := runCLI(t, "validate", file, "--cache-dir", cache); code != 0 || !strings.Contains(errs, "4 from the cache") {
+		t.Errorf("default age: exit %d\n%s", code, errs)
+	}
+	for _, e := range entries {
+		if err := os.Chtimes(e, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, errs := runCLI(t, "validate", file, "--cache-dir", cache, "--cache-max-age", "2d")
+	if code != 0 || !strings.Contains(errs, "removed 4 entries no run used for 2d") || !strings.Contains(errs, "4 pulled") {
+		t.Errorf("--cache-max-age 2d: exit %d\n%s", code, errs)
 	}
 }
