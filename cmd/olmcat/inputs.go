@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -47,6 +48,7 @@ func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
 type templateInputs struct {
 	cacheDir, bundlesFrom string
 	cacheMaxAge           cacheAge
+	parallel              pullParallelism
 
 	once    sync.Once
 	bundles template.BundleRenderer
@@ -60,6 +62,8 @@ func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.StringVar(&t.bundlesFrom, "bundles-from", "", "render a template's bundles from this catalog reference (e.g. the published catalog) when it has them (same image), pulling only the others")
 	t.cacheMaxAge = cacheAge(defaultCacheMaxAge)
 	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
+	t.parallel = bundlefetch.DefaultParallel
+	fs.Var(&t.parallel, "pull-parallelism", "how many bundle images of a template to pull at once (at least 1)")
 }
 
 // cacheAge is the value of --cache-max-age.
@@ -73,6 +77,20 @@ func (a *cacheAge) Set(s string) error {
 	return err
 }
 
+// pullParallelism is the value of --pull-parallelism: a whole number, at least 1.
+type pullParallelism int
+
+func (p *pullParallelism) String() string { return strconv.Itoa(int(*p)) }
+func (p *pullParallelism) Type() string   { return "int" }
+func (p *pullParallelism) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return fmt.Errorf("want a whole number of pulls at once, at least 1")
+	}
+	*p = pullParallelism(n)
+	return nil
+}
+
 // bundleRenderer is the renderer of the bundle images of the command's templates: parallel, with
 // --cache-dir and --bundles-from. The cache directory may not be one of the command's inputs.
 func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Options, src source.Options) template.BundleRenderer {
@@ -84,7 +102,7 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 			}
 		}
 		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom,
-			MaxAge: time.Duration(t.cacheMaxAge), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
+			MaxAge: time.Duration(t.cacheMaxAge), Parallel: int(t.parallel), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
 		if err != nil {
 			t.bundles = failingRenderer{err}
 			return

@@ -197,12 +197,15 @@ func TestValidateLocatesProblemsInTheTemplate(t *testing.T) {
 	}
 }
 
-// --cache-max-age is taken by every command that renders templates and checked before anything
-// runs; a run with the cache removes the entries no run used for the age.
+// --pull-parallelism and --cache-max-age are taken by every command that renders templates and
+// checked before anything runs; a run with the cache removes the entries no run used for the age.
 func TestTemplatePullAndCacheFlags(t *testing.T) {
 	withTemplateRenderer(t)
 	reg, file := templateRepo(t)
 	for _, args := range [][]string{
+		{"validate", file, "--pull-parallelism", "0"},
+		{"diff", file, file, "--pull-parallelism", "many"},
+		{"render-template", file, "--pull-parallelism", "-1"},
 		{"validate", file, "--cache-max-age", "a month"},
 	} {
 		code, out, errs := runCLI(t, args...)
@@ -214,8 +217,8 @@ func TestTemplatePullAndCacheFlags(t *testing.T) {
 		t.Errorf("a refused command reached the registry: %v", reg.PerPath())
 	}
 	cache := t.TempDir()
-	if code, _, errs := runCLI(t, "validate", file, "--cache-dir", cache); code != 0 {
-		t.Fatalf("cold cache: exit %d\n%s", code, errs)
+	if code, _, errs := runCLI(t, "validate", file, "--pull-parallelism", "1", "--cache-dir", cache); code != 0 {
+		t.Fatalf("--pull-parallelism 1: exit %d\n%s", code, errs)
 	}
 	entries, _ := filepath.Glob(filepath.Join(cache, "bundles", "*.json"))
 	if len(entries) != 4 {
