@@ -244,3 +244,16 @@ func TestTemplatePullAndCacheFlags(t *testing.T) {
 		t.Errorf("--cache-max-age 2d: exit %d\n%s", code, errs)
 	}
 }
+
+// A directory of templates is not a catalog: every command says to name one template file.
+func TestTemplateDirectoryExits2(t *testing.T) {
+	withTemplateRenderer(t)
+	_, file := templateRepo(t)
+	dir := filepath.Dir(file)
+	for _, args := range [][]string{{"validate", dir}, {"diff", dir, file}, {"graph", dir}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "a directory of 1 catalog template (v4.18.yaml)") || !strings.Contains(errs, "name one template file, e.g. "+file) {
+			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, out, errs)
+		}
+	}
+}

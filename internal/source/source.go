@@ -129,6 +129,9 @@ func (s *Source) openLocal(ctx context.Context, path string) error {
 	switch {
 	case fi.IsDir():
 		s.format, s.path = FormatFBC, path
+		if err := s.refuseTemplateDir(ctx); err != nil {
+			return err
+		}
 		return s.checkNotEmpty(ctx)
 	case !fi.Mode().IsRegular():
 		f, err := openSpecial(ctx, path)

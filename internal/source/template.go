@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // A catalog template (olm.template.basic, olm.semver, olm.template.substitutes) is a catalog
@@ -228,4 +232,52 @@ func RenderBundleImage(ctx context.Context, ref string, opts indeximage.Options)
 		return fbc.Bundle{}, imgErr(err)
 	}
 	return rendered, nil
+}
+
+// errNotOnlyTemplates stops the walk of refuseTemplateDir at the first blob of a catalog.
+var errNotOnlyTemplates = errors.New("not only templates")
+
+// refuseTemplateDir refuses a directory whose catalog files are all catalog templates (a
+// repository's operators/P/catalog-templates/): each template renders to a catalog of its own
+// (typically one per OpenShift version), so reading them as one FBC of template-schema blobs, or
+// rendering them into one catalog, would be wrong. The walk stops at the first blob that is not a
+// template's, so an FBC directory costs one blob.
+func (s *Source) refuseTemplateDir(ctx context.Context) error {
+	templates := map[string]bool{}
+	err := s.walkFBC(ctx, func(b fbc.Blob) error {
+		if !slices.Contains(TemplateSchemas, b.Schema) {
+			return errNotOnlyTemplates
+		}
+		templates[b.Loc.File] = true
+		return nil
+	})
+	var lerrs *fbc.LoadErrors
+	switch {
+	case errors.As(err, &lerrs):
+		// A template the loader cannot read as a blob (`Schema:`, as opm accepts it) is still a
+		// template; any other problem is the catalog's.
+		for _, e := range lerrs.Errs {
+			if _, ok, _ := templateFile(filepath.Join(s.path, filepath.FromSlash(e.Loc.File))); !ok {
+				return nil
+			}
+			templates[e.Loc.File] = true
+		}
+		if lerrs.Omitted > 0 {
+			return nil
+		}
+	case err != nil:
+		return nil // a catalog, or a problem the emptiness check words
+	}
+	if len(templates) == 0 {
+		return nil
+	}
+	files := slices.Sorted(maps.Keys(templates))
+	shown := files
+	if len(shown) > 5 {
+		shown = append(slices.Clone(shown[:5]), "...")
+	}
+	example := strings.TrimSuffix(s.ref.Raw, "/") + "/" + files[len(files)-1]
+	return &Error{Ref: s.ref.Raw, Problem: NotACatalog,
+		Detail: fmt.Sprintf("a directory of %s (%s), each a catalog of its own", plural.Of(len(files), "catalog template"), strings.Join(shown, ", ")),
+		Hint:   "name one template file, e.g. " + example + ", as opm alpha render-template renders one template at a time"}
 }

@@ -210,3 +210,45 @@ func FuzzTemplateSchema(f *testing.F) {
 		}
 	})
 }
+
+// A directory of nothing but catalog templates (a repository's operators/P/catalog-templates/) is
+// refused, naming the templates and saying to name one; a directory with an FBC in it is an FBC.
+func TestTemplateDirectoryIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "catalog-templates")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// v4.17 as the corpus writes its semver template (`Schema:`, which the FBC loader does not
+	// read as a blob), v4.18 its basic template.
+	for name, from := range map[string]string{
+		"v4.17.yaml": "templates/render/semver-clusterpulse/template.yaml",
+		"v4.18.yaml": "templates/render/basic-cat-facts-operator/template.yaml",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), mustRead(t, corpusPath(t, from)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := source.Options{Templates: imagetest.RenderBasicTemplate}
+	for _, o := range []source.Options{opts, {Templates: opts.Templates, AllowEmpty: true}} {
+		_, err := source.Open(context.Background(), dir, o)
+		var e *source.Error
+		if !errors.As(err, &e) || e.Problem != source.NotACatalog {
+			t.Fatalf("allow-empty %v: %v, want a not-a-catalog error", o.AllowEmpty, err)
+		}
+		for _, part := range []string{"2 catalog templates (v4.17.yaml, v4.18.yaml)", "name one template file, e.g. " + dir + "/v4.18.yaml"} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("%q does not say %q", err, part)
+			}
+		}
+	}
+	// With the rendered catalog beside them, the directory is that FBC.
+	expected := mustRead(t, corpusPath(t, "templates/render/basic-cat-facts-operator/expected.json"))
+	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), expected, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatalf("an FBC directory holding templates too: %v", err)
+	}
+	src.Close()
+}
