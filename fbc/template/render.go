@@ -19,7 +19,8 @@ type Options struct {
 	// bundles rendered from images, never to blobs copied from the template.
 	CSVMetadata bool
 	// File is the name the template is known by: the rendered blobs are located in it, at the
-	// line of the template part they came from (Template.Lines), when that line is known.
+	// line of the template part they came from (Template.Lines), when that line is known. ""
+	// locates nothing.
 	File string
 }
 
@@ -135,9 +136,10 @@ type locator struct {
 	lines *Lines
 }
 
-// at is the location of a template part starting at line (unknown when 0).
+// at is the location of a template part starting at line (unknown when 0, or when the template
+// has no name).
 func (l locator) at(line int) fbc.Location {
-	if line == 0 {
+	if line == 0 || l.file == "" {
 		return fbc.Location{}
 	}
 	return fbc.Location{File: l.file, Line: line}
