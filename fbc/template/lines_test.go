@@ -115,3 +115,30 @@ func TestRenderLocatesBlobsInTheTemplate(t *testing.T) {
 		})
 	}
 }
+
+// The templates opm's convert-template writes, in JSON and in YAML, locate each entry at the line
+// where it starts: its `{` in JSON, its `- ` in YAML.
+func TestLinesOfConvertedTemplates(t *testing.T) {
+	for _, c := range templatetest.Cases(t, "convert") {
+		for _, run := range c.Runs {
+			t.Run(c.ID+"/"+run.Expected, func(t *testing.T) {
+				data := c.Read(t, run.Expected)
+				tmpl, err := template.Parse("", data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tmpl.Lines == nil || len(tmpl.Lines.Entries) != len(tmpl.Basic.Entries) {
+					t.Fatalf("lines %+v for %d entries", tmpl.Lines, len(tmpl.Basic.Entries))
+				}
+				lines := strings.Split(string(data), "\n")
+				prev := 0
+				for i, n := range tmpl.Lines.Entries {
+					if n <= prev || n > len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[n-1]), "{") && !strings.HasPrefix(lines[n-1], "- ") {
+						t.Fatalf("entry %d at line %d (after %d): %q", i, n, prev, lines[min(max(n, 1), len(lines))-1])
+					}
+					prev = n
+				}
+			})
+		}
+	}
+}
