@@ -165,7 +165,7 @@ func TestInPlaceRefusesATemplate(t *testing.T) {
 
 // A problem of a rendered template is reported at the line of the template entry it came from,
 // the line a maintainer edits, not in the rendered stream.
-func TestValidateLocatesProblemsInTheTemplate(t *testing.T) {
+func TestTemplateProblemsAreLocatedInTheTemplate(t *testing.T) {
 	withTemplateRenderer(t)
 	_, file := templateRepo(t)
 	data, err := os.ReadFile(file)
@@ -184,16 +184,19 @@ func TestValidateLocatesProblemsInTheTemplate(t *testing.T) {
 			channelLine = i + 1
 		}
 	}
-	code, out, errs := runCLI(t, "validate", file)
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
-	}
 	want := fmt.Sprintf("%s:%d", file, channelLine)
-	if !strings.Contains(out+errs, want) || !strings.Contains(out+errs, "cat-facts-operator.v9.9.9") {
-		t.Errorf("the problem is not reported at %s:\n%s%s", want, out, errs)
-	}
-	if strings.Contains(out+errs, "(rendered)") {
-		t.Errorf("a problem is located in the rendered stream:\n%s%s", out, errs)
+	// validate fails; diff reports the problem the change introduces, located.
+	for _, args := range [][]string{{"validate", file}, {"diff", "git:HEAD:" + file, file, "-o", "json"}} {
+		code, out, errs := runCLI(t, args...)
+		if code == 0 && args[0] == "validate" || code == 2 {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+		if !strings.Contains(out+errs, want) || !strings.Contains(out+errs, "cat-facts-operator.v9.9.9") {
+			t.Errorf("%v: the problem is not reported at %s:\n%s%s", args, want, out, errs)
+		}
+		if strings.Contains(out+errs, "(rendered)") {
+			t.Errorf("%v: a problem is located in the rendered stream:\n%s%s", args, out, errs)
+		}
 	}
 }
 
