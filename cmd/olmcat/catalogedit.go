@@ -59,7 +59,7 @@ func loadCatalog(cmd *cobra.Command, src *source.Source) (*catalogInput, error) 
 		return nil, loadFailure(src.String(), err)
 	}
 	format := fbc.JSON
-	if src.Format() == source.FormatFBC {
+	if src.Format() == source.FormatFBC && src.Template() == "" { // a template renders to JSON, as render-template prints it
 		format = formatOfFiles(cat)
 	}
 	return &catalogInput{src: src, cat: cat, format: format}, nil

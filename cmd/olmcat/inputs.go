@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -45,14 +47,48 @@ func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
 // bundle image two inputs name (both sides of a diff) is pulled once.
 type templateInputs struct {
 	cacheDir, bundlesFrom string
+	cacheMaxAge           cacheAge
+	parallel              pullParallelism
 
 	once    sync.Once
 	bundles template.BundleRenderer
 }
 
+// defaultCacheMaxAge is how long a bundle cache entry no run uses is kept.
+const defaultCacheMaxAge = 30 * 24 * time.Hour
+
 func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.StringVar(&t.cacheDir, "cache-dir", "", "keep the bundle images pulled to render catalog templates here (DIR/bundles, by digest) and reuse them")
 	fs.StringVar(&t.bundlesFrom, "bundles-from", "", "render a template's bundles from this catalog reference (e.g. the published catalog) when it has them (same image), pulling only the others")
+	t.cacheMaxAge = cacheAge(defaultCacheMaxAge)
+	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
+	t.parallel = bundlefetch.DefaultParallel
+	fs.Var(&t.parallel, "pull-parallelism", "how many bundle images of a template to pull at once (at least 1)")
+}
+
+// cacheAge is the value of --cache-max-age.
+type cacheAge time.Duration
+
+func (a *cacheAge) String() string { return bundlefetch.FormatAge(time.Duration(*a)) }
+func (a *cacheAge) Type() string   { return "age" }
+func (a *cacheAge) Set(s string) error {
+	d, err := bundlefetch.ParseAge(s)
+	*a = cacheAge(d)
+	return err
+}
+
+// pullParallelism is the value of --pull-parallelism: a whole number, at least 1.
+type pullParallelism int
+
+func (p *pullParallelism) String() string { return strconv.Itoa(int(*p)) }
+func (p *pullParallelism) Type() string   { return "int" }
+func (p *pullParallelism) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return fmt.Errorf("want a whole number of pulls at once, at least 1")
+	}
+	*p = pullParallelism(n)
+	return nil
 }
 
 // bundleRenderer is the renderer of the bundle images of the command's templates: parallel, with
@@ -66,7 +102,7 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 			}
 		}
 		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom,
-			Source: src, Log: cmd.ErrOrStderr()}, inputs...)
+			MaxAge: time.Duration(t.cacheMaxAge), Parallel: int(t.parallel), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
 		if err != nil {
 			t.bundles = failingRenderer{err}
 			return

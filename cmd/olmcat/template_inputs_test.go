@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/olmcat/olmcat/internal/imagetest"
 )
@@ -158,5 +160,103 @@ func TestInPlaceRefusesATemplate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "edited")
 	if code, _, errs := runCLI(t, "rm", file, "cat-facts-operator.v1.1.2", "--output-dir", out); code != 0 {
 		t.Errorf("--output-dir: exit %d\n%s", code, errs)
+	}
+}
+
+// A problem of a rendered template is reported at the line of the template entry it came from,
+// the line a maintainer edits, not in the rendered stream.
+func TestTemplateProblemsAreLocatedInTheTemplate(t *testing.T) {
+	withTemplateRenderer(t)
+	_, file := templateRepo(t)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := "  - name: cat-facts-operator.v1.1.2\n    replaces: cat-facts-operator.v1.1.1\n"
+	broken := strings.Replace(string(data), last, last+"  - name: cat-facts-operator.v9.9.9\n    replaces: cat-facts-operator.v1.1.2\n", 1)
+	if broken == string(data) {
+		t.Fatal("the corpus template changed: cannot add a channel entry")
+	}
+	writeFile(t, file, broken)
+	channelLine := 0
+	for i, l := range strings.Split(broken, "\n") {
+		if l == "- schema: olm.channel" {
+			channelLine = i + 1
+		}
+	}
+	want := fmt.Sprintf("%s:%d", file, channelLine)
+	// validate fails; diff reports the problem the change introduces, located.
+	for _, args := range [][]string{{"validate", file}, {"diff", "git:HEAD:" + file, file, "-o", "json"}} {
+		code, out, errs := runCLI(t, args...)
+		if code == 0 && args[0] == "validate" || code == 2 {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+		if !strings.Contains(out+errs, want) || !strings.Contains(out+errs, "cat-facts-operator.v9.9.9") {
+			t.Errorf("%v: the problem is not reported at %s:\n%s%s", args, want, out, errs)
+		}
+		if strings.Contains(out+errs, "(rendered)") {
+			t.Errorf("%v: a problem is located in the rendered stream:\n%s%s", args, out, errs)
+		}
+	}
+}
+
+// --pull-parallelism and --cache-max-age are taken by every command that renders templates and
+// checked before anything runs; a run with the cache removes the entries no run used for the age.
+func TestTemplatePullAndCacheFlags(t *testing.T) {
+	withTemplateRenderer(t)
+	reg, file := templateRepo(t)
+	for _, args := range [][]string{
+		{"validate", file, "--pull-parallelism", "0"},
+		{"diff", file, file, "--pull-parallelism", "many"},
+		{"render-template", file, "--pull-parallelism", "-1"},
+		{"validate", file, "--cache-max-age", "a month"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code == 0 || out != "" || !strings.Contains(errs, "invalid argument") {
+			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, out, errs)
+		}
+	}
+	if len(reg.PerPath()) != 0 {
+		t.Errorf("a refused command reached the registry: %v", reg.PerPath())
+	}
+	cache := t.TempDir()
+	if code, _, errs := runCLI(t, "validate", file, "--pull-parallelism", "1", "--cache-dir", cache); code != 0 {
+		t.Fatalf("--pull-parallelism 1: exit %d\n%s", code, errs)
+	}
+	entries, _ := filepath.Glob(filepath.Join(cache, "bundles", "*.json"))
+	if len(entries) != 4 {
+		t.Fatalf("%d cache entries, want 4", len(entries))
+	}
+	old := time.Now().Add(-3 * 24 * time.Hour)
+	for _, e := range entries {
+		if err := os.Chtimes(e, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Used 3 days ago: kept by the default age, removed (and pulled again) with 2d.
+	if code, _, errs := runCLI(t, "validate", file, "--cache-dir", cache); code != 0 || !strings.Contains(errs, "4 from the cache") {
+		t.Errorf("default age: exit %d\n%s", code, errs)
+	}
+	for _, e := range entries {
+		if err := os.Chtimes(e, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, errs := runCLI(t, "validate", file, "--cache-dir", cache, "--cache-max-age", "2d")
+	if code != 0 || !strings.Contains(errs, "removed 4 entries no run used for 2d") || !strings.Contains(errs, "4 pulled") {
+		t.Errorf("--cache-max-age 2d: exit %d\n%s", code, errs)
+	}
+}
+
+// A directory of templates is not a catalog: every command says to name one template file.
+func TestTemplateDirectoryExits2(t *testing.T) {
+	withTemplateRenderer(t)
+	_, file := templateRepo(t)
+	dir := filepath.Dir(file)
+	for _, args := range [][]string{{"validate", dir}, {"diff", dir, file}, {"graph", dir}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "a directory of 1 catalog template (v4.18.yaml)") || !strings.Contains(errs, "name one template file, e.g. "+file) {
+			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, out, errs)
+		}
 	}
 }

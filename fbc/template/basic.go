@@ -9,8 +9,8 @@ import (
 
 // renderBasic loads the entries as FBC and replaces every olm.bundle entry, which names only an
 // image, by the bundle rendered from it, in entry order. Nothing else is touched nor validated.
-func renderBasic(ctx context.Context, t *Basic, src *bundleSource) (*fbc.Catalog, error) {
-	cat, err := loadEntries(t.Entries)
+func renderBasic(ctx context.Context, t *Basic, src *bundleSource, loc locator) (*fbc.Catalog, error) {
+	cat, err := loadEntries(t.Entries, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,9 @@ func renderBasic(ctx context.Context, t *Basic, src *bundleSource) (*fbc.Catalog
 		return nil, errors.New("unexpected fields present in basic template bundle")
 	}
 	for i, ref := range refs {
-		cat.Bundles[i] = src.get(ref).bundle
+		b := src.get(ref).bundle
+		b.Loc = cat.Bundles[i].Loc
+		cat.Bundles[i] = b
 	}
 	dropUnknownFields(cat)
 	return cat, nil

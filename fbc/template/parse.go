@@ -39,6 +39,8 @@ type Template struct {
 	Basic       *Basic
 	Semver      *Semver
 	Substitutes *Substitutes
+	// Lines locate the template's parts in the text it was parsed from (nil: unknown).
+	Lines *Lines
 }
 
 // Schema is the template's schema.
@@ -122,6 +124,7 @@ func Parse(typ string, data []byte) (*Template, error) {
 	if err != nil {
 		return nil, parseErrorf("rendering template: %v", err)
 	}
+	t.Lines = findLines(data)
 	return &t, nil
 }
 
@@ -148,17 +151,27 @@ func DetectSchema(data []byte) (string, error) {
 }
 
 // FirstDocument is the first document of a YAML or JSON stream as JSON, read as Kubernetes'
-// YAMLOrJSONDecoder reads it: a stream whose first non-space character is '{' is JSON and its
-// first value is taken; otherwise the text up to the first "---" line that follows some content
-// is one YAML document (line numbers in errors count from the start of the stream).
+// YAMLOrJSONDecoder reads it: a stream whose first non-space character is '{' may be JSON and
+// its first value is taken; when it is not JSON (flow-style YAML: `{schema: olm.semver, ...}`),
+// or otherwise, the text up to the first "---" line that follows some content is one YAML
+// document (line numbers in errors count from the start of the stream). When neither reads, the
+// JSON error is the one returned, as Kubernetes returns it.
 func FirstDocument(data []byte) (json.RawMessage, error) {
+	var jsonErr error
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var raw json.RawMessage
-		if err := json.NewDecoder(bytes.NewReader(t)).Decode(&raw); err != nil {
-			return nil, err
+		if jsonErr = json.NewDecoder(bytes.NewReader(t)).Decode(&raw); jsonErr == nil {
+			return raw, nil
 		}
-		return raw, nil
 	}
+	raw, err := firstYAMLDocument(data)
+	if err != nil && jsonErr != nil {
+		return nil, jsonErr
+	}
+	return raw, err
+}
+
+func firstYAMLDocument(data []byte) (json.RawMessage, error) {
 	doc, content := data, false
 	for pos := 0; pos < len(data); {
 		end := bytes.IndexByte(data[pos:], '\n')

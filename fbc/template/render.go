@@ -18,6 +18,10 @@ type Options struct {
 	// CSVMetadata applies opm's bundle-object-to-csv-metadata migration (--migrate-level) to the
 	// bundles rendered from images, never to blobs copied from the template.
 	CSVMetadata bool
+	// File is the name the template is known by: the rendered blobs are located in it, at the
+	// line of the template part they came from (Template.Lines), when that line is known. ""
+	// locates nothing.
+	File string
 }
 
 // Render renders a template into a catalog as `opm alpha render-template` does, taking the bundles
@@ -25,17 +29,21 @@ type Options struct {
 // ("rendering template: ...").
 func Render(ctx context.Context, t *Template, r BundleRenderer, opts Options) (*fbc.Catalog, error) {
 	src := &bundleSource{renderer: r, opts: opts, rendered: map[string]renderedBundle{}}
+	loc := locator{file: opts.File, lines: t.Lines}
+	if loc.lines == nil {
+		loc.lines = &Lines{}
+	}
 	var (
 		cat *fbc.Catalog
 		err error
 	)
 	switch {
 	case t.Basic != nil:
-		cat, err = renderBasic(ctx, t.Basic, src)
+		cat, err = renderBasic(ctx, t.Basic, src, loc)
 	case t.Semver != nil:
-		cat, err = renderSemver(ctx, t.Semver, src)
+		cat, err = renderSemver(ctx, t.Semver, src, loc)
 	case t.Substitutes != nil:
-		cat, err = renderSubstitutes(ctx, t.Substitutes, src)
+		cat, err = renderSubstitutes(ctx, t.Substitutes, src, loc)
 	default:
 		err = errors.New("empty template")
 	}
@@ -122,8 +130,23 @@ func csvOf(b fbc.Bundle) []byte {
 	return sqlite.FindCSV(objects)
 }
 
-// loadEntries reads template entries as FBC blobs, in order.
-func loadEntries(entries []json.RawMessage) (*fbc.Catalog, error) {
+// locator locates rendered blobs in their template.
+type locator struct {
+	file  string
+	lines *Lines
+}
+
+// at is the location of a template part starting at line (unknown when 0, or when the template
+// has no name).
+func (l locator) at(line int) fbc.Location {
+	if line == 0 || l.file == "" {
+		return fbc.Location{}
+	}
+	return fbc.Location{File: l.file, Line: line}
+}
+
+// loadEntries reads template entries as FBC blobs, in order, each located at its entry.
+func loadEntries(entries []json.RawMessage, loc locator) (*fbc.Catalog, error) {
 	cat := &fbc.Catalog{}
 	for i, e := range entries {
 		e, err := normalizeBlob(e)
@@ -139,7 +162,7 @@ func loadEntries(entries []json.RawMessage) (*fbc.Catalog, error) {
 			return nil, fmt.Errorf("entry %d: %v", i, err)
 		}
 		if err := cat.Add(fbc.Blob{Schema: head.Schema, Package: head.Package, Name: head.Name, Data: e,
-			Loc: fbc.Location{File: fmt.Sprintf("entries[%d]", i)}}); err != nil {
+			Loc: loc.at(at(loc.lines.Entries, i))}); err != nil {
 			return nil, err
 		}
 	}
@@ -201,7 +224,7 @@ func (t *Template) Refs() []string {
 	}
 	switch {
 	case t.Basic != nil:
-		if cat, err := loadEntries(t.Basic.Entries); err == nil {
+		if cat, err := loadEntries(t.Basic.Entries, locator{lines: &Lines{}}); err == nil {
 			for _, b := range cat.Bundles {
 				add(b.Image)
 			}

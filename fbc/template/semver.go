@@ -35,7 +35,7 @@ func kindRank(kind string) int {
 // highest bundle of the previous minor version and skips every other bundle since the major version
 // began. The default channel is the "high-water" channel: most stable archetype, then the highest
 // first version, then the preferred kind.
-func renderSemver(ctx context.Context, t *Semver, src *bundleSource) (*fbc.Catalog, error) {
+func renderSemver(ctx context.Context, t *Semver, src *bundleSource, loc locator) (*fbc.Catalog, error) {
 	byArchetype := [][]string{t.Candidate, t.Fast, t.Stable}
 	var refs []string
 	for _, images := range byArchetype {
@@ -44,18 +44,29 @@ func renderSemver(ctx context.Context, t *Semver, src *bundleSource) (*fbc.Catal
 	if err := src.render(ctx, refs); err != nil {
 		return nil, err
 	}
+	// A bundle is located at its entry in its archetype's list (the first one for the bundle
+	// itself); a generated channel at the entry of the bundle that created it.
+	entryLocs := make([]map[string]fbc.Location, len(archetypes))
 	out := &fbc.Catalog{}
 	seen := map[string]bool{}
-	for _, ref := range refs {
-		if !seen[ref] {
-			seen[ref] = true
-			out.Bundles = append(out.Bundles, src.get(ref).bundle)
+	for i, images := range byArchetype {
+		entryLocs[i] = map[string]fbc.Location{}
+		for j, ref := range images {
+			b := src.get(ref).bundle
+			b.Loc = loc.at(at(loc.lines.Bundles[i], j))
+			if _, ok := entryLocs[i][b.Name]; !ok {
+				entryLocs[i][b.Name] = b.Loc
+			}
+			if !seen[ref] {
+				seen[ref] = true
+				out.Bundles = append(out.Bundles, b)
+			}
 		}
 	}
 	if len(out.Bundles) == 0 {
 		return nil, errors.New("render: no bundles specified or no bundles could be rendered")
 	}
-	g := &semverGenerator{t: t, channels: map[string]*fbc.Channel{}}
+	g := &semverGenerator{t: t, channels: map[string]*fbc.Channel{}, entryLocs: entryLocs}
 	versions := make([]map[string]semver.Version, len(archetypes))
 	for i, images := range byArchetype {
 		v, err := g.versions(images, src)
@@ -64,7 +75,7 @@ func renderSemver(ctx context.Context, t *Semver, src *bundleSource) (*fbc.Catal
 		}
 		versions[i] = v
 	}
-	out.Packages = []fbc.Package{{Schema: fbc.SchemaPackage, Name: g.pkg}}
+	out.Packages = []fbc.Package{{Schema: fbc.SchemaPackage, Name: g.pkg, Loc: loc.at(loc.lines.Document)}}
 	out.Channels = g.generate(versions)
 	pkg := &out.Packages[0]
 	pkg.DefaultChannel = g.defaultChannel
@@ -83,7 +94,8 @@ type semverGenerator struct {
 	pkg            string
 	defaultChannel string
 	channels       map[string]*fbc.Channel
-	csvs           map[string][]byte // by bundle name
+	csvs           map[string][]byte         // by bundle name
+	entryLocs      []map[string]fbc.Location // per archetype, by bundle name
 }
 
 // versions reads the package version of each bundle of one archetype.
@@ -206,7 +218,7 @@ func (g *semverGenerator) generate(versions []map[string]semver.Version) []fbc.C
 				}
 				ch, ok := g.channels[chName]
 				if !ok {
-					ch = &fbc.Channel{Schema: fbc.SchemaChannel, Name: chName, Package: g.pkg, Entries: []fbc.ChannelEntry{}}
+					ch = &fbc.Channel{Schema: fbc.SchemaChannel, Name: chName, Package: g.pkg, Entries: []fbc.ChannelEntry{}, Loc: g.entryLocs[i][name]}
 					g.channels[chName] = ch
 					if c := (highWater{archetype: archetype, kind: kind, version: v, name: chName}); c.beats(hw, g.t.DefaultChannelTypePreference) {
 						hw = c

@@ -16,8 +16,8 @@ import (
 // renderSubstitutes applies each substitution to complete, valid FBC entries: in every channel
 // holding Base, the bundle of the image Name takes Base's place in the upgrade graph (its edges,
 // plus a skip of Base), and what replaced or skipped Base now replaces or skips it.
-func renderSubstitutes(ctx context.Context, t *Substitutes, src *bundleSource) (*fbc.Catalog, error) {
-	cat, err := loadEntries(t.Entries)
+func renderSubstitutes(ctx context.Context, t *Substitutes, src *bundleSource, loc locator) (*fbc.Catalog, error) {
+	cat, err := loadEntries(t.Entries, loc)
 	if err != nil {
 		return nil, fmt.Errorf("render: unable to create declarative config from entries: %v", err)
 	}
@@ -25,8 +25,8 @@ func renderSubstitutes(ctx context.Context, t *Substitutes, src *bundleSource) (
 		return nil, fmt.Errorf("render: entries are not valid FBC: %v", err)
 	}
 	usedBase, usedName := map[string]bool{}, map[string]bool{}
-	for _, s := range t.Substitutions {
-		if err := substitute(ctx, cat, s, src, usedBase, usedName); err != nil {
+	for i, s := range t.Substitutions {
+		if err := substitute(ctx, cat, s, src, usedBase, usedName, loc.at(at(loc.lines.Substitutions, i))); err != nil {
 			return nil, fmt.Errorf("render: error processing substitution %s->%s: %v", s.Base, s.Name, err)
 		}
 	}
@@ -34,7 +34,7 @@ func renderSubstitutes(ctx context.Context, t *Substitutes, src *bundleSource) (
 	return cat, nil
 }
 
-func substitute(ctx context.Context, cat *fbc.Catalog, s Substitution, src *bundleSource, usedBase, usedName map[string]bool) error {
+func substitute(ctx context.Context, cat *fbc.Catalog, s Substitution, src *bundleSource, usedBase, usedName map[string]bool, subLoc fbc.Location) error {
 	switch {
 	case s.Name == "":
 		return errors.New("substitution name cannot be empty")
@@ -56,6 +56,7 @@ func substitute(ctx context.Context, cat *fbc.Catalog, s Substitution, src *bund
 		return fmt.Errorf("failed to render bundle image reference %q: %v", s.Name, err)
 	}
 	sub := src.get(s.Name).bundle
+	sub.Loc = subLoc
 	if sub.Name == "" {
 		return fmt.Errorf("rendered bundle image reference %q contains no bundles", s.Name)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
@@ -23,6 +24,11 @@ import (
 // it for a bare directory (no image: bundledir.WithImage adds the reference it is pulled by), with
 // the digest of that JSON. An entry that does not decode, names another image or does not hash to
 // its digest is ignored and the image pulled again; an entry is never trusted more than that.
+//
+// The cache is bounded by use: an entry's modification time is the last time a run used it
+// (written, or read: touched on every hit), and a run that uses the cache first removes the
+// entries no run has used for Options.MaxAge. A CI cache that is saved after every job thus holds
+// the bundles of the templates it still renders, not of every bundle it ever pulled.
 
 const (
 	cacheSubdir  = "bundles"
@@ -41,6 +47,37 @@ type cacheEntry struct {
 type cache struct {
 	dir      string // DIR/bundles
 	platform string
+}
+
+// isEntryName reports whether a file of the cache directory is an entry (not a temporary file of
+// a write in progress, nor anything else).
+func isEntryName(name string) bool {
+	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") && strings.Count(name, "-") >= 2
+}
+
+// prune removes the entries not used since before now-maxAge and says how many it removed.
+// Entries that cannot be removed are left; a cache that does not exist yet has nothing to prune.
+func (c *cache) prune(maxAge time.Duration, now time.Time) (int, error) {
+	entries, err := os.ReadDir(c.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isEntryName(e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) <= maxAge {
+			continue
+		}
+		if os.Remove(filepath.Join(c.dir, e.Name())) == nil {
+			removed++
+		}
+	}
+	return removed, nil
 }
 
 func (c *cache) path(digest v1.Hash) string {
@@ -85,6 +122,8 @@ func (c *cache) load(digest v1.Hash) (fbc.Bundle, bool, error) {
 	if err := json.Unmarshal(e.Bundle, &b); err != nil || b.Schema != fbc.SchemaBundle || b.Name == "" || b.Image != "" {
 		return fbc.Bundle{}, true, fmt.Errorf("%w %s: it does not hold a rendered bundle", errCorrupt, p)
 	}
+	now := time.Now()
+	_ = os.Chtimes(p, now, now) // used now; a read-only cache is still read
 	return b, true, nil
 }
 

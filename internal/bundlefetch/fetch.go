@@ -14,8 +14,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
@@ -34,6 +36,9 @@ type Options struct {
 	Images indeximage.Options
 	// CacheDir keeps pulled bundles between runs, under CacheDir/bundles; "" keeps none.
 	CacheDir string
+	// MaxAge bounds the cache: the first time a Fetcher uses it, it removes the entries no run
+	// has used for longer (see cache.go). 0 removes none.
+	MaxAge time.Duration
 	// BundlesFrom is a catalog reference whose bundles are taken, matched by their image, instead
 	// of pulling them; "" takes none. It is opened with Source the first time a bundle is needed.
 	BundlesFrom string
@@ -57,6 +62,7 @@ type Fetcher struct {
 
 	catalog   catalogBundles
 	warnCache sync.Once
+	prune     sync.Once
 }
 
 // Stats counts where the distinct bundles of a run came from.
@@ -334,6 +340,7 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 	if err != nil {
 		return fbc.Bundle{}, pulled, imgErr(err)
 	}
+	f.prune.Do(f.pruneCache)
 	rendered, ok, err := f.cache.load(res.Digest)
 	switch {
 	case err == nil && ok:
@@ -360,6 +367,45 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 		})
 	}
 	return bundledir.WithImage(rendered, ref), pulled, nil
+}
+
+// pruneCache removes the cache entries not used for MaxAge, and says so when there were any.
+func (f *Fetcher) pruneCache() {
+	if f.opts.MaxAge <= 0 {
+		return
+	}
+	n, err := f.cache.prune(f.opts.MaxAge, time.Now())
+	switch {
+	case err != nil:
+		f.warn("cannot prune the bundle cache %s: %v", f.cache.dir, err)
+	case n > 0:
+		f.warn("bundle cache %s: removed %s no run used for %s", f.cache.dir, plural.Of(n, "entry"), FormatAge(f.opts.MaxAge))
+	}
+}
+
+// FormatAge writes a cache age as --cache-max-age takes it: whole days as "30d".
+func FormatAge(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
+}
+
+// ParseAge reads a cache age: a number of days ("30d") or a Go duration ("36h", "90m"); "0"
+// means no limit.
+func ParseAge(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100000 {
+			return 0, fmt.Errorf("invalid age %q: give days (30d) or a duration (36h)", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid age %q: give days (30d) or a duration (36h)", s)
+	}
+	return d, nil
 }
 
 func (f *Fetcher) warn(format string, args ...any) {

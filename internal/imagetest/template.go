@@ -16,22 +16,22 @@ import (
 // it renders a basic template whose olm.bundle entries are {schema, image}, passing every other
 // entry through and rendering the bundles in entry order. It is not opm's renderer: no output
 // order, no checks.
-func RenderBasicTemplate(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, error) {
+func RenderBasicTemplate(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, *template.Locations, error) {
 	var tmpl struct {
 		Schema  string
 		Entries []json.RawMessage
 	}
 	if err := yaml.Unmarshal(data, &tmpl); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tmpl.Schema != "olm.template.basic" {
-		return nil, errors.New(name + ": the test renderer renders basic templates only")
+		return nil, nil, errors.New(name + ": the test renderer renders basic templates only")
 	}
 	var refs []string
 	for _, e := range tmpl.Entries {
 		var m struct{ Schema, Image string }
 		if err := json.Unmarshal(e, &m); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m.Schema == fbc.SchemaBundle {
 			refs = append(refs, m.Image)
@@ -39,7 +39,7 @@ func RenderBasicTemplate(ctx context.Context, data []byte, name string, bundles 
 	}
 	rendered, err := bundles.RenderBundles(ctx, refs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out bytes.Buffer
 	for _, e := range tmpl.Entries {
@@ -47,12 +47,12 @@ func RenderBasicTemplate(ctx context.Context, data []byte, name string, bundles 
 		_ = json.Unmarshal(e, &m)
 		if m.Schema == fbc.SchemaBundle {
 			if e, err = json.Marshal(rendered[0]); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			rendered = rendered[1:]
 		}
 		out.Write(e)
 		out.WriteByte('\n')
 	}
-	return out.Bytes(), nil
+	return out.Bytes(), nil, nil
 }

@@ -69,6 +69,8 @@ type Source struct {
 	closers []func()
 	// template is the schema of the catalog template the stream was rendered from.
 	template string
+	// templateLocs locate the rendered stream's blobs in the template (nil: unknown).
+	templateLocs *template.Locations
 }
 
 // Open parses ref and opens the catalog it names. Servers and recorded answers are not catalogs:
@@ -127,6 +129,9 @@ func (s *Source) openLocal(ctx context.Context, path string) error {
 	switch {
 	case fi.IsDir():
 		s.format, s.path = FormatFBC, path
+		if err := s.refuseTemplateDir(ctx); err != nil {
+			return err
+		}
 		return s.checkNotEmpty(ctx)
 	case !fi.Mode().IsRegular():
 		f, err := openSpecial(ctx, path)

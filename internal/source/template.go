@@ -2,17 +2,22 @@ package source
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // A catalog template (olm.template.basic, olm.semver, olm.template.substitutes) is a catalog
@@ -21,15 +26,18 @@ import (
 
 // TemplateRenderer renders a catalog template into a catalog: data is the template as read, name
 // how messages name it, bundles renders the bundle images the template names. The result is an FBC
-// stream (JSON or YAML documents).
-type TemplateRenderer func(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, error)
+// stream (JSON or YAML documents) and, when known, where its blobs came from in the template
+// (problems of a blob are then reported at the template's line, not the rendered stream's).
+type TemplateRenderer func(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, *template.Locations, error)
 
 // TemplateSchemas are the schemas of the catalog templates opm renders.
 var TemplateSchemas = []string{"olm.template.basic", "olm.semver", "olm.template.substitutes"}
 
 // TemplateSchema reads the schema of the first document of r, a YAML or JSON stream, and returns
 // it when it is a template schema. As in opm, the key is matched case-insensitively (`Schema:`
-// works) and only the first document counts. It reads no further than the first document.
+// works) and only the first document counts. It reads no further than the first document, except
+// for a stream that starts with '{' and is not JSON: flow-style YAML, which it reads (up to
+// fbc.DefaultMaxBlobSize) as opm's YAML-or-JSON decoder does.
 func TemplateSchema(r io.Reader) (string, bool) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := firstNonSpace(br)
@@ -39,10 +47,19 @@ func TemplateSchema(r io.Reader) (string, bool) {
 	var schema string
 	if first == '{' {
 		var doc struct{ Schema string } // encoding/json matches keys case-insensitively, as opm's detection does
-		if json.NewDecoder(br).Decode(&doc) != nil {
-			return "", false
+		var read bytes.Buffer
+		if json.NewDecoder(io.TeeReader(br, &read)).Decode(&doc) == nil {
+			schema = doc.Schema
+		} else {
+			// Not JSON: flow-style YAML (`{schema: olm.semver, ...}`), read as YAML as opm reads it.
+			data, err := io.ReadAll(io.MultiReader(&read, io.LimitReader(br, fbc.DefaultMaxBlobSize)))
+			if err != nil {
+				return "", false
+			}
+			if schema, err = template.DetectSchema(data); err != nil {
+				return "", false
+			}
 		}
-		schema = doc.Schema
 	} else {
 		schema = yamlTopLevelSchema(br)
 	}
@@ -134,7 +151,7 @@ func (s *Source) openTemplate(ctx context.Context, schema string, data []byte) e
 	if bundles == nil {
 		bundles = BundleImages(s.opts.Images)
 	}
-	rendered, err := s.opts.Templates(ctx, data, s.streamName(), bundles)
+	rendered, locs, err := s.opts.Templates(ctx, data, s.streamName(), bundles)
 	if err != nil {
 		return templateError(raw, schema, err)
 	}
@@ -142,7 +159,7 @@ func (s *Source) openTemplate(ctx context.Context, schema string, data []byte) e
 	if err != nil {
 		return err
 	}
-	s.format, s.stream, s.template = FormatFBC, sp, schema
+	s.format, s.stream, s.template, s.templateLocs = FormatFBC, sp, schema, locs
 	return s.checkNotEmpty(ctx)
 }
 
@@ -215,4 +232,52 @@ func RenderBundleImage(ctx context.Context, ref string, opts indeximage.Options)
 		return fbc.Bundle{}, imgErr(err)
 	}
 	return rendered, nil
+}
+
+// errNotOnlyTemplates stops the walk of refuseTemplateDir at the first blob of a catalog.
+var errNotOnlyTemplates = errors.New("not only templates")
+
+// refuseTemplateDir refuses a directory whose catalog files are all catalog templates (a
+// repository's operators/P/catalog-templates/): each template renders to a catalog of its own
+// (typically one per OpenShift version), so reading them as one FBC of template-schema blobs, or
+// rendering them into one catalog, would be wrong. The walk stops at the first blob that is not a
+// template's, so an FBC directory costs one blob.
+func (s *Source) refuseTemplateDir(ctx context.Context) error {
+	templates := map[string]bool{}
+	err := s.walkFBC(ctx, func(b fbc.Blob) error {
+		if !slices.Contains(TemplateSchemas, b.Schema) {
+			return errNotOnlyTemplates
+		}
+		templates[b.Loc.File] = true
+		return nil
+	})
+	var lerrs *fbc.LoadErrors
+	switch {
+	case errors.As(err, &lerrs):
+		// A template the loader cannot read as a blob (`Schema:`, as opm accepts it) is still a
+		// template; any other problem is the catalog's.
+		for _, e := range lerrs.Errs {
+			if _, ok, _ := templateFile(filepath.Join(s.path, filepath.FromSlash(e.Loc.File))); !ok {
+				return nil
+			}
+			templates[e.Loc.File] = true
+		}
+		if lerrs.Omitted > 0 {
+			return nil
+		}
+	case err != nil:
+		return nil // a catalog, or a problem the emptiness check words
+	}
+	if len(templates) == 0 {
+		return nil
+	}
+	files := slices.Sorted(maps.Keys(templates))
+	shown := files
+	if len(shown) > 5 {
+		shown = append(slices.Clone(shown[:5]), "...")
+	}
+	example := strings.TrimSuffix(s.ref.Raw, "/") + "/" + files[len(files)-1]
+	return &Error{Ref: s.ref.Raw, Problem: NotACatalog,
+		Detail: fmt.Sprintf("a directory of %s (%s), each a catalog of its own", plural.Of(len(files), "catalog template"), strings.Join(shown, ", ")),
+		Hint:   "name one template file, e.g. " + example + ", as opm alpha render-template renders one template at a time"}
 }

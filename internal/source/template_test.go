@@ -17,6 +17,7 @@ import (
 	"github.com/olmcat/olmcat/internal/bundlefetch"
 	"github.com/olmcat/olmcat/internal/imagetest"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/templatetest"
 )
 
 func TestTemplateSchema(t *testing.T) {
@@ -33,6 +34,10 @@ func TestTemplateSchema(t *testing.T) {
 		{"an FBC in JSON", `{"schema":"olm.package","name":"p"}{"schema":"olm.semver"}`, ""},
 		{"nested schema key", "entries:\n  schema: olm.semver\nname: x\n", ""},
 		{"unknown template schema", "schema: olm.template.fancy\n", ""},
+		{"flow-style yaml, as opm reads it", "{schema: olm.template.basic, entries: [{schema: olm.bundle, image: 'r/b:1'}]}\n", "olm.template.basic"},
+		{"flow-style yaml over lines, capitalised key", "\n{Schema: olm.semver,\n  Stable: {Bundles: [{Image: r/b:1}]}}\n", "olm.semver"},
+		{"flow-style FBC blob", "{schema: olm.package, name: p}\n", ""},
+		{"neither JSON nor YAML", "{schema: olm.semver, [\n", ""},
 		{"empty", "", ""},
 	} {
 		got, ok := source.TemplateSchema(strings.NewReader(c.doc))
@@ -109,6 +114,25 @@ func TestTemplateIsACatalogReference(t *testing.T) {
 	}
 }
 
+// A template written in flow-style YAML (`{schema: olm.template.basic, entries: [...]}`, not
+// JSON) is a template, as opm detects it.
+func TestFlowStyleTemplateIsACatalogReference(t *testing.T) {
+	_, file, want := templateCase(t)
+	flow := templatetest.FlowStyle(t, mustRead(t, file))
+	if err := os.WriteFile(file, flow, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if schema, ok := source.TemplateSchema(bytes.NewReader(flow)); !ok || schema != "olm.template.basic" {
+		t.Fatalf("TemplateSchema: %q %v", schema, ok)
+	}
+	src, err := source.Open(context.Background(), file, source.Options{Templates: imagetest.RenderBasicTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	checkBundles(t, file, src, want)
+}
+
 // Both sides of a review, git:REV:PATH and the work tree, render through one fetcher: each bundle
 // image is pulled once.
 func TestTemplateAtGitRevisionSharesPulls(t *testing.T) {
@@ -172,7 +196,8 @@ func TestTemplateErrors(t *testing.T) {
 
 func FuzzTemplateSchema(f *testing.F) {
 	for _, seed := range []string{"schema: olm.semver\n", "---\nentries: []\nSchema: 'olm.template.basic'\n", `{"schema":"olm.template.substitutes"}`,
-		"schema: olm.package\n---\nschema: olm.semver\n", "\xef\xbb\xbf{\"Schema\": \"olm.semver\"", "%YAML 1.2\n---\nschema: olm.semver # c\n..."} {
+		"schema: olm.package\n---\nschema: olm.semver\n", "\xef\xbb\xbf{\"Schema\": \"olm.semver\"", "%YAML 1.2\n---\nschema: olm.semver # c\n...",
+		"{schema: olm.template.basic, entries: []}", "{Schema: olm.semver,\n Stable: {Bundles: [{Image: a}]}}\n---\n{}", "{schema: &a olm.semver, x: *a}", "{schema: [}"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -184,4 +209,46 @@ func FuzzTemplateSchema(f *testing.F) {
 			t.Fatalf("schema %q is not a template schema", schema)
 		}
 	})
+}
+
+// A directory of nothing but catalog templates (a repository's operators/P/catalog-templates/) is
+// refused, naming the templates and saying to name one; a directory with an FBC in it is an FBC.
+func TestTemplateDirectoryIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "catalog-templates")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// v4.17 as the corpus writes its semver template (`Schema:`, which the FBC loader does not
+	// read as a blob), v4.18 its basic template.
+	for name, from := range map[string]string{
+		"v4.17.yaml": "templates/render/semver-clusterpulse/template.yaml",
+		"v4.18.yaml": "templates/render/basic-cat-facts-operator/template.yaml",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), mustRead(t, corpusPath(t, from)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := source.Options{Templates: imagetest.RenderBasicTemplate}
+	for _, o := range []source.Options{opts, {Templates: opts.Templates, AllowEmpty: true}} {
+		_, err := source.Open(context.Background(), dir, o)
+		var e *source.Error
+		if !errors.As(err, &e) || e.Problem != source.NotACatalog {
+			t.Fatalf("allow-empty %v: %v, want a not-a-catalog error", o.AllowEmpty, err)
+		}
+		for _, part := range []string{"2 catalog templates (v4.17.yaml, v4.18.yaml)", "name one template file, e.g. " + dir + "/v4.18.yaml"} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("%q does not say %q", err, part)
+			}
+		}
+	}
+	// With the rendered catalog beside them, the directory is that FBC.
+	expected := mustRead(t, corpusPath(t, "templates/render/basic-cat-facts-operator/expected.json"))
+	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), expected, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatalf("an FBC directory holding templates too: %v", err)
+	}
+	src.Close()
 }

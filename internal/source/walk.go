@@ -63,13 +63,8 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		return fn(pkg, c)
 	}
 	if s.stream != nil {
-		r, err := s.stream.open()
-		if err != nil {
-			return err
-		}
-		c, err := fbc.Loader{Context: ctx}.LoadReader(r, s.streamName())
-		r.Close()
-		if err != nil {
+		c := &fbc.Catalog{}
+		if err := s.walkFBC(ctx, c.Add); err != nil {
 			return err
 		}
 		for _, part := range fbc.SplitByPackage(c) {
@@ -112,6 +107,15 @@ func (s *Source) walkFBC(ctx context.Context, fn func(fbc.Blob) error) error {
 			return err
 		}
 		defer r.Close()
+		if s.templateLocs != nil {
+			locate, walk := s.templateLocs.Locator(), fn
+			fn = func(b fbc.Blob) error {
+				if loc, ok := locate(b); ok {
+					b.Loc = loc
+				}
+				return walk(b)
+			}
+		}
 		return loader.WalkReader(r, s.streamName(), fn)
 	}
 	if s.files != nil {

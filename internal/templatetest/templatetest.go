@@ -5,6 +5,7 @@
 package templatetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	yamlnode "go.yaml.in/yaml/v3"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
@@ -249,3 +252,31 @@ func ToHost(s, host string) string { return strings.ReplaceAll(s, Host+"/", host
 
 // FromHost rewrites host back to the corpus host in s.
 func FromHost(s, host string) string { return strings.ReplaceAll(s, host, Host) }
+
+// FlowStyle re-encodes a YAML document as one flow-style line: `{schema: ..., entries: [...]}`,
+// YAML that is not JSON.
+func FlowStyle(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var doc yamlnode.Node
+	if err := yamlnode.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var setFlow func(n *yamlnode.Node)
+	setFlow = func(n *yamlnode.Node) {
+		n.Style |= yamlnode.FlowStyle
+		n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+		for _, c := range n.Content {
+			setFlow(c)
+		}
+	}
+	setFlow(&doc)
+	var out bytes.Buffer
+	enc := yamlnode.NewEncoder(&out)
+	if err := enc.Encode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if out.Bytes()[0] != '{' {
+		t.Fatalf("not flow style: %.80s", out.Bytes())
+	}
+	return out.Bytes()
+}
