@@ -333,9 +333,7 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 		b, err := source.RenderBundleImage(ctx, ref, images)
 		return b, pulled, err
 	}
-	imgErr := func(err error) error {
-		return &template.ImageError{Ref: ref, Registry: indeximage.RegistryHost(ref), Err: err}
-	}
+	imgErr := func(err error) error { return source.BundleImageError(ref, err) }
 	res, err := indeximage.ResolveDigest(ctx, ref, images)
 	if err != nil {
 		return fbc.Bundle{}, pulled, imgErr(err)

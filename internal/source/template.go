@@ -171,17 +171,11 @@ func templateError(ref, schema string, err error) error {
 	}
 	var img *template.ImageError
 	if errors.As(err, &img) {
-		reason := img.Err
-		var inner *Error
-		if errors.As(reason, &inner) {
-			reason = errors.New(inner.Detail)
-		}
 		detail := fmt.Sprintf("rendering the %s template: bundle image %s", schema, img.Ref)
 		if img.Registry != "" {
 			detail += " from registry " + img.Registry
 		}
-		why := strings.TrimPrefix(strings.TrimPrefix(reason.Error(), "image "+img.Ref+": "), "image "+img.Ref+" ")
-		return &Error{Ref: ref, Problem: BadImage, Detail: detail + ": " + why, Err: err,
+		return &Error{Ref: ref, Problem: BadImage, Detail: detail + ": " + img.Err.Error(), Err: err,
 			Hint: "check the reference; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify"}
 	}
 	return &Error{Ref: ref, Problem: BadTemplate, Detail: fmt.Sprintf("rendering the %s template: %v", schema, err), Err: err}
@@ -213,9 +207,7 @@ func (o sequentialBundles) RenderBundles(ctx context.Context, refs []string) ([]
 // written). Like opm rendering a template, it reads bundle images only: a local directory, an
 // index image or anything else is an error. Every error is a *template.ImageError.
 func RenderBundleImage(ctx context.Context, ref string, opts indeximage.Options) (fbc.Bundle, error) {
-	imgErr := func(err error) error {
-		return &template.ImageError{Ref: ref, Registry: indeximage.RegistryHost(ref), Err: err}
-	}
+	imgErr := func(err error) error { return BundleImageError(ref, err) }
 	if !indeximage.IsImageRef(ref) {
 		return fbc.Bundle{}, imgErr(errors.New("not an image reference: a template names bundle images (REGISTRY/REPOSITORY:TAG or @DIGEST), as opm renders them"))
 	}
@@ -233,6 +225,35 @@ func RenderBundleImage(ctx context.Context, ref string, opts indeximage.Options)
 	}
 	return rendered, nil
 }
+
+// BundleImageError is the error of a bundle image ref that a template names and that could not be
+// pulled or read: its cause says why once, without the reference the messages of the image layer
+// repeat ("REF: bad image: image REF: ...").
+func BundleImageError(ref string, err error) *template.ImageError {
+	why := err.Error()
+	var inner *Error
+	if errors.As(err, &inner) && inner.Detail != "" {
+		why = inner.Detail
+	}
+	for _, repeated := range []string{ref + ": ", "image " + ref + ": ", "image " + ref + " "} {
+		why = strings.TrimPrefix(why, repeated)
+	}
+	var cause error = err
+	if why != err.Error() {
+		cause = &imageCause{why: why, err: err}
+	}
+	return &template.ImageError{Ref: ref, Registry: indeximage.RegistryHost(ref), Err: cause}
+}
+
+// imageCause is why a bundle image could not be read, in words, keeping the error it came from.
+type imageCause struct {
+	why string
+	err error
+}
+
+func (c *imageCause) Error() string { return c.why }
+
+func (c *imageCause) Unwrap() error { return c.err }
 
 // errNotOnlyTemplates stops the walk of refuseTemplateDir at the first blob of a catalog.
 var errNotOnlyTemplates = errors.New("not only templates")

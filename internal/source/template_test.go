@@ -252,3 +252,21 @@ func TestTemplateDirectoryIsRefused(t *testing.T) {
 	}
 	src.Close()
 }
+
+// A bundle image's error says the reference once: the layers below repeat it ("REF: bad image:
+// image REF: ..."), and a template error names it again.
+func TestBundleImageErrorSaysTheReferenceOnce(t *testing.T) {
+	ref := "127.0.0.1:5000/op-bundle:1.0.0"
+	cause := errors.New("connection refused")
+	inner := &source.Error{Ref: ref, Problem: source.BadImage, Detail: "image " + ref + ": Get \"https://127.0.0.1:5000/v2/\": connection refused", Err: cause}
+	err := source.BundleImageError(ref, inner)
+	if got, want := err.Error(), `failed to pull image "`+ref+`": Get "https://127.0.0.1:5000/v2/": connection refused`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if !errors.Is(err, cause) || err.Registry != "127.0.0.1:5000" {
+		t.Errorf("the cause or the registry was lost: %#v", err)
+	}
+	if got := source.BundleImageError(ref, cause).Error(); got != `failed to pull image "`+ref+`": connection refused` {
+		t.Errorf("a plain cause: %s", got)
+	}
+}
