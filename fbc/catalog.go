@@ -16,6 +16,14 @@ const (
 	SchemaDeprecations = "olm.deprecations"
 )
 
+// The schemas of catalog templates (package fbc/template). A template is a source a catalog is
+// rendered from, never a blob of one.
+const (
+	SchemaTemplateBasic       = "olm.template.basic"
+	SchemaTemplateSemver      = "olm.semver"
+	SchemaTemplateSubstitutes = "olm.template.substitutes"
+)
+
 // Location is where a blob was read from. It is never serialized.
 type Location struct {
 	File string // path as given by the loader (relative to the catalog root where there is one)

@@ -33,6 +33,7 @@ Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   unreachable-from-head       a bundle whose users OLM never brings to the head (one warning per bundle;
                               fbc/model/UPGRADES.md says how OLM picks upgrades)
   custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
+  template-in-catalog         a catalog template among a catalog's files: served as a custom blob, not rendered
   invalid-utf8                bytes that are not UTF-8, read as U+FFFD (opm reads them so without a word)
 
 Text output (default): one line per issue on stdout,

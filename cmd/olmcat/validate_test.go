@@ -145,3 +145,29 @@ func TestValidateWarnsAboutInvalidUTF8(t *testing.T) {
 		t.Errorf("render: exit %d; want the bytes read as U+FFFD, as opm reads them:\n%s", code, stdout)
 	}
 }
+
+// A real catalog template (the corpus's basic template) left among a catalog's files is served as
+// a custom blob by opm; validate says so at the template's file and line.
+func TestValidateWarnsAboutATemplateInACatalog(t *testing.T) {
+	tmpl, err := os.ReadFile(filepath.Join(conformanceCase(t, "templates/render/basic-cat-facts-operator"), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "catalog", "operator-000", "catalog.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"operator-000.json": fixture, "catalog-templates/basic.yaml": tmpl} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "validate", dir)
+	if code != exitOK || !strings.HasPrefix(stdout, "catalog-templates/basic.yaml:") || !strings.Contains(stdout, "warning: a catalog template (schema olm.template.basic) inside a catalog is not rendered") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

@@ -11,10 +11,17 @@ import (
 var serveSchemaName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`)
 
 // validateOthers warns about blobs of custom schemas that opm validate accepts but opm serve
-// refuses to load.
+// refuses to load, and about catalog templates left among a catalog's files.
 func validateOthers(others []fbc.Meta) Issues {
 	var issues Issues
 	for _, o := range others {
+		switch o.Schema {
+		case fbc.SchemaTemplateBasic, fbc.SchemaTemplateSemver, fbc.SchemaTemplateSubstitutes:
+			issues = append(issues, newIssue(Warning, "template-in-catalog", o.Loc, o.Package, "", "",
+				"move the template out of the catalog directory and give it as a catalog of its own, or render it (olmcat render-template) into the catalog",
+				"a catalog template (schema %s) inside a catalog is not rendered: opm serves it as a blob of a custom schema, and none of its bundles", o.Schema))
+			continue
+		}
 		if serveSchemaName.MatchString(o.Schema) {
 			continue
 		}

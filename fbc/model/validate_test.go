@@ -163,6 +163,9 @@ var ruleCases = []struct {
 	{"custom schema with slash", func(c *fbc.Catalog) {
 		c.Others = []fbc.Meta{{Schema: "example.com/custom", Package: "demo", Blob: json.RawMessage(`{"schema":"example.com/custom"}`)}}
 	}, "custom-schema-name", Warning, []string{`invalid schema "example.com/custom"`, "opm serve"}},
+	{"catalog template among the catalog's files", func(c *fbc.Catalog) {
+		c.Others = []fbc.Meta{{Schema: fbc.SchemaTemplateSemver, Blob: json.RawMessage(`{"schema":"olm.semver","stable":{"bundles":[]}}`)}}
+	}, "template-in-catalog", Warning, []string{"catalog template (schema olm.semver) inside a catalog is not rendered"}},
 
 	// The graph findings opm misses.
 	{"upgrade cycle through skips", func(c *fbc.Catalog) {

@@ -9,13 +9,15 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/fbc"
 )
 
 // The schemas of the three template types, and the type names opm's command line takes for them.
 const (
-	SchemaBasic       = "olm.template.basic"
-	SchemaSemver      = "olm.semver"
-	SchemaSubstitutes = "olm.template.substitutes"
+	SchemaBasic       = fbc.SchemaTemplateBasic
+	SchemaSemver      = fbc.SchemaTemplateSemver
+	SchemaSubstitutes = fbc.SchemaTemplateSubstitutes
 )
 
 // Types are the TYPE arguments of render-template, in the order opm lists them.
