@@ -83,3 +83,57 @@ func TestRemoveStaleAfterKill9(t *testing.T) {
 		t.Errorf("left %v, want the live child's 2 entries and the 2 kept ones", after)
 	}
 }
+
+// A cleaner may remove an entry between its creation and its lock: not locked yet, it looks
+// abandoned. The creator's lock then finds the path gone, or naming another file, and
+// MkdirTempLocked and CreateTempLocked make another; so no entry needs an age before it counts as
+// abandoned, and what they return stays there for as long as it is held.
+func TestCleanerFirstMakesCreatorRetry(t *testing.T) {
+	dir := t.TempDir()
+	path, err := os.MkdirTemp(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed := RemoveStale(dir, "olmcat-spool-"); len(removed) != 1 {
+		t.Fatalf("the cleaner removed %v, want the unlocked directory", removed)
+	}
+	if _, ok := lockAndCheck(path, nil); ok {
+		t.Error("the creator locked a directory the cleaner had removed")
+	}
+
+	f, err := os.CreateTemp(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	created, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed := RemoveStale(dir, "olmcat-spool-"); len(removed) != 1 {
+		t.Fatalf("the cleaner removed %v, want the unlocked file", removed)
+	}
+	if err := os.WriteFile(f.Name(), nil, 0o600); err != nil { // another creator's file by that name
+		t.Fatal(err)
+	}
+	if _, ok := lockAndCheck(f.Name(), created); ok {
+		t.Error("the creator took another file by the name of the one the cleaner had removed")
+	}
+
+	dirPath, unlockDir, err := MkdirTempLocked(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockDir()
+	g, unlockFile, err := CreateTempLocked(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { unlockFile(); g.Close() }()
+	RemoveStale(dir, "olmcat-spool-")
+	for _, p := range []string{dirPath, g.Name()} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed while its creator held it: %v", p, err)
+		}
+	}
+}
