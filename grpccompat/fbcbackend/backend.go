@@ -202,7 +202,7 @@ func openTemp(ctx context.Context, in Input, log *slog.Logger) (*Backend, error)
 	start := time.Now()
 	tmp, remove, err := scratch.MkdirTemp("", tempCachePrefix)
 	if err != nil {
-		return nil, fmt.Errorf("create temporary cache directory: %v", err)
+		return nil, err // a *scratch.CreateError, which says where and what to do
 	}
 	fail := func(err error) (*Backend, error) {
 		remove()
