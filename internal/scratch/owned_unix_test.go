@@ -3,7 +3,6 @@
 package scratch
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,22 +33,7 @@ func TestRemoveStaleAfterKill9(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRemoveStaleAfterKill9$")
-		cmd.Env = append(os.Environ(), "SCRATCH_KILL_CHILD="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-			cmd.Process.Kill()
-			t.Fatalf("child did not get ready: %q %v", line, err)
-		}
-		return cmd
-	}
+	start := func() *exec.Cmd { return startChild(t, "TestRemoveStaleAfterKill9", "SCRATCH_KILL_CHILD="+dir) }
 	dead, alive := start(), start()
 	defer func() { alive.Process.Kill(); alive.Wait() }()
 	names := func() []string {
