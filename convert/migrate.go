@@ -1,16 +1,13 @@
 package convert
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/internal/atomicout"
-	"github.com/olmcat/olmcat/internal/outpath"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
@@ -66,25 +63,12 @@ func Migrate(ctx context.Context, src *source.Source, outDir string, opts Migrat
 		return nil, err
 	}
 	defer target.Abort()
-	root := target.Path()
 	sum := &Summary{}
-	var names outpath.Names
-	rootFile := "catalog" + opts.Format.Ext() // the blobs of no package
-	names.Reserve(rootFile)
+	layout := ops.NewLayout(target.Path(), opts.Format)
 	err = src.WalkPackages(ctx, func(pkg string, c *fbc.Catalog) error {
 		sum.Packages += len(c.Packages)
 		sum.Bundles += len(c.Bundles)
-		if pkg == "" {
-			return target.Err(writeCatalogFile(filepath.Join(root, rootFile), c, opts.Format))
-		}
-		dir, err := names.Join(root, outpath.Package, pkg, c.Where())
-		if err != nil {
-			return err
-		}
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return target.Err(err)
-		}
-		return target.Err(writeCatalogFile(filepath.Join(dir, rootFile), c, opts.Format))
+		return target.Err(layout.Write(pkg, c))
 	})
 	if err != nil {
 		return nil, err
@@ -112,20 +96,4 @@ func MigratePath(ctx context.Context, ref, outDir string, opts MigrateOptions, s
 	}
 	defer src.Close()
 	return Migrate(ctx, src, outDir, opts)
-}
-
-func writeCatalogFile(name string, c *fbc.Catalog, format fbc.Format) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = fbc.Write(w, c, format)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -94,24 +94,22 @@ func ToSQLiteFromPath(ctx context.Context, ref, out string, opts ToSQLiteOptions
 func (c *sqliteConversion) validModel(part *fbc.Catalog) (m *model.Model, skipped, invalid model.Issues) {
 	issues := model.ValidateCatalog(part, model.Options{}).Errors()
 	m, _ = model.FromCatalog(part)
-	initial := issues
-	if len(initial) == 0 {
-		initial = c.writability(m)
-	} else {
+	toDrop := issues
+	if len(issues) == 0 {
+		if issues = c.writability(m); len(issues) == 0 {
+			return m, nil, nil
+		}
+		toDrop = issues
+	} else if c.opts.Permissive {
 		// FromCatalog already left out what it could not place (duplicates, blobs of unknown
-		// packages); the model's own rules say what else to drop.
-		initial = model.Validate(m, model.Options{}).Errors()
-	}
-	if len(issues) == 0 && len(initial) == 0 {
-		return m, nil, nil
+		// packages); the model's own rules say what else to drop. They repeat what ValidateCatalog
+		// found, so they decide what is dropped but are not reported again.
+		toDrop = model.Validate(m, model.Options{}).Errors()
 	}
 	if !c.opts.Permissive {
-		return nil, nil, append(issues, initial...)
+		return nil, nil, issues
 	}
-	if len(issues) == 0 {
-		issues = initial
-	}
-	return m, append(issues, dropInvalidForSQLite(m, initial, c.writability)...), nil
+	return m, append(issues, dropInvalidForSQLite(m, toDrop, c.writability)...), nil
 }
 
 // writability is sqliteWritabilityIssues plus the check only the conversion can make: bundle names

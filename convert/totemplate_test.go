@@ -137,33 +137,13 @@ func sameEdges(a, b map[TemplateEdge]bool) bool {
 // (the head of fast-v0 skipping across minor versions to a bundle it would not skip, replaced by
 // an edge from another minor) sends the package to a basic template, and the report names it.
 func TestSemverTemplateRefusesInexpressibleEdge(t *testing.T) {
-	const input = "../../shared/conformance/templates/render/semver-clusterpulse/expected.json"
-	data, err := os.ReadFile(input)
-	if err != nil {
-		t.Skipf("%v (the template corpus lives in /work/shared/conformance/templates)", err)
-	}
 	// fast-v1's head also skips 0.3.0, the head of the previous major: no semver template crosses
 	// a major version.
-	edited := strings.Replace(string(data),
-		`"name": "clusterpulse.v1.0.2",
+	src, dir := editedClusterpulse(t, `"name": "clusterpulse.v1.0.2",
             "skips": [`, `"name": "clusterpulse.v1.0.2",
             "skips": [
-                "clusterpulse.v0.3.0",`, 1)
-	if edited == string(data) {
-		t.Fatal("the edit did not apply: the corpus changed")
-	}
-	dir := t.TempDir()
-	catalog := filepath.Join(dir, "catalog.json")
-	if err := os.WriteFile(catalog, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	src, err := source.Open(ctx, catalog, source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	rep, err := MigrateToTemplates(ctx, src, filepath.Join(dir, "out"), TemplateOptions{Semver: true, Layout: LayoutFlat})
+                "clusterpulse.v0.3.0",`)
+	rep, err := MigrateToTemplates(context.Background(), src, filepath.Join(dir, "out"), TemplateOptions{Semver: true, Layout: LayoutFlat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,12 +202,26 @@ func TestBasicTemplatesAreOpmsConvert(t *testing.T) {
 // TestSemverTemplateRefusesDefaultChannelChange: a package whose default channel is not the one a
 // semver template picks (the high-water channel) keeps a basic template; the diff finding says so.
 func TestSemverTemplateRefusesDefaultChannelChange(t *testing.T) {
-	const input = "../../shared/conformance/templates/render/semver-clusterpulse/expected.json"
-	data, err := os.ReadFile(input)
+	src, dir := editedClusterpulse(t, `"defaultChannel": "fast-v1"`, `"defaultChannel": "fast-v0"`)
+	rep, err := MigrateToTemplates(context.Background(), src, filepath.Join(dir, "out"), TemplateOptions{Semver: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Packages[0]
+	if p.Template != "basic" || len(p.Findings) == 0 || p.Findings[0].Kind != diff.DefaultChannelChanged || len(p.LostEdges)+len(p.AddedEdges) != 0 {
+		t.Errorf("report: %+v", p)
+	}
+}
+
+// editedClusterpulse opens the semver-clusterpulse rendering of the template corpus with its first
+// old replaced by replacement, and returns it with the temporary directory it was written in.
+func editedClusterpulse(t *testing.T, old, replacement string) (*source.Source, string) {
+	t.Helper()
+	data, err := os.ReadFile("../../shared/conformance/templates/render/semver-clusterpulse/expected.json")
 	if err != nil {
 		t.Skipf("%v (the template corpus lives in /work/shared/conformance/templates)", err)
 	}
-	edited := strings.Replace(string(data), `"defaultChannel": "fast-v1"`, `"defaultChannel": "fast-v0"`, 1)
+	edited := strings.Replace(string(data), old, replacement, 1)
 	if edited == string(data) {
 		t.Fatal("the edit did not apply: the corpus changed")
 	}
@@ -236,18 +230,10 @@ func TestSemverTemplateRefusesDefaultChannelChange(t *testing.T) {
 	if err := os.WriteFile(catalog, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	src, err := source.Open(ctx, catalog, source.Options{})
+	src, err := source.Open(context.Background(), catalog, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	rep, err := MigrateToTemplates(ctx, src, filepath.Join(dir, "out"), TemplateOptions{Semver: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := rep.Packages[0]
-	if p.Template != "basic" || len(p.Findings) == 0 || p.Findings[0].Kind != diff.DefaultChannelChanged || len(p.LostEdges)+len(p.AddedEdges) != 0 {
-		t.Errorf("report: %+v", p)
-	}
+	t.Cleanup(func() { src.Close() })
+	return src, dir
 }

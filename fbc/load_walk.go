@@ -156,7 +156,7 @@ func (t *catalogTree) checkFile(name string, mode fs.FileMode) *LoadError {
 	}
 	if !mode.IsRegular() {
 		return locErr(loc, ErrNotRegularFile,
-			"is not a regular file (%s); remove it from the catalog or list it in a .indexignore file", fileKind(mode))
+			"is not a regular file (%s); remove it from the catalog or list it in a .indexignore file", FileKind(mode))
 	}
 	return nil
 }
@@ -217,17 +217,21 @@ func rootCause(err error) error {
 	return err
 }
 
-func fileKind(mode fs.FileMode) string {
+// FileKind says in words what a file that is not a regular file is, for messages that refuse it.
+func FileKind(mode fs.FileMode) string {
 	switch {
+	case mode.IsDir():
+		return "a directory"
 	case mode&fs.ModeNamedPipe != 0:
 		return "a named pipe"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
 	case mode&fs.ModeDevice != 0:
 		return "a device"
-	default:
-		return "mode " + mode.Type().String()
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
 	}
+	return "a special file (mode " + mode.Type().String() + ")"
 }
 
 // fileError reports an I/O failure on a file or directory, with what to do about the usual causes.

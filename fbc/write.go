@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 )
@@ -195,7 +196,7 @@ func (e *blobEncoder) encodeBlob(v any) error {
 	if err := e.json.Encode(v); err != nil {
 		return err
 	}
-	y, err := yaml.JSONToYAML(e.buf.Bytes())
+	y, err := yaml.JSONToYAML(escapeForYAML(e.buf.Bytes()))
 	if err != nil {
 		return err
 	}
@@ -204,6 +205,31 @@ func (e *blobEncoder) encodeBlob(v any) error {
 	}
 	_, err = e.w.Write(y)
 	return err
+}
+
+// escapeForYAML escapes, as \uXXXX, the characters encoding/json leaves as they are in a string
+// but the YAML parser under JSONToYAML refuses ("control characters are not allowed": DEL, the C1
+// controls, U+FFFE, U+FFFF) or reads as a line break (NEL, U+0085, which became a space). They
+// stand only inside strings, where the escape means the same. opm's writer fails on such a
+// catalog (or turns NEL into a space); olmcat writes them, the YAML escaping them in turn.
+func escapeForYAML(b []byte) []byte {
+	if !slices.ContainsFunc(b, func(c byte) bool { return c == 0x7f || c == 0xc2 || c == 0xef }) {
+		return b // the bytes every such character starts with
+	}
+	var out []byte
+	done := 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || 0x80 <= r && r <= 0x9f || r == 0xfffe || r == 0xffff {
+			out = fmt.Appendf(append(out, b[done:i]...), `\u%04x`, r)
+			done = i + size
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[done:]...)
 }
 
 // BlobTooLargeError is a blob that would be written larger than the loader reads

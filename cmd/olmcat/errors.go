@@ -9,6 +9,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/outpath"
+	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -63,9 +64,10 @@ func exitCode(err error) int {
 		cache  *fbcbackend.CacheError
 		write  *atomicout.WriteError
 		name   *outpath.NameError
+		temp   *scratch.CreateError
 	)
 	if errors.As(err, &usage) || source.IsInputError(err) || errors.As(err, &exists) || errors.As(err, &output) ||
-		errors.As(err, &large) || errors.As(err, &cache) || errors.As(err, &write) || errors.As(err, &name) {
+		errors.As(err, &large) || errors.As(err, &cache) || errors.As(err, &write) || errors.As(err, &name) || errors.As(err, &temp) {
 		return exitUsage
 	}
 	// cobra's own argument errors ("accepts 2 arg(s)", "unknown command") are usage errors too.

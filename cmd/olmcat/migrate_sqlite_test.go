@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/olmcat/olmcat/internal/plural"
 )
 
 // migrateToSQLite runs `olmcat migrate --to sqlite args...`.
@@ -108,4 +110,59 @@ func TestMigrateToSQLiteRefusesInvalidCatalog(t *testing.T) {
 	if !strings.Contains(string(b), `"skipped": [`) || strings.Contains(string(b), `"skipped": []`) {
 		t.Errorf("--permissive report lists nothing as skipped:\n%s", b)
 	}
+}
+
+// Each problem of an invalid catalog is reported once: the conversion validates the catalog and its
+// model, and the second look must not repeat what the first found.
+func TestMigrateToSQLiteReportsEachProblemOnce(t *testing.T) {
+	catalog := filepath.Join(t.TempDir(), "catalog")
+	copyDir(t, "../../fixtures/catalog", catalog)
+	breakCatalog := func(rel, old, replacement string) {
+		t.Helper()
+		path := filepath.Join(catalog, rel)
+		text := string(mustReadFile(t, path))
+		if !strings.Contains(text, old) {
+			t.Fatalf("%s does not contain %q", path, old)
+		}
+		writeFile(t, path, strings.Replace(text, old, replacement, 1))
+	}
+	breakCatalog("operator-000/catalog.json", `"defaultChannel": "stable"`, `"defaultChannel": "nowhere"`)
+	breakCatalog("operator-001/catalog.json", `"name": "operator-001.v1.0.2"
+        },`, `"name": "operator-001.v1.0.2",
+            "replaces": "operator-001.v1.0.3"
+        },`)
+
+	cases := map[string]string{"the fixture catalog broken twice": catalog}
+	if two := filepath.Join(conformance, "invalid", "two-channel-heads", "catalog"); dirExists(two) {
+		cases["two-channel-heads"] = two
+	}
+	for name, catalog := range cases {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := migrateToSQLite(t, catalog, filepath.Join(t.TempDir(), "index.db"))
+			if code != exitFindings {
+				t.Fatalf("exit code %d, want %d; stderr: %s", code, exitFindings, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			seen := map[string]int{}
+			for _, l := range lines {
+				seen[l]++
+			}
+			for l, n := range seen {
+				if n != 1 {
+					t.Errorf("printed %d times: %s", n, l)
+				}
+			}
+			if want := plural.Of(len(lines), "error"); !strings.Contains(stderr, "("+want+")") {
+				t.Errorf("stderr does not count the %s of stdout:\n%s", want, stderr)
+			}
+			if name != "two-channel-heads" && len(lines) < 2 {
+				t.Errorf("want a line for each of the two problems, got:\n%s", stdout)
+			}
+		})
+	}
+}
+
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

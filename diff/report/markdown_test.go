@@ -9,7 +9,6 @@ import (
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/report"
-	"github.com/olmcat/olmcat/fbc"
 )
 
 func markdown(t *testing.T, r *diff.Report, opts report.Options) string {
@@ -208,15 +207,7 @@ func TestMarkdownDiagramsOnPairs(t *testing.T) {
 // Withdrawing the head of every channel of the quay package changes all their graphs: the cap of
 // pictures and of bundles a picture shows, and what was left out is said.
 func TestMarkdownCaps(t *testing.T) {
-	oldRef, newRef := pairPaths(t, "fbc/project-quay-v4.20-consecutive")
-	oldCat, err := fbc.Load(oldRef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newCat, err := fbc.Load(newRef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	oldCat, newCat := loadPair(t, "fbc/project-quay-v4.20-consecutive")
 	for i := range newCat.Channels {
 		if n := len(newCat.Channels[i].Entries); n > 1 {
 			newCat.Channels[i].Entries = newCat.Channels[i].Entries[:n-1]

@@ -13,6 +13,7 @@ import (
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/diff/report"
+	"github.com/olmcat/olmcat/fbc"
 )
 
 const diffPairs = "../../../shared/diffpairs"
@@ -29,6 +30,20 @@ func pairPaths(t *testing.T, name string) (string, string) {
 		return filepath.Join(dir, "old.db"), filepath.Join(dir, "new.db")
 	}
 	return filepath.Join(dir, "old"), filepath.Join(dir, "new")
+}
+
+// loadPair loads both sides of an FBC diff pair, for a test to edit them.
+func loadPair(t *testing.T, name string) (oldCat, newCat *fbc.Catalog) {
+	t.Helper()
+	oldRef, newRef := pairPaths(t, name)
+	oldCat, err := fbc.Load(oldRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newCat, err = fbc.Load(newRef); err != nil {
+		t.Fatal(err)
+	}
+	return oldCat, newCat
 }
 
 func openPair(t *testing.T, name string) (*diff.Report, report.Options) {

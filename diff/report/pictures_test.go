@@ -101,15 +101,7 @@ func TestMarkdownPicturesWorstFirstOnCommunity(t *testing.T) {
 // bundle drawn, do not fit. What is dropped is the mildest, counted, named and pointed to
 // -o html.
 func TestMarkdownPictureBudget(t *testing.T) {
-	oldRef, newRef := pairPaths(t, "fbc/project-quay-v4.20-consecutive")
-	oldCat, err := fbc.Load(oldRef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newCat, err := fbc.Load(newRef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	oldCat, newCat := loadPair(t, "fbc/project-quay-v4.20-consecutive")
 	for _, cat := range []*fbc.Catalog{oldCat, newCat} {
 		channels := cat.Channels
 		for k := range 5 {

@@ -175,7 +175,7 @@ func ReadFile(path, name string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): only regular files are read", name, describeMode(fi.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s): only regular files are read", name, fbc.FileKind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -190,20 +190,4 @@ func ReadFile(path, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d MiB, more than a bundle blob may hold: the file is corrupt or not a manifest", name, fbc.DefaultMaxBlobSize>>20)
 	}
 	return data, nil
-}
-
-func describeMode(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a special file"
 }

@@ -223,46 +223,47 @@ func isSeparator(line []byte) bool {
 }
 
 func parseBasic(data []byte) (*Basic, error) {
-	doc, err := FirstDocument(data)
-	if err != nil {
-		return nil, fmt.Errorf("decoding template schema: %v", err)
-	}
 	var t struct {
 		Schema  string            `json:"schema"`
 		Entries []json.RawMessage `json:"entries"`
 	}
-	if err := json.Unmarshal(doc, &t); err != nil {
-		return nil, fmt.Errorf("unmarshalling template: %v", err)
-	}
-	if t.Schema != SchemaBasic {
-		return nil, fmt.Errorf("template has unknown schema (%q), should be %q", t.Schema, SchemaBasic)
-	}
-	if err := checkEntries(t.Entries); err != nil {
-		return nil, fmt.Errorf("unmarshalling template: %v", err)
+	if err := decodeEntriesDocument(data, SchemaBasic, &t, &t.Schema, &t.Entries); err != nil {
+		return nil, err
 	}
 	return &Basic{Entries: t.Entries}, nil
 }
 
 func parseSubstitutes(data []byte) (*Substitutes, error) {
-	doc, err := FirstDocument(data)
-	if err != nil {
-		return nil, fmt.Errorf("decoding template schema: %v", err)
-	}
 	var t struct {
 		Schema        string            `json:"schema"`
 		Entries       []json.RawMessage `json:"entries"`
 		Substitutions []Substitution    `json:"substitutions"`
 	}
-	if err := json.Unmarshal(doc, &t); err != nil {
-		return nil, fmt.Errorf("unmarshalling template: %v", err)
-	}
-	if t.Schema != SchemaSubstitutes {
-		return nil, fmt.Errorf("template has unknown schema (%q), should be %q", t.Schema, SchemaSubstitutes)
-	}
-	if err := checkEntries(t.Entries); err != nil {
-		return nil, fmt.Errorf("unmarshalling template: %v", err)
+	if err := decodeEntriesDocument(data, SchemaSubstitutes, &t, &t.Schema, &t.Entries); err != nil {
+		return nil, err
 	}
 	return &Substitutes{Entries: t.Entries, Substitutions: t.Substitutions}, nil
+}
+
+// decodeEntriesDocument decodes the first document of data into t as opm decodes a basic or
+// substitutes template, with its error messages: the schema (which lands in *gotSchema) must be
+// schema, and every entry (in *entries) a JSON object. t is an unnamed struct, as opm's: a
+// type's name would show in the decoding errors.
+func decodeEntriesDocument(data []byte, schema string, t any, gotSchema *string, entries *[]json.RawMessage) error {
+	doc, err := FirstDocument(data)
+	if err != nil {
+		return fmt.Errorf("decoding template schema: %v", err)
+	}
+	if err := json.Unmarshal(doc, t); err != nil {
+		return fmt.Errorf("unmarshalling template: %v", err)
+	}
+	if *gotSchema != schema {
+		return fmt.Errorf("template has unknown schema (%q), should be %q", *gotSchema, schema)
+	}
+	if err := checkEntries(*entries); err != nil {
+		return fmt.Errorf("unmarshalling template: %v", err)
+	}
+	return nil
 }
 
 // checkEntries refuses entries that are not JSON objects, as opm's declcfg.Meta does.

@@ -44,26 +44,11 @@ func Write(w io.Writer, c *fbc.Catalog, format string) error {
 // splitRootOthers separates the blobs of other schemas that name no package (opm writes them
 // last) and leaves out the core blobs that name no package (opm does not write them).
 func splitRootOthers(c *fbc.Catalog) (*fbc.Catalog, []fbc.Meta) {
-	rest := &fbc.Catalog{}
-	for _, p := range c.Packages {
-		if p.Name != "" {
-			rest.Packages = append(rest.Packages, p)
-		}
-	}
-	for _, ch := range c.Channels {
-		if ch.Package != "" {
-			rest.Channels = append(rest.Channels, ch)
-		}
-	}
-	for _, b := range c.Bundles {
-		if b.Package != "" {
-			rest.Bundles = append(rest.Bundles, b)
-		}
-	}
-	for _, d := range c.Deprecations {
-		if d.Package != "" {
-			rest.Deprecations = append(rest.Deprecations, d)
-		}
+	rest := &fbc.Catalog{
+		Packages:     slices.DeleteFunc(slices.Clone(c.Packages), func(p fbc.Package) bool { return p.Name == "" }),
+		Channels:     slices.DeleteFunc(slices.Clone(c.Channels), func(ch fbc.Channel) bool { return ch.Package == "" }),
+		Bundles:      slices.DeleteFunc(slices.Clone(c.Bundles), func(b fbc.Bundle) bool { return b.Package == "" }),
+		Deprecations: slices.DeleteFunc(slices.Clone(c.Deprecations), func(d fbc.Deprecation) bool { return d.Package == "" }),
 	}
 	var root []fbc.Meta
 	for _, m := range c.Others {

@@ -202,16 +202,10 @@ func openTemp(ctx context.Context, in Input, log *slog.Logger) (*Backend, error)
 	start := time.Now()
 	tmp, remove, err := scratch.MkdirTemp("", tempCachePrefix)
 	if err != nil {
-		return nil, fmt.Errorf("create temporary cache directory: %v", err)
-	}
-	unlock, err := ownDir(tmp)
-	if err != nil {
-		remove()
-		return nil, fmt.Errorf("create temporary cache directory: %v", err)
+		return nil, err // a *scratch.CreateError, which says where and what to do
 	}
 	fail := func(err error) (*Backend, error) {
 		remove()
-		unlock()
 		return nil, err
 	}
 	path := filepath.Join(tmp, bodiesFile)
@@ -233,10 +227,7 @@ func openTemp(ctx context.Context, in Input, log *slog.Logger) (*Backend, error)
 	}
 	log.Info("loaded catalog", "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
 	b := newBackend(ix, store)
-	b.removeTemp = func() error {
-		defer unlock()
-		return remove()
-	}
+	b.removeTemp = remove
 	return b, nil
 }
 

@@ -100,7 +100,6 @@ type cacheWriter struct {
 	dir, tmp  string
 	store     *storeWriter
 	removeTmp func() error
-	unlock    func()
 }
 
 func newCacheWriter(dir string) (*cacheWriter, error) {
@@ -111,24 +110,17 @@ func newCacheWriter(dir string) (*cacheWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := ownDir(tmp)
-	if err != nil {
-		removeTmp()
-		return nil, err
-	}
 	store, err := createStore(filepath.Join(tmp, bodiesFile), true)
 	if err != nil {
 		removeTmp()
-		unlock()
 		return nil, err
 	}
-	return &cacheWriter{dir: dir, tmp: tmp, store: store, removeTmp: removeTmp, unlock: unlock}, nil
+	return &cacheWriter{dir: dir, tmp: tmp, store: store, removeTmp: removeTmp}, nil
 }
 
 func (w *cacheWriter) abort() {
 	w.store.abort()
 	w.removeTmp()
-	w.unlock()
 }
 
 // commit writes the index and replaces any previous cache with the new one.
@@ -172,8 +164,6 @@ func (w *cacheWriter) commit(ix *index, digest string) error {
 	if err := os.Rename(w.tmp, final); err != nil {
 		return err
 	}
-	os.Remove(filepath.Join(final, ownerLockFile))
-	w.removeTmp() // only forgets the path, which no longer exists
-	w.unlock()
+	w.removeTmp() // unlocks the directory and forgets its path, which no longer exists
 	return os.RemoveAll(old)
 }

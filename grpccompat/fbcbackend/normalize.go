@@ -333,35 +333,17 @@ func (c *normalChecker) after(i int, closer byte) (next int, done, ok bool) {
 // normalString accepts a string the encoder writes unchanged: no escapes, no control characters,
 // valid UTF-8 without U+2028 and U+2029 (which it escapes). It returns the index past the closing
 // quote.
-func normalString(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return 0, false
-	}
-	for j := i + 1; j < len(b); {
-		c := b[j]
-		switch {
-		case c == '"':
-			return j + 1, true
-		case c == '\\' || c < 0x20:
-			return 0, false
-		case c < utf8.RuneSelf:
-			j++
-		default:
-			r, size := utf8.DecodeRune(b[j:])
-			if r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
-				return 0, false
-			}
-			j += size
-		}
-	}
-	return 0, false
-}
+func normalString(b []byte, i int) (int, bool) { return encodedString(b, i, false) }
 
 // normalValueString is normalString that also accepts the escapes the encoder writes itself (a
 // string value with line breaks is common; keys keep to normalString, whose bytes sort as the
 // decoded keys do): \" \\ \b \f \n \r \t, \u00xx in lower-case hex for the other control
 // characters, \u2028 and \u2029.
-func normalValueString(b []byte, i int) (int, bool) {
+func normalValueString(b []byte, i int) (int, bool) { return encodedString(b, i, true) }
+
+// encodedString accepts a string as encoding/json writes it, with its escapes (see encoderEscape)
+// if escapes, else without any.
+func encodedString(b []byte, i int, escapes bool) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
@@ -370,13 +352,13 @@ func normalValueString(b []byte, i int) (int, bool) {
 		switch {
 		case c == '"':
 			return j + 1, true
-		case c == '\\':
+		case c == '\\' && escapes:
 			n := encoderEscape(b[j:])
 			if n == 0 {
 				return 0, false
 			}
 			j += n
-		case c < 0x20:
+		case c == '\\' || c < 0x20:
 			return 0, false
 		case c < utf8.RuneSelf:
 			j++

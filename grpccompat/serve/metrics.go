@@ -32,30 +32,18 @@ func newMetrics(version, revision string) *metrics {
 	reg := prometheus.NewRegistry()
 	m := &metrics{
 		reg: reg,
-		loadSeconds: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "olmcat_catalog_load_seconds",
-			Help: "Time from start until the catalog was served (read, validated, indexed or loaded from the cache).",
-		}),
-		packages: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "olmcat_catalog_packages",
-			Help: "Packages in the catalog served (0 until it is loaded).",
-		}),
-		bundles: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "olmcat_catalog_bundles",
-			Help: "Bundles in the catalog served (0 until it is loaded).",
-		}),
-		blobs: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "olmcat_http_catalog_blobs",
-			Help: "Blobs served by catalogd's HTTP API (/api/v1/all), 0 without --http-addr.",
-		}),
-		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "olmcat_cache_hits_total",
-			Help: "Loads served from an intact --cache-dir cache built from this catalog.",
-		}),
-		cacheRebuilds: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "olmcat_cache_rebuilds_total",
-			Help: "Loads that had to build the --cache-dir cache (missing, stale or damaged).",
-		}),
+		loadSeconds: newGauge("olmcat_catalog_load_seconds",
+			"Time from start until the catalog was served (read, validated, indexed or loaded from the cache)."),
+		packages: newGauge("olmcat_catalog_packages",
+			"Packages in the catalog served (0 until it is loaded)."),
+		bundles: newGauge("olmcat_catalog_bundles",
+			"Bundles in the catalog served (0 until it is loaded)."),
+		blobs: newGauge("olmcat_http_catalog_blobs",
+			"Blobs served by catalogd's HTTP API (/api/v1/all), 0 without --http-addr."),
+		cacheHits: newCounter("olmcat_cache_hits_total",
+			"Loads served from an intact --cache-dir cache built from this catalog."),
+		cacheRebuilds: newCounter("olmcat_cache_rebuilds_total",
+			"Loads that had to build the --cache-dir cache (missing, stale or damaged)."),
 	}
 	if revision == "" {
 		revision = "unknown"
@@ -73,6 +61,14 @@ func newMetrics(version, revision string) *metrics {
 		buildInfo, m.loadSeconds, m.packages, m.bundles, m.blobs, m.cacheHits, m.cacheRebuilds,
 	)
 	return m
+}
+
+func newGauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
+
+func newCounter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
 
 // handler is /metrics.

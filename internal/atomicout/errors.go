@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // WriteError is an output that could not be written: a full disk, a read-only directory, a path
@@ -65,9 +67,15 @@ func cause(err error) error {
 
 // writeError is err met while creating or committing the output name, as a *WriteError.
 func writeError(name string, err error) error {
-	var we *WriteError
-	if errors.As(err, &we) {
+	var (
+		we *WriteError
+		ce *scratch.CreateError
+	)
+	switch {
+	case errors.As(err, &we):
 		return err
+	case errors.As(err, &ce): // the temporary output beside it
+		return &WriteError{Output: name, Err: ce.Err}
 	}
 	return &WriteError{Output: name, Err: cause(err)}
 }

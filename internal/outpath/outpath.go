@@ -9,8 +9,9 @@
 // a separator where the output may be copied to), NUL or another control character, and a name
 // longer than a file name may be. Two names that differ only in case are refused too, since on a
 // case-insensitive file system (macOS, Windows, a volume mounted into a container) they are one
-// directory, and names a writer reserves for its own files (catalog.json beside the package
-// directories) are refused as names.
+// directory; so are two names that differ only in Unicode normalization ("é" as U+00E9 and as
+// "e" + U+0301), which macOS's file systems (APFS, HFS+) take for one name. Names a writer
+// reserves for its own files (catalog.json beside the package directories) are refused as names.
 package outpath
 
 import (
@@ -18,6 +19,9 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Kinds of names, for messages.
@@ -71,7 +75,7 @@ func Check(name string) string {
 // Names joins the names of one output directory, refusing a name that cannot be a path component
 // and two names that would be the same directory. The zero value is ready to use.
 type Names struct {
-	seen map[string]string // folded name -> the name that took it
+	seen map[string]string // key of the name -> the name that took it
 }
 
 // Reserve marks a file name the writer uses itself in this directory, so that no catalog name
@@ -84,7 +88,7 @@ func (n *Names) take(key, name string) {
 	if n.seen == nil {
 		n.seen = map[string]string{}
 	}
-	n.seen[fold(key)] = name
+	n.seen[sameFileKey(key)] = name
 }
 
 // Join returns dir/name for the catalog name name of the given kind (Package, Bundle), where says
@@ -93,12 +97,8 @@ func (n *Names) Join(dir, kind, name, where string) (string, error) {
 	if reason := Check(name); reason != "" {
 		return "", &NameError{Kind: kind, Name: name, Where: where, Reason: reason}
 	}
-	if other, ok := n.seen[fold(name)]; ok {
-		reason := fmt.Sprintf("it would be the same file as %q", other)
-		if other != name {
-			reason += " on a case-insensitive file system"
-		}
-		return "", &NameError{Kind: kind, Name: name, Where: where, Reason: reason, Other: other}
+	if other, ok := n.seen[sameFileKey(name)]; ok {
+		return "", &NameError{Kind: kind, Name: name, Where: where, Reason: collision(name, other), Other: other}
 	}
 	n.take(name, name)
 	return filepath.Join(dir, name), nil
@@ -108,6 +108,39 @@ func (n *Names) Join(dir, kind, name, where string) (string, error) {
 func Join(dir, kind, name, where string) (string, error) {
 	var n Names
 	return n.Join(dir, kind, name, where)
+}
+
+// sameFileKey is the same string for two names that a case-insensitive file system, or one that
+// normalizes Unicode, takes for one name: canonical decomposition (NFD, under which NFC and NFD
+// spellings are equal), case folding, then NFD again, since folding can turn a character into
+// one that decomposes or a combining mark that must be reordered.
+func sameFileKey(name string) string {
+	return norm.NFD.String(fold(norm.NFD.String(name)))
+}
+
+// collision says why name would be the same file as other, a name taken before it. Names that
+// differ beyond ASCII are spelled out too, since they may print alike.
+func collision(name, other string) string {
+	reason := fmt.Sprintf("it would be the same file as %q", other)
+	if name == other {
+		return reason
+	}
+	switch {
+	case norm.NFD.String(name) == norm.NFD.String(other):
+		reason += " on a file system that normalizes Unicode, as macOS's do"
+	case fold(name) == fold(other):
+		reason += " on a case-insensitive file system"
+	default:
+		reason += " on a case-insensitive file system that normalizes Unicode, as macOS's do"
+	}
+	if !isASCII(name) || !isASCII(other) {
+		reason += fmt.Sprintf(" (%+q and %+q are one name there)", other, name)
+	}
+	return reason
+}
+
+func isASCII(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
 }
 
 // fold maps every rune to the least of its case-folding orbit, so that two names strings.EqualFold

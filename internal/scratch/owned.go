@@ -2,6 +2,8 @@ package scratch
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,12 +24,37 @@ import (
 var StalePrefixes = []string{"olmcat-serve-cache-", "olmcat-http-", "olmcat-spool-", "olmcat-stdin-",
 	"olmcat-git-", "olmcat-bundle-", "olmcat-image-", "olmcat-serve-index-"}
 
+// CreateError is a temporary file or directory that could not be created: TMPDIR (or the
+// directory beside an output) does not exist, is not a directory, is not writable or is full.
+// It does not unwrap, so that no caller takes it for a problem of an input (a file not found);
+// Err is the cause alone.
+type CreateError struct {
+	Dir string // where the entry was to be created; "" for os.TempDir()
+	Err error  // the cause (a syscall.Errno where there is one)
+}
+
+func (e *CreateError) Error() string {
+	if e.Dir == "" || filepath.Clean(e.Dir) == filepath.Clean(os.TempDir()) {
+		return fmt.Sprintf("cannot create a temporary file in %s (TMPDIR): %v; set TMPDIR to a directory this user can write, with free space",
+			os.TempDir(), e.Err)
+	}
+	return fmt.Sprintf("cannot create a temporary file in %s: %v; make it a directory this user can write, with free space", e.Dir, e.Err)
+}
+
+func createError(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &CreateError{Dir: dir, Err: err}
+}
+
 // MkdirTempLocked creates a directory as os.MkdirTemp does and keeps it locked until unlock.
-// The directory is not tracked.
+// The directory is not tracked. An error is a *CreateError.
 func MkdirTempLocked(dir, pattern string) (path string, unlock func(), err error) {
 	for range 100 {
 		if path, err = os.MkdirTemp(dir, pattern); err != nil {
-			return "", nil, err
+			return "", nil, createError(dir, err)
 		}
 		if unlock, ok := lockAndCheck(path, nil); ok {
 			return path, unlock, nil
@@ -37,11 +64,11 @@ func MkdirTempLocked(dir, pattern string) (path string, unlock func(), err error
 }
 
 // CreateTempLocked creates a file as os.CreateTemp does and keeps it locked until unlock. The
-// file is not tracked.
+// file is not tracked. An error creating it is a *CreateError.
 func CreateTempLocked(dir, pattern string) (f *os.File, unlock func(), err error) {
 	for range 100 {
 		if f, err = os.CreateTemp(dir, pattern); err != nil {
-			return nil, nil, err
+			return nil, nil, createError(dir, err)
 		}
 		created, err := f.Stat()
 		if err != nil {

@@ -3,7 +3,6 @@
 package scratch
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,22 +33,7 @@ func TestRemoveStaleAfterKill9(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRemoveStaleAfterKill9$")
-		cmd.Env = append(os.Environ(), "SCRATCH_KILL_CHILD="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-			cmd.Process.Kill()
-			t.Fatalf("child did not get ready: %q %v", line, err)
-		}
-		return cmd
-	}
+	start := func() *exec.Cmd { return startChild(t, "TestRemoveStaleAfterKill9", "SCRATCH_KILL_CHILD="+dir) }
 	dead, alive := start(), start()
 	defer func() { alive.Process.Kill(); alive.Wait() }()
 	names := func() []string {
@@ -81,5 +65,59 @@ func TestRemoveStaleAfterKill9(t *testing.T) {
 	}
 	if len(after) != 4 {
 		t.Errorf("left %v, want the live child's 2 entries and the 2 kept ones", after)
+	}
+}
+
+// A cleaner may remove an entry between its creation and its lock: not locked yet, it looks
+// abandoned. The creator's lock then finds the path gone, or naming another file, and
+// MkdirTempLocked and CreateTempLocked make another; so no entry needs an age before it counts as
+// abandoned, and what they return stays there for as long as it is held.
+func TestCleanerFirstMakesCreatorRetry(t *testing.T) {
+	dir := t.TempDir()
+	path, err := os.MkdirTemp(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed := RemoveStale(dir, "olmcat-spool-"); len(removed) != 1 {
+		t.Fatalf("the cleaner removed %v, want the unlocked directory", removed)
+	}
+	if _, ok := lockAndCheck(path, nil); ok {
+		t.Error("the creator locked a directory the cleaner had removed")
+	}
+
+	f, err := os.CreateTemp(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	created, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed := RemoveStale(dir, "olmcat-spool-"); len(removed) != 1 {
+		t.Fatalf("the cleaner removed %v, want the unlocked file", removed)
+	}
+	if err := os.WriteFile(f.Name(), nil, 0o600); err != nil { // another creator's file by that name
+		t.Fatal(err)
+	}
+	if _, ok := lockAndCheck(f.Name(), created); ok {
+		t.Error("the creator took another file by the name of the one the cleaner had removed")
+	}
+
+	dirPath, unlockDir, err := MkdirTempLocked(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockDir()
+	g, unlockFile, err := CreateTempLocked(dir, "olmcat-spool-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { unlockFile(); g.Close() }()
+	RemoveStale(dir, "olmcat-spool-")
+	for _, p := range []string{dirPath, g.Name()} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed while its creator held it: %v", p, err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/outpath"
+	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/sqlite"
 )
 
@@ -75,9 +76,10 @@ func classify(ref string, err error) error {
 	var (
 		write *atomicout.WriteError
 		name  *outpath.NameError
+		temp  *scratch.CreateError
 	)
-	if errors.As(err, &write) || errors.As(err, &name) {
-		return err // about the output, not the input being read
+	if errors.As(err, &write) || errors.As(err, &name) || errors.As(err, &temp) {
+		return err // about the output or TMPDIR, not the input being read
 	}
 	var (
 		corrupt     *sqlite.CorruptError

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/filetree"
 	"github.com/olmcat/olmcat/internal/indeximage"
@@ -151,14 +150,8 @@ func (s *Source) openLocal(ctx context.Context, path string) error {
 	if err := s.checkText(path); err != nil {
 		return err
 	}
-	if schema, ok, err := templateFile(path); err != nil {
-		return classify(s.ref.Raw, err)
-	} else if ok {
-		data, err := ReadInput(ctx, path, nil, fbc.DefaultMaxBlobSize)
-		if err != nil {
-			return classify(s.ref.Raw, err)
-		}
-		return s.openTemplate(ctx, schema, data)
+	if isTemplate, err := s.openIfTemplate(ctx, path); isTemplate || err != nil {
+		return err
 	}
 	s.format, s.path = FormatFBC, path
 	return s.checkNotEmpty(ctx)

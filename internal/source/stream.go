@@ -123,17 +123,8 @@ func (s *Source) openStream(ctx context.Context, r io.Reader) error {
 	if sqlite.HasMagic(head) {
 		return s.openIndexDB(sp.path)
 	}
-	if schema, ok, err := templateFile(sp.path); err != nil {
-		return classify(s.ref.Raw, err)
-	} else if ok {
-		data, err := ReadInput(ctx, sp.path, nil, fbc.DefaultMaxBlobSize)
-		if e, ok := err.(*Error); ok {
-			e.Ref = s.ref.Raw // not the spool's name
-		}
-		if err != nil {
-			return classify(s.ref.Raw, err)
-		}
-		return s.openTemplate(ctx, schema, data)
+	if isTemplate, err := s.openIfTemplate(ctx, sp.path); isTemplate || err != nil {
+		return err
 	}
 	s.format, s.stream = FormatFBC, sp
 	switch {

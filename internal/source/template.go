@@ -139,6 +139,23 @@ func templateFile(path string) (string, bool, error) {
 	return schema, ok, nil
 }
 
+// openIfTemplate opens the FBC file at path (the reference's file, or the spool of a stream) as
+// the catalog template it is, rendered; isTemplate false when it is not one.
+func (s *Source) openIfTemplate(ctx context.Context, path string) (isTemplate bool, err error) {
+	schema, ok, err := templateFile(path)
+	if err != nil || !ok {
+		return false, classify(s.ref.Raw, err)
+	}
+	data, err := ReadInput(ctx, path, nil, fbc.DefaultMaxBlobSize)
+	if e, ok := err.(*Error); ok {
+		e.Ref = s.ref.Raw // not a spool's name
+	}
+	if err != nil {
+		return true, classify(s.ref.Raw, err)
+	}
+	return true, s.openTemplate(ctx, schema, data)
+}
+
 // openTemplate renders the template data (schema schema) and keeps the rendered catalog as the
 // source's stream.
 func (s *Source) openTemplate(ctx context.Context, schema string, data []byte) error {

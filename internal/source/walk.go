@@ -184,16 +184,13 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 		s.warnNoPackage("catalog")
 		return nil
 	}
-	if blobs && isLoadErrors(err) {
-		return nil // a catalog with problems, which the command reports in full
-	}
 	empty := s.emptyError()
 	var lerrs *fbc.LoadErrors
 	if errors.As(err, &lerrs) {
-		// A broken catalog file is a catalog with problems, which the command reports in full;
-		// a directory of nothing but READMEs and the like is no catalog at all.
+		// Blobs, or a broken catalog file, make a catalog with problems, which the command
+		// reports in full; a directory of nothing but READMEs and the like is no catalog at all.
 		others := otherFiles(lerrs)
-		if others == nil {
+		if blobs || others == nil {
 			return nil
 		}
 		empty.Detail += ", only files that are not catalog files: " + strings.Join(others, ", ")
@@ -204,11 +201,6 @@ func (s *Source) checkNotEmpty(ctx context.Context) error {
 		return err
 	}
 	return empty
-}
-
-func isLoadErrors(err error) bool {
-	var lerrs *fbc.LoadErrors
-	return errors.As(err, &lerrs)
 }
 
 // emptyError is the error for a catalog in which no blob was found.
