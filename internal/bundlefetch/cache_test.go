@@ -143,10 +143,25 @@ func TestTamperedCacheEntryIsDetectedAndPulledAgain(t *testing.T) {
 			os.WriteFile(v.layers[0], data[:len(data)/2], 0o644)
 		},
 		"layer removed": func(v, o entryFiles) { os.Remove(v.layers[0]) },
+		"manifest grown past what a manifest holds": func(v, o entryFiles) {
+			os.WriteFile(v.manifest, bytes.Repeat([]byte(" "), 5<<20), 0o644)
+		},
+		"config grown past what a config holds": func(v, o entryFiles) {
+			os.WriteFile(v.config, bytes.Repeat([]byte(" "), 5<<20), 0o644)
+		},
 		"entry is a file": func(v, o entryFiles) {
 			os.RemoveAll(v.dir)
 			os.WriteFile(v.dir, []byte("{}"), 0o644)
 		},
+	}
+	// What the warning says of some, beyond "does not verify".
+	said := map[string]string{
+		"manifest bytes changed":                         "the manifest hashes to",
+		"config replaced by another bundle's":            "the config blob hashes to",
+		"layer replaced by another bundle's":             "content digest mismatch",
+		"manifest grown past what a manifest holds":      "more than a manifest or config holds",
+		"config grown past what a config holds":          "more than a manifest or config holds",
+		"index.json points at another bundle's manifest": "has no entry for digest " + images[0].Digest,
 	}
 	for name, change := range tamper {
 		t.Run(name, func(t *testing.T) {
@@ -175,6 +190,9 @@ func TestTamperedCacheEntryIsDetectedAndPulledAgain(t *testing.T) {
 			if n := strings.Count(msg, "does not verify"); n != 1 || !strings.Contains(msg, images[0].Ref) ||
 				!strings.Contains(msg, "tampered with") || !strings.Contains(msg, "replaced") {
 				t.Errorf("stderr said it %d times, want once naming %s: %q", n, images[0].Ref, msg)
+			}
+			if want := said[name]; !strings.Contains(msg, want) {
+				t.Errorf("stderr does not say %q: %q", want, msg)
 			}
 			reg.Reset()
 			f = newFetcher(t, Options{CacheDir: dir})
