@@ -46,8 +46,9 @@ olmcat command: credentials from the docker/podman config, plain HTTP for localh
 addresses, and for any registry with --use-http.
 
 Faster than opm in CI: bundle images are pulled 8 at a time (opm: one after another;
---pull-parallelism N); --cache-dir DIR keeps them by manifest digest between runs (a tag costs one
-HEAD request, a cached digest none; entries no run used for --cache-max-age, 30d, are removed);
+--pull-parallelism N); --cache-dir DIR keeps them by manifest digest between runs, verified against
+it on every use (a tag costs one HEAD request, a cached digest none; entries no run used for
+--cache-max-age, 30d, are removed);
 --bundles-from CATALOG takes the bundles a catalog already has (the published
 catalog, its index image) and pulls only the others.
 

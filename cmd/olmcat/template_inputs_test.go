@@ -223,7 +223,7 @@ func TestTemplatePullAndCacheFlags(t *testing.T) {
 	if code, _, errs := runCLI(t, "validate", file, "--pull-parallelism", "1", "--cache-dir", cache); code != 0 {
 		t.Fatalf("--pull-parallelism 1: exit %d\n%s", code, errs)
 	}
-	entries, _ := filepath.Glob(filepath.Join(cache, "bundles", "*.json"))
+	entries, _ := filepath.Glob(filepath.Join(cache, "bundles", "sha256-*"))
 	if len(entries) != 4 {
 		t.Fatalf("%d cache entries, want 4", len(entries))
 	}

@@ -1,39 +1,77 @@
 package bundlefetch
 
 import (
-	"encoding/json"
+	"bytes"
+	"context"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-
-	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/bundledir"
+	"github.com/olmcat/olmcat/internal/imagetest"
+	"github.com/olmcat/olmcat/internal/indeximage"
 )
 
-// A cache entry is read from disk, where anything may have happened to it: whatever its bytes, it
-// is either a rendered bundle that hashes to its digest, or damaged (errCorrupt), never a panic.
+// A cache entry is read from disk, where anyone who can write the cache may have put anything:
+// whatever bytes one of its files holds, a hit yields exactly the bundle the image holds, or the
+// entry is damaged (errCorrupt); never another bundle, never a panic.
 func FuzzCacheEntry(f *testing.F) {
-	digest := v1.Hash{Algorithm: "sha256", Hex: "0000000000000000000000000000000000000000000000000000000000000001"}
-	c := &cache{dir: f.TempDir(), platform: "linux/amd64"}
-	valid := fbc.Bundle{Schema: fbc.SchemaBundle, Name: "op.v1.0.0", Package: "op",
-		Properties: []fbc.Property{{Type: "olm.package", Value: json.RawMessage(`{"packageName":"op","version":"1.0.0"}`)}}}
-	if err := c.store(digest, valid); err != nil {
-		f.Fatal(err)
+	if _, err := os.Stat(benchBundle); err != nil {
+		f.Skip("the template conformance corpus is not at " + benchBundle)
 	}
-	seed, err := os.ReadFile(c.path(digest))
+	host := imagetest.Registry(f)
+	ref := host + "/fuzz/bundle:v1"
+	imagetest.Push(f, ref, imagetest.BundleImage(f, benchBundle))
+	cacheDir := f.TempDir()
+	fetcher, err := New(Options{CacheDir: cacheDir})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(seed)
-	f.Add(seed[:len(seed)/2])
-	f.Add([]byte(`{"schema":"olmcat.bundle-cache.v1","bundle":null}`))
-	entry := c.path(digest) // each worker runs one input at a time: one file serves them all
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(entry, data, 0o644); err != nil {
+	want, err := fetcher.RenderBundles(context.Background(), []string{ref})
+	if err != nil {
+		f.Fatal(err)
+	}
+	res, err := indeximage.ResolveDigest(context.Background(), ref, indeximage.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	c := fetcher.cache
+	e := readEntry(f, c.entry(res.Digest))
+	files := append([]string{e.index, e.manifest, e.config}, e.layers...)
+	original := make([][]byte, len(files))
+	for i, p := range files {
+		if original[i], err = os.ReadFile(p); err != nil {
+			f.Fatal(err)
+		}
+		if i < 3 { // the small files whole; the layer (136 kB) by patches, which the fuzzer minimizes fast
+			f.Add(uint8(i), uint32(0), true, original[i])
+		}
+		f.Add(uint8(i), uint32(len(original[i])/2), true, []byte{})
+		f.Add(uint8(i), uint32(len(original[i])/3), false, []byte{0xff})
+	}
+	f.Add(uint8(0), uint32(0), true, []byte(`{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json","digest":"`+res.Digest.String()+`","size":1}]}`))
+	f.Add(uint8(1), uint32(0), true, []byte(`{"schemaVersion":2,"config":{"digest":"sha256:0"},"layers":[]}`))
+	wantJSON := marshal(f, want[0])
+	// Each worker runs one input at a time: one entry serves them all, restored before each. The
+	// file numbered which gets data at offset at, and ends there when cut.
+	f.Fuzz(func(t *testing.T, which uint8, at uint32, cut bool, data []byte) {
+		for i, p := range files {
+			if err := os.WriteFile(p, original[i], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := int(which) % len(files)
+		orig := original[n]
+		pos := int(at % uint32(len(orig)+1))
+		changed := append(slices.Clone(orig[:pos]), data...)
+		if !cut && pos+len(data) < len(orig) {
+			changed = append(changed, orig[pos+len(data):]...)
+		}
+		if err := os.WriteFile(files[n], changed, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		b, ok, err := c.load(digest)
+		b, ok, err := c.load(context.Background(), ref, res.Digest, indeximage.Options{})
 		if !ok {
 			t.Fatal("an entry that is there is reported missing")
 		}
@@ -43,8 +81,8 @@ func FuzzCacheEntry(f *testing.F) {
 			}
 			return
 		}
-		if b.Schema != fbc.SchemaBundle || b.Name == "" || b.Image != "" {
-			t.Fatalf("loaded %+v", b)
+		if got := marshal(t, bundledir.WithImage(b, ref)); !bytes.Equal(got, wantJSON) {
+			t.Fatalf("file %d changed, and the entry yields another bundle:\n got %.300s\nwant %.300s", n, got, wantJSON)
 		}
 	})
 }

@@ -339,7 +339,7 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 		return fbc.Bundle{}, pulled, imgErr(err)
 	}
 	f.prune.Do(f.pruneCache)
-	rendered, ok, err := f.cache.load(res.Digest)
+	rendered, ok, err := f.cache.load(ctx, ref, res.Digest, images)
 	switch {
 	case err == nil && ok:
 		return bundledir.WithImage(rendered, ref), cached, nil
@@ -347,37 +347,67 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 		f.mu.Lock()
 		f.stats.Repaired++
 		f.mu.Unlock()
+		f.warn("bundle cache: the entry of %s (%s) does not verify, it was damaged or tampered with; pulled again and replaced: %s",
+			ref, res.Digest, strings.TrimPrefix(err.Error(), errCorrupt.Error()+": "))
+	case ctx.Err() != nil:
+		return fbc.Bundle{}, pulled, ctx.Err()
 	}
-	img, err := indeximage.FetchBundle(ctx, res.DigestRef, images)
+	rendered, err = f.pullKeeping(ctx, ref, res)
 	if err != nil {
 		return fbc.Bundle{}, pulled, imgErr(err)
-	}
-	b, err := source.ParseImageBundle(ref, img)
-	if err == nil {
-		rendered, err = b.Render("")
-	}
-	if err != nil {
-		return fbc.Bundle{}, pulled, imgErr(err)
-	}
-	if err := f.cache.store(res.Digest, rendered); err != nil {
-		f.warnCache.Do(func() {
-			f.warn("cannot write to the bundle cache %s (bundles are pulled, not kept): %v", f.cache.dir, err)
-		})
 	}
 	return bundledir.WithImage(rendered, ref), pulled, nil
 }
 
-// pruneCache removes the cache entries not used for MaxAge, and says so when there were any.
+// pullKeeping pulls the image res names and renders its bundle, keeping the image's blobs as the
+// cache entry of its digest once the bundle is rendered. A cache that cannot be written is said
+// once; the bundle is pulled all the same.
+func (f *Fetcher) pullKeeping(ctx context.Context, ref string, res indeximage.Resolution) (fbc.Bundle, error) {
+	cantKeep := func(err error) {
+		f.warnCache.Do(func() {
+			f.warn("cannot write to the bundle cache %s (bundles are pulled, not kept): %v", f.cache.dir, err)
+		})
+	}
+	entry, err := f.cache.newEntry(res.Digest)
+	if err != nil {
+		cantKeep(err)
+		img, err := indeximage.FetchBundle(ctx, res.DigestRef, f.opts.Images)
+		if err != nil {
+			return fbc.Bundle{}, err
+		}
+		return renderBundle(ref, img)
+	}
+	defer entry.Abort()
+	img, keepErr, err := indeximage.FetchBundleKeeping(ctx, res.DigestRef, f.opts.Images, entry.Path())
+	if err != nil {
+		return fbc.Bundle{}, err
+	}
+	rendered, err := renderBundle(ref, img)
+	if err != nil {
+		return fbc.Bundle{}, err
+	}
+	if keepErr == nil {
+		keepErr = entry.Commit()
+	}
+	if keepErr != nil {
+		cantKeep(keepErr)
+	}
+	return rendered, nil
+}
+
+// pruneCache removes the cache entries not used for MaxAge and those of the earlier format, and
+// says so when there were any.
 func (f *Fetcher) pruneCache() {
-	if f.opts.MaxAge <= 0 {
+	unused, old, err := f.cache.prune(f.opts.MaxAge, time.Now())
+	if err != nil {
+		f.warn("cannot prune the bundle cache %s: %v", f.cache.dir, err)
 		return
 	}
-	n, err := f.cache.prune(f.opts.MaxAge, time.Now())
-	switch {
-	case err != nil:
-		f.warn("cannot prune the bundle cache %s: %v", f.cache.dir, err)
-	case n > 0:
-		f.warn("bundle cache %s: removed %s no run used for %s", f.cache.dir, plural.Of(n, "entry"), FormatAge(f.opts.MaxAge))
+	if unused > 0 {
+		f.warn("bundle cache %s: removed %s no run used for %s", f.cache.dir, plural.Of(unused, "entry"), FormatAge(f.opts.MaxAge))
+	}
+	if old > 0 {
+		f.warn("bundle cache %s: removed %s of an earlier olmcat, which kept rendered bundles that cannot be verified; their images are pulled again", f.cache.dir, plural.Of(old, "entry"))
 	}
 }
 

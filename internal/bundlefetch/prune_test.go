@@ -24,7 +24,7 @@ func TestCacheRemovesEntriesUnusedForMaxAge(t *testing.T) {
 	entryOf := func(i int) string {
 		t.Helper()
 		hex := images[i].Digest[strings.Index(images[i].Digest, ":")+1:]
-		matches, _ := filepath.Glob(filepath.Join(dir, cacheSubdir, "*"+hex+"*.json"))
+		matches, _ := filepath.Glob(filepath.Join(dir, cacheSubdir, "*"+hex+"*"))
 		if len(matches) != 1 {
 			t.Fatalf("image %s: cache entries %v", images[i].Ref, matches)
 		}
@@ -33,7 +33,7 @@ func TestCacheRemovesEntriesUnusedForMaxAge(t *testing.T) {
 	unused, unused2, used := entryOf(0), entryOf(1), entryOf(2)
 	usedBefore := time.Now().Add(-10 * 24 * time.Hour)
 	old := time.Now().Add(-40 * 24 * time.Hour)
-	temp := filepath.Join(dir, cacheSubdir, ".sha256-x-linux_amd64.json.tmp-1")
+	temp := filepath.Join(dir, cacheSubdir, ".sha256-x-linux_amd64.tmp-1")
 	other := filepath.Join(dir, cacheSubdir, "README")
 	for _, p := range []string{temp, other} {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {

@@ -58,6 +58,9 @@ type resolved struct {
 	// blobsVerified: the source checks each layer blob against its digest (registries).
 	blobsVerified bool
 	where         string // how errors name the image
+	// checkSize, if set, refuses a manifest or config blob too large to read into memory before
+	// it is read (OCI layouts, whose files may hold anything).
+	checkSize func(v1.Hash) error
 }
 
 func (o Options) platform() (v1.Platform, error) {
@@ -132,7 +135,7 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
-		r, err := pickFromIndex(idx, plat, where)
+		r, err := pickFromIndex(idx, plat, where, nil)
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
@@ -152,9 +155,17 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 	}
 }
 
+// maxMetadataBlob bounds the index.json, image index, manifest and config of an OCI layout, each
+// read whole into memory: real ones are kilobytes.
+const maxMetadataBlob = 4 << 20
+
 func resolveLayout(ref imageRef, plat v1.Platform) (resolved, error) {
-	if _, err := os.Stat(filepath.Join(ref.path, "index.json")); err != nil {
+	fi, err := os.Stat(filepath.Join(ref.path, "index.json"))
+	if err != nil {
 		return resolved{}, fmt.Errorf("%s: %s is not an OCI image layout (no readable index.json): %w", ref.raw, ref.path, err)
+	}
+	if fi.Size() > maxMetadataBlob {
+		return resolved{}, fmt.Errorf("%s: %s/index.json has %s, more than an OCI layout's index holds (%s at most): the layout is damaged", ref.raw, ref.path, FormatSize(fi.Size()), FormatSize(maxMetadataBlob))
 	}
 	lp, err := layout.FromPath(ref.path)
 	if err != nil {
@@ -173,19 +184,36 @@ func resolveLayout(ref imageRef, plat v1.Platform) (resolved, error) {
 		return resolved{}, err
 	}
 	where := fmt.Sprintf("%s@%s", ref.path, desc.Digest)
+	checkSize := func(h v1.Hash) error {
+		fi, err := os.Stat(filepath.Join(ref.path, "blobs", h.Algorithm, h.Hex))
+		if err == nil && fi.Size() > maxMetadataBlob {
+			return fmt.Errorf("%s: blob %s has %s, more than a manifest or config holds (%s at most): the layout is damaged", where, h, FormatSize(fi.Size()), FormatSize(maxMetadataBlob))
+		}
+		return nil // a missing blob is reported when it is read
+	}
 	switch desc.MediaType {
 	case types.OCIImageIndex, types.DockerManifestList:
+		if err := checkSize(desc.Digest); err != nil {
+			return resolved{}, err
+		}
 		child, err := idx.ImageIndex(desc.Digest)
 		if err != nil {
 			return resolved{}, fmt.Errorf("%s: %w", where, err)
 		}
-		return pickFromIndex(child, plat, where)
+		raw, err := child.RawManifest()
+		if err != nil {
+			return resolved{}, fmt.Errorf("%s: %w", where, err)
+		}
+		if got, _, _ := v1.SHA256(bytes.NewReader(raw)); got != desc.Digest {
+			return resolved{}, fmt.Errorf("image %s: the image index hashes to %s, not to the digest that names it: the blob is corrupt or was tampered with", where, got)
+		}
+		return pickFromIndex(child, plat, where, checkSize)
 	case types.OCIManifestSchema1, types.DockerManifestSchema2:
 		img, err := idx.Image(desc.Digest)
 		if err != nil {
 			return resolved{}, fmt.Errorf("%s: %w", where, err)
 		}
-		r := resolved{img: img, digest: desc.Digest, where: where}
+		r := resolved{img: img, digest: desc.Digest, where: where, checkSize: checkSize}
 		return r, checkManifest(r)
 	default:
 		return resolved{}, fmt.Errorf("%s: entry has media type %q, which is neither an image manifest nor an image index", where, desc.MediaType)
@@ -249,7 +277,7 @@ func resolveArchive(ref imageRef) (resolved, error) {
 
 // pickFromIndex chooses the manifest for plat from a multi-arch index. An index whose only image
 // has no platform recorded is accepted whatever plat says.
-func pickFromIndex(idx v1.ImageIndex, plat v1.Platform, where string) (resolved, error) {
+func pickFromIndex(idx v1.ImageIndex, plat v1.Platform, where string, checkSize func(v1.Hash) error) (resolved, error) {
 	im, err := idx.IndexManifest()
 	if err != nil {
 		return resolved{}, fmt.Errorf("%s: read image index: %w", where, err)
@@ -267,28 +295,33 @@ func pickFromIndex(idx v1.ImageIndex, plat v1.Platform, where string) (resolved,
 		}
 		available = append(available, d.Platform.String())
 		if d.Platform.Satisfies(plat) {
-			return imageFromIndex(idx, d, where)
+			return imageFromIndex(idx, d, where, checkSize)
 		}
 	}
 	if len(images) == 1 && images[0].Platform == nil {
-		return imageFromIndex(idx, images[0], where)
+		return imageFromIndex(idx, images[0], where, checkSize)
 	}
 	sort.Strings(available)
 	return resolved{}, fmt.Errorf("%s: the image index has no %s image (it has: %s); choose one with --platform", where, plat.String(), orNone(strings.Join(available, ", ")))
 }
 
-func imageFromIndex(idx v1.ImageIndex, d v1.Descriptor, where string) (resolved, error) {
+func imageFromIndex(idx v1.ImageIndex, d v1.Descriptor, where string, checkSize func(v1.Hash) error) (resolved, error) {
 	img, err := idx.Image(d.Digest)
 	if err != nil {
 		return resolved{}, fmt.Errorf("%s: image %s: %w", where, d.Digest, err)
 	}
-	r := resolved{img: img, index: idx, digest: d.Digest, where: fmt.Sprintf("%s -> %s", where, d.Digest)}
+	r := resolved{img: img, index: idx, digest: d.Digest, where: fmt.Sprintf("%s -> %s", where, d.Digest), checkSize: checkSize}
 	return r, checkManifest(r)
 }
 
 // checkManifest refuses manifests that are not container images (Helm charts, signatures, other
 // OCI artifacts) before any layer is read.
 func checkManifest(r resolved) error {
+	if r.checkSize != nil {
+		if err := r.checkSize(r.digest); err != nil {
+			return err
+		}
+	}
 	raw, err := r.img.RawManifest()
 	if err != nil {
 		return fmt.Errorf("image %s: read manifest: %w", r.where, err)
@@ -299,6 +332,11 @@ func checkManifest(r resolved) error {
 	m, err := v1.ParseManifest(bytes.NewReader(raw))
 	if err != nil {
 		return fmt.Errorf("image %s: parse manifest: %w", r.where, err)
+	}
+	if r.checkSize != nil {
+		if err := r.checkSize(m.Config.Digest); err != nil {
+			return err
+		}
 	}
 	rawConfig, err := r.img.RawConfigFile()
 	if err != nil {
