@@ -238,12 +238,21 @@ func highestVersion(c *Channel, names []string) string {
 	return best
 }
 
-// EntryVersion returns the version of the entry's bundle, or nil when it has no bundle or the
-// bundle's version does not parse.
+// EntryVersion returns the version OLM matches skipRanges against once the entry's bundle is
+// installed: its CSV's spec.version, which OLM reads with semver.ParseTolerant
+// (operator-framework/api OperatorVersion), so "v1.2.3" and "1.2" are read as 1.2.3 and 1.2.0 though
+// opm refuses them in a catalog. Nil when the entry has no bundle or no parser accepts its version.
 func EntryVersion(e *Entry) *semver.Version {
-	if e == nil || e.Bundle == nil || e.Bundle.VersionErr != nil || e.Bundle.VersionString == "" {
+	if e == nil || e.Bundle == nil || e.Bundle.VersionString == "" {
 		return nil
 	}
-	v := e.Bundle.Version
+	if e.Bundle.VersionErr == nil {
+		v := e.Bundle.Version
+		return &v
+	}
+	v, err := semver.ParseTolerant(e.Bundle.VersionString)
+	if err != nil {
+		return nil
+	}
 	return &v
 }
