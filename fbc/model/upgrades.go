@@ -124,6 +124,31 @@ func (g *UpgradeGraph) Successors(name string, version *semver.Version) []string
 	return out
 }
 
+// Naming returns the entries of the channel, offered or not, whose replaces, skips or skipRange
+// name this bundle (the bundle itself left out), sorted by name: with Successors, what a message
+// needs to say which of them OLM ignores.
+func (g *UpgradeGraph) Naming(name string, version *semver.Version) []string {
+	var out []string
+	for _, e := range g.channel.SortedEntries() {
+		if e.Name == name {
+			continue
+		}
+		named := e.Replaces == name
+		for _, s := range e.Skips {
+			named = named || s == name
+		}
+		if !named && version != nil && e.SkipRange != "" {
+			if r, err := semver.ParseRange(e.SkipRange); err == nil && r(*version) {
+				named = true
+			}
+		}
+		if named {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
 // Next is the offer OLM takes for a user of this bundle (the one nearest the head), "" for none.
 func (g *UpgradeGraph) Next(name string, version *semver.Version) string {
 	if next := g.Successors(name, version); len(next) > 0 {

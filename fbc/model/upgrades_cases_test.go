@@ -191,3 +191,43 @@ func TestUpgradeGraphVersionOLMReads(t *testing.T) {
 		t.Errorf("latest offered %v: replaces only", got)
 	}
 }
+
+// TestUpgradeWarningsNameTheDeadEdges: clusterpulse's fast-v0 channel (community v4.20 subset).
+// v0.3.0 replaces and skips v0.2.3, which replaces v0.1.1 and skips v0.1.1 to v0.2.2. OLM never
+// upgrades to the skipped v0.2.3, so the users of v0.1.1 to v0.2.2 are offered nothing, though
+// every one of them has an edge to v0.2.3 in the catalog (and in the picture). The warnings say so:
+// the skipped bundle's warning names every bundle its dead edges were for, and each unreachable
+// bundle's warning names the entry whose edge OLM ignores.
+func TestUpgradeWarningsNameTheDeadEdges(t *testing.T) {
+	dir := filepath.Join(conformanceRoot(t), "fbc/community-v4.20-csvmetadata-subset/catalog/clusterpulse")
+	const p = "clusterpulse.v"
+	var skipped []string
+	unreachable := map[string]string{}
+	for _, i := range validateDir(t, dir, Options{}) {
+		switch {
+		case i.Channel != "fast-v0":
+		case i.Rule == "skipped-on-replaces-chain":
+			skipped = append(skipped, i.Bundle+": "+i.Message+" / "+i.Hint)
+		case i.Rule == "unreachable-from-head":
+			unreachable[strings.TrimPrefix(i.Bundle, p)] = i.Message
+		}
+	}
+	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], p+"0.2.3: ") {
+		t.Fatalf("skipped-on-replaces-chain: %q, want one, for v0.2.3", skipped)
+	}
+	dead := p + "0.1.1, " + p + "0.2.0, " + p + "0.2.1, " + p + "0.2.2"
+	fix := `"` + strings.ReplaceAll(dead, ", ", `", "`) + `"`
+	if !strings.Contains(skipped[0], dead+" get no upgrade through it") || !strings.Contains(skipped[0], "replace or skip "+fix+" themselves") {
+		t.Errorf("the skipped bundle's warning does not name every bundle its edges were for (%s): %s", dead, skipped[0])
+	}
+	for _, v := range []string{"0.1.1", "0.2.0", "0.2.1", "0.2.2"} {
+		msg, ok := unreachable[v]
+		if !ok {
+			t.Errorf("no unreachable-from-head for %s", v)
+			continue
+		}
+		if !strings.HasSuffix(msg, "; "+p+"0.2.3 does, but OLM never upgrades to it") {
+			t.Errorf("%s: the warning does not name the edge OLM ignores: %s", v, msg)
+		}
+	}
+}
