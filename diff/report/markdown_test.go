@@ -36,7 +36,7 @@ var mermaidLine = []*regexp.Regexp{
 	regexp.MustCompile(`^  (n\d+) ~~~ (n\d+)$`),
 	regexp.MustCompile(`^  classDef (added|removed|stranded|head|external|deprecated|warning|breaking) [a-z:#0-9,. -]+$`),
 	regexp.MustCompile(`^  class (n\d+(,n\d+)*) (added|removed|stranded|head|external|deprecated|warning|breaking)$`),
-	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6},stroke-width:2px$`),
+	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6}(,stroke-width:2px)?$`),
 }
 
 // checkMermaid parses a diagram line by line: every line one of the forms olmcat writes, every
