@@ -96,11 +96,14 @@ func (n Node) Worst() diff.Severity {
 	return n.Findings[0].Severity
 }
 
-// Edge says users of From can upgrade to To.
+// Edge says users of From can upgrade to To, as the catalog declares it. Ignored says OLM never
+// takes it: To is skipped by some entry, or off the replaces chain from the head, and OLM never
+// upgrades to such an entry (model.UpgradeGraph.Order).
 type Edge struct {
 	From, To string
 	Kind     string
 	Status   Status
+	Ignored  bool
 }
 
 // Build draws one package of a catalog; channel "" means every channel.
@@ -224,6 +227,14 @@ func drawChannel(c *model.Channel) Channel {
 		heads[h] = true
 	}
 	external := map[string]bool{}
+	// an edge into an entry OLM never upgrades to is ignored; with no head or several, OLM resolves
+	// nothing in the channel, which the head findings say, and no edge is marked
+	offered := map[string]bool{}
+	g := model.NewUpgradeGraph(c)
+	for _, name := range g.Order() {
+		offered[name] = true
+	}
+	ignored := func(to string) bool { return len(g.Heads()) == 1 && !offered[to] }
 	for _, e := range c.SortedEntries() {
 		n := Node{Name: e.Name, Head: heads[e.Name], SkipRange: e.SkipRange}
 		if e.Bundle != nil {
@@ -231,11 +242,11 @@ func drawChannel(c *model.Channel) Channel {
 		}
 		out.Nodes = append(out.Nodes, n)
 		if e.Replaces != "" {
-			out.Edges = append(out.Edges, Edge{From: e.Replaces, To: e.Name, Kind: EdgeReplaces})
+			out.Edges = append(out.Edges, Edge{From: e.Replaces, To: e.Name, Kind: EdgeReplaces, Ignored: ignored(e.Name)})
 			external[e.Replaces] = true
 		}
 		for _, s := range sortedCopy(e.Skips) {
-			out.Edges = append(out.Edges, Edge{From: s, To: e.Name, Kind: EdgeSkips})
+			out.Edges = append(out.Edges, Edge{From: s, To: e.Name, Kind: EdgeSkips, Ignored: ignored(e.Name)})
 			external[s] = true
 		}
 	}

@@ -52,6 +52,7 @@ type row struct {
 type bus struct {
 	kind       string
 	status     Status
+	ignored    bool  // OLM never takes these edges (Edge.Ignored)
 	to         int   // row of the target
 	from       []int // rows of the sources
 	lane       int
@@ -119,9 +120,9 @@ func layoutChannel(ch Channel, comparison bool) *channelLayout {
 			left++
 			continue
 		}
-		key := fmt.Sprintf("%d\x00%s\x00%s", to, e.Kind, e.Status)
+		key := fmt.Sprintf("%d\x00%s\x00%s\x00%v", to, e.Kind, e.Status, e.Ignored)
 		if groups[key] == nil {
-			groups[key] = &bus{kind: e.Kind, status: e.Status, to: to}
+			groups[key] = &bus{kind: e.Kind, status: e.Status, ignored: e.Ignored, to: to}
 			order = append(order, key)
 		}
 		groups[key].from = append(groups[key].from, from)

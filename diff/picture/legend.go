@@ -13,6 +13,7 @@ const (
 	keyRemoved    = "removed"
 	keyStranded   = "stranded"
 	keyFinding    = "finding"
+	keyIgnored    = "ignored"
 )
 
 // legendKeys lists what a legend of the graphs explains: both edge kinds and the head always, the
@@ -23,7 +24,7 @@ func legendKeys(graphs ...*Graph) []string {
 		addLegendKeys(has, g)
 	}
 	var out []string
-	for _, k := range []string{keyReplaces, keySkips, keySkipRange, keyHead, keyDefault, keyDeprecated, keyExternal, keyAdded, keyRemoved, keyStranded, keyFinding} {
+	for _, k := range []string{keyReplaces, keySkips, keyIgnored, keySkipRange, keyHead, keyDefault, keyDeprecated, keyExternal, keyAdded, keyRemoved, keyStranded, keyFinding} {
 		if has[k] {
 			out = append(out, k)
 		}
@@ -48,6 +49,7 @@ func addLegendKeys(has map[string]bool, g *Graph) {
 		}
 		for _, e := range ch.Edges {
 			has[string(e.Status)] = true
+			has[keyIgnored] = has[keyIgnored] || e.Ignored && e.Status != Removed
 		}
 	}
 }
@@ -65,6 +67,7 @@ var legendText = map[string]string{
 	keyRemoved:    "red: removed",
 	keyStranded:   "orange: stranded (users can no longer reach the head)",
 	keyFinding:    "red or amber border: a breaking or warning finding names the bundle",
+	keyIgnored:    "light grey arrow: an edge OLM never takes (into a skipped bundle, or one off the replaces chain)",
 }
 
 // channelNotes are the marks of a channel's title: default, deprecated, added or removed.

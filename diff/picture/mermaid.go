@@ -42,7 +42,8 @@ func MermaidChannel(w io.Writer, ch Channel, maxNodes int) (hiddenNodes, hiddenE
 // MermaidLegend says in words how the Mermaid pictures draw what they draw.
 const MermaidLegend = "Bundles in version order, newest at the top; arrows point to the upgrade target: solid replaces, " +
 	"dotted skips; a skipRange is written on the bundle that declares it. Green: added; red: removed; orange: stranded; " +
-	"thick blue border: the head; red or amber border: a bundle a breaking or warning finding names."
+	"thick blue border: the head; red or amber border: a bundle a breaking or warning finding names; light grey arrow: " +
+	"an edge OLM never takes (into a skipped bundle, or one off the replaces chain from the head)."
 
 type mermaidDoc struct {
 	b       strings.Builder
@@ -146,8 +147,11 @@ func nodeClasses(n Node) []string {
 	return out
 }
 
-// mermaidLinkStyle colours an edge by its comparison status.
+// mermaidLinkStyle colours an edge by its comparison status, light grey when OLM never takes it.
 func mermaidLinkStyle(e Edge) string {
+	if e.Ignored && e.Status != Removed {
+		return "stroke:" + colourIgnored
+	}
 	switch e.Status {
 	case Added:
 		return "stroke:" + colourAdded + ",stroke-width:2px"

@@ -126,10 +126,12 @@ func DOT(w io.Writer, g *Graph) error {
 			if e.Kind == EdgeSkips {
 				attrs = append(attrs, "style=dotted")
 			}
-			switch e.Status {
-			case Added:
+			switch {
+			case e.Ignored && e.Status != Removed:
+				attrs = append(attrs, "color="+dotString(colourIgnored))
+			case e.Status == Added:
 				attrs = append(attrs, "color="+dotString(colourAdded), "penwidth=2")
-			case Removed:
+			case e.Status == Removed:
 				attrs = append(attrs, "color="+dotString(colourRemoved), "penwidth=2")
 			}
 			if len(attrs) == 0 {

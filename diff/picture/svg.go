@@ -16,8 +16,10 @@ const (
 	colourEdge  = "#57606a"
 	colourText  = "#1f2328"
 	colourMuted = "#656d76"
-	colourNode  = "#8c959f"
-	colourDflt  = "#1b7c83"
+	// colourIgnored draws, in Mermaid and DOT, the edges OLM never takes (the SVG fades them)
+	colourIgnored = "#d0d7de"
+	colourNode    = "#8c959f"
+	colourDflt    = "#1b7c83"
 )
 
 // block is a part of a picture drawn at the origin; place puts it somewhere.

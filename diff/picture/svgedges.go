@@ -7,6 +7,9 @@ import (
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
+// ignoredOpacity fades the edges OLM never takes, so that they do not read as a way up.
+const ignoredOpacity = "0.3"
+
 // edgeStroke is how an edge looks: its kind is the dash pattern, its comparison status the colour.
 func edgeStroke(kind string, status Status) string {
 	colour, width := colourEdge, "1.5"
@@ -68,7 +71,12 @@ func busesSVG(l *channelLayout, xl, xr int) string {
 		if bs.status != Unchanged {
 			title += " (" + string(bs.status) + ")"
 		}
-		fmt.Fprintf(&b, "<g class=\"edge %s\"><title>%s</title><path d=\"%s\"%s/>%s", bs.kind, esc(title), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
+		class, opacity := bs.kind, ""
+		if bs.ignored {
+			title += "; OLM never takes it: " + l.rows[bs.to].node.Name + " is skipped or off the replaces chain from the head, and OLM never upgrades to such a bundle"
+			class, opacity = class+" ignored", " opacity=\""+ignoredOpacity+"\""
+		}
+		fmt.Fprintf(&b, "<g class=\"edge %s\"%s><title>%s</title><path d=\"%s\"%s/>%s", class, opacity, esc(title), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
 		fmt.Fprintf(&b, "<path d=\"M%d,%dl%d,-3v6z\" fill=\"%s\"/></g>\n", edge, yt, dir*7, edgeColour(bs.status))
 	}
 	return b.String()
@@ -112,6 +120,9 @@ func legendSample(key string) (svg string, width int, text string) {
 		return line(EdgeReplaces, Unchanged), 36, "replaces"
 	case keySkips:
 		return line(EdgeSkips, Unchanged), 36, "skips"
+	case keyIgnored:
+		return "<g opacity=\"" + ignoredOpacity + "\">" + line(EdgeReplaces, Unchanged) + "</g>", 36,
+			"faded: an edge OLM never takes (into a skipped bundle, or one off the replaces chain)"
 	case keySkipRange:
 		return fmt.Sprintf("<rect x=\"0\" y=\"0\" width=\"7\" height=\"18\" rx=\"3\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" stroke-width=\"1.2\"/>", colourEdge, colourEdge), 7,
 			"skipRange: a band over the versions it covers, joined to the bundle declaring it, the range beside"

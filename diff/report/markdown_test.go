@@ -36,7 +36,7 @@ var mermaidLine = []*regexp.Regexp{
 	regexp.MustCompile(`^  (n\d+) ~~~ (n\d+)$`),
 	regexp.MustCompile(`^  classDef (added|removed|stranded|head|external|deprecated|warning|breaking) [a-z:#0-9,. -]+$`),
 	regexp.MustCompile(`^  class (n\d+(,n\d+)*) (added|removed|stranded|head|external|deprecated|warning|breaking)$`),
-	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6},stroke-width:2px$`),
+	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6}(,stroke-width:2px)?$`),
 }
 
 // checkMermaid parses a diagram line by line: every line one of the forms olmcat writes, every
@@ -135,7 +135,7 @@ func TestMarkdownOnInfrawatch(t *testing.T) {
 		"| smart-gateway-operator | changed | **1** | 3 | 9 | 1 added | 2 changed |",
 		"<details open><summary><b>smart-gateway-operator</b>: 1 breaking, 3 warnings, 9 info</summary>",
 		"| 🟠 warning | `default-channel-changed` | package smart-gateway-operator | default channel changed",
-		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: upgrades now end at smart-gateway-operator.v2.1.0",
+		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: OLM offers them no upgrade now; before, it was the head itself |",
 		`removed from channel "latest" (replaces smart-gateway-operator.v2.0.1)`,
 		"<details><summary>Legend</summary>", "**stranded**",
 		"Reproduce with:\n\n```sh\nolmcat diff old.db new.db -o markdown\n```\n",

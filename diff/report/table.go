@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
@@ -162,8 +163,8 @@ func fitColumns(natural []int, avail int) []int {
 }
 
 // wrap breaks text into lines of at most width runes: at spaces where it can, inside a word
-// longer than the line otherwise (after its last - / : @ or _ that fits, else its last dot). Nothing
-// is ever cut: the fix, the file:line and a whole image digest are what a reviewer acts on.
+// longer than the line otherwise (at the last breakWord point that fits). Nothing is ever cut: the
+// fix, the file:line and a whole image digest are what a reviewer acts on.
 func wrap(text string, width int) string {
 	var lines []string
 	for _, para := range strings.Split(text, "\n") {
@@ -174,12 +175,7 @@ func wrap(text string, width int) string {
 					lines, line = append(lines, line), ""
 				}
 				r := []rune(word)
-				cut, head := width, string(r[:width])
-				if i := strings.LastIndexAny(head, "-/:@_"); i > 0 {
-					cut = utf8.RuneCountInString(head[:i+1])
-				} else if i := strings.LastIndex(head, "."); i > 0 {
-					cut = utf8.RuneCountInString(head[:i+1])
-				}
+				cut := breakWord(r, width)
 				lines, word = append(lines, string(r[:cut])), string(r[cut:])
 			}
 			switch {
@@ -194,4 +190,30 @@ func wrap(text string, width int) string {
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// breakWord says where to break a word longer than width runes: after the last - / : @ or _ that
+// fits, or after a dot that does not split a version (name.|v1.2.3, never 1.2.|3), or between a
+// lower-case letter and an upper-case one (ClusterService|Version), whichever comes last; else
+// after the last dot that fits; else at width.
+func breakWord(r []rune, width int) int {
+	best, lastDot := 0, 0
+	for i := 1; i <= width && i < len(r); i++ {
+		prev, next := r[i-1], r[i]
+		switch {
+		case strings.ContainsRune("-/:@_", prev),
+			prev == '.' && !unicode.IsDigit(next),
+			unicode.IsLower(prev) && unicode.IsUpper(next):
+			best = i
+		case prev == '.':
+			lastDot = i
+		}
+	}
+	switch {
+	case best > 0:
+		return best
+	case lastDot > 0:
+		return lastDot
+	}
+	return width
 }

@@ -181,8 +181,11 @@ func strandedChange(f diff.Finding) string {
 	if f.Old == "is the head "+f.Bundle {
 		before = "it was the head itself"
 	}
-	return fmt.Sprintf("users of %s can no longer upgrade to the head %s: upgrades now end at %s; before, %s",
-		f.Bundle, head, end, before)
+	now := "upgrades now end at " + end
+	if end == f.Bundle { // "upgrades end at" the bundle itself reads as if it were somewhere to go
+		now = "OLM offers them no upgrade now"
+	}
+	return fmt.Sprintf("users of %s can no longer upgrade to the head %s: %s; before, %s", f.Bundle, head, now, before)
 }
 
 // pastReach turns a reach of the schema ("is the head H", "reaches H in N upgrades", "upgrades end

@@ -124,6 +124,31 @@ func (g *UpgradeGraph) Successors(name string, version *semver.Version) []string
 	return out
 }
 
+// Naming returns the entries of the channel, offered or not, whose replaces, skips or skipRange
+// name this bundle (the bundle itself left out), sorted by name: with Successors, what a message
+// needs to say which of them OLM ignores.
+func (g *UpgradeGraph) Naming(name string, version *semver.Version) []string {
+	var out []string
+	for _, e := range g.channel.SortedEntries() {
+		if e.Name == name {
+			continue
+		}
+		named := e.Replaces == name
+		for _, s := range e.Skips {
+			named = named || s == name
+		}
+		if !named && version != nil && e.SkipRange != "" {
+			if r, err := semver.ParseRange(e.SkipRange); err == nil && r(*version) {
+				named = true
+			}
+		}
+		if named {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
 // Next is the offer OLM takes for a user of this bundle (the one nearest the head), "" for none.
 func (g *UpgradeGraph) Next(name string, version *semver.Version) string {
 	if next := g.Successors(name, version); len(next) > 0 {
@@ -238,12 +263,21 @@ func highestVersion(c *Channel, names []string) string {
 	return best
 }
 
-// EntryVersion returns the version of the entry's bundle, or nil when it has no bundle or the
-// bundle's version does not parse.
+// EntryVersion returns the version OLM matches skipRanges against once the entry's bundle is
+// installed: its CSV's spec.version, which OLM reads with semver.ParseTolerant
+// (operator-framework/api OperatorVersion), so "v1.2.3" and "1.2" are read as 1.2.3 and 1.2.0 though
+// opm refuses them in a catalog. Nil when the entry has no bundle or no parser accepts its version.
 func EntryVersion(e *Entry) *semver.Version {
-	if e == nil || e.Bundle == nil || e.Bundle.VersionErr != nil || e.Bundle.VersionString == "" {
+	if e == nil || e.Bundle == nil || e.Bundle.VersionString == "" {
 		return nil
 	}
-	v := e.Bundle.Version
+	if e.Bundle.VersionErr == nil {
+		v := e.Bundle.Version
+		return &v
+	}
+	v, err := semver.ParseTolerant(e.Bundle.VersionString)
+	if err != nil {
+		return nil
+	}
 	return &v
 }

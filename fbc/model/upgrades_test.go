@@ -63,8 +63,8 @@ func TestUpgradeGraphSkipRangeOffers(t *testing.T) {
 	}
 }
 
-// kubernautModel loads one side of the kubernaut-operator channel candidate-v1.
-func kubernautChannel(t *testing.T, dir string) *Channel {
+// loadChannel loads one channel of one package from a catalog directory.
+func loadChannel(t *testing.T, dir, pkg, channel string) *Channel {
 	t.Helper()
 	cat, err := fbc.Load(dir)
 	if err != nil {
@@ -74,7 +74,17 @@ func kubernautChannel(t *testing.T, dir string) *Channel {
 	if len(issues.Errors()) > 0 {
 		t.Fatal(issues)
 	}
-	return m.Packages["kubernaut-operator"].Channels["candidate-v1"]
+	p := m.Packages[pkg]
+	if p == nil || p.Channels[channel] == nil {
+		t.Fatalf("%s: no channel %s of package %s", dir, channel, pkg)
+	}
+	return p.Channels[channel]
+}
+
+// kubernautChannel loads one side of the kubernaut-operator channel candidate-v1.
+func kubernautChannel(t *testing.T, dir string) *Channel {
+	t.Helper()
+	return loadChannel(t, dir, "kubernaut-operator", "candidate-v1")
 }
 
 const kubernaut = "kubernaut-operator.v"

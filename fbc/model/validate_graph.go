@@ -96,10 +96,22 @@ func skippedOnReplacesChain(ch *Channel, head string, g *UpgradeGraph) Issues {
 		if len(by) == 0 {
 			continue
 		}
+		// its skips are as dead as its replaces: saying only the replaces leaves a reviewer to
+		// wonder why the bundles it skips are unreachable too
+		dead := []string{below}
+		for _, s := range ch.Entries[name].Skips {
+			if s != below && ch.Entries[s] != nil {
+				dead = append(dead, s)
+			}
+		}
+		what := fmt.Sprintf("its replaces %q has no effect", below)
+		if len(dead) > 1 {
+			what = fmt.Sprintf("its replaces %q and its skips have no effect: %s get no upgrade through it", below, strings.Join(dead, ", "))
+		}
 		issues = append(issues, newIssue(Warning, "skipped-on-replaces-chain", ch.Loc, ch.Package.Name, ch.Name, name,
-			fmt.Sprintf("drop %q from the skips of %s, or let the skipping entries replace or skip %q themselves", name, strings.Join(by, ", "), below),
-			"bundle %q is on the replaces chain but skipped by %s: OLM never upgrades to a skipped bundle, so its replaces %q has no effect",
-			name, strings.Join(by, ", "), below))
+			fmt.Sprintf("drop %q from the skips of %s, or let the skipping entries replace or skip %s themselves", name, strings.Join(by, ", "), strings.Join(quoteAll(dead), ", ")),
+			"bundle %q is on the replaces chain but skipped by %s: OLM never upgrades to a skipped bundle, so %s",
+			name, strings.Join(by, ", "), what))
 	}
 	return issues
 }
@@ -122,6 +134,11 @@ func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues
 		}
 		path, _ := g.Path(e.Name, EntryVersion(e))
 		end, msg := e.Name, fmt.Sprintf("OLM offers the users of %q no upgrade: no entry OLM upgrades to (on the head's replaces chain, skipped by none) replaces, skips or covers it", e.Name)
+		if dead := g.Naming(e.Name, EntryVersion(e)); len(dead) == 1 {
+			msg += fmt.Sprintf("; %s does, but OLM never upgrades to it", dead[0])
+		} else if len(dead) > 1 {
+			msg += fmt.Sprintf("; %s do, but OLM never upgrades to them", strings.Join(dead, ", "))
+		}
 		if len(path) > 0 {
 			end = path[len(path)-1]
 			msg = fmt.Sprintf("OLM upgrades the users of %q through %s and no further: they never reach the channel head", e.Name, strings.Join(path, " -> "))
@@ -131,4 +148,12 @@ func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues
 			"%s", msg))
 	}
 	return issues
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
 }
