@@ -64,6 +64,11 @@ const (
 	connectionReceiveWindow = 1 << 20
 )
 
+// maxRequestMetadata bounds the metadata (headers) of one call, which flow control does not
+// cover: grpc's default, 16 MiB, let a client make every call it keeps open (up to
+// MaxConcurrentCalls) pin that much. OLM sends a few hundred bytes; Envoy's default is 60 KiB.
+const maxRequestMetadata = 64 << 10
+
 // Health service names that report the catalog's readiness. "" is what grpc_health_probe asks,
 // "Registry" what OLM's registry client asks.
 var healthServices = []string{"", "Registry", "api.Registry"}
@@ -106,7 +111,7 @@ func NewServer(o ServerOptions) *Server {
 	s := &Server{registry: NewRegistry(nil), health: health.NewServer(), log: o.Logger}
 	s.registry.rawSendable = true
 	logCalls := callLogger{o.Logger}
-	limit := &callLimit{max: o.MaxConcurrentCalls, log: o.Logger}
+	limit := &callLimit{max: o.MaxConcurrentCalls, log: o.Logger, freeMemory: debug.FreeOSMemory, freeEvery: freeMemoryEvery}
 	unary := []grpc.UnaryServerInterceptor{limit.unary, logCalls.unary}
 	stream := []grpc.StreamServerInterceptor{limit.stream, logCalls.stream}
 	var metrics *serverMetrics
@@ -122,6 +127,7 @@ func NewServer(o ServerOptions) *Server {
 		grpc.MaxConcurrentStreams(o.MaxConcurrentStreams),
 		grpc.InitialWindowSize(streamReceiveWindow),
 		grpc.InitialConnWindowSize(connectionReceiveWindow),
+		grpc.MaxHeaderListSize(maxRequestMetadata),
 		grpc.SharedWriteBuffer(true), // a connection's write buffer is released while it is idle
 		grpc.KeepaliveParams(ka),
 		// Clients that ping more often than this are not punished with GOAWAY.
@@ -176,6 +182,10 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, drainTimeout time.
 	case <-time.After(drainTimeout):
 		s.log.Warn("drain timeout reached, closing remaining calls")
 		s.grpc.Stop()
+		// Stop closes the connections but does not wait for the handlers it cut off; GracefulStop
+		// does. Returning before they are done would let the caller close the backend under a
+		// ListBundles still reading it (a spool file closed while a stream reads it).
+		<-drained
 	}
 	if err := <-errc; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		return err
@@ -230,7 +240,17 @@ type callLimit struct {
 	shared  int            // open calls beyond the reserve of their connection
 	open    int
 	peak    int // the most calls open since memory was last given back
+
+	freeMemory  func()        // debug.FreeOSMemory, but in tests
+	freeEvery   time.Duration // memory is given back at most this often
+	lastFree    time.Time
+	freePending bool
 }
+
+// freeMemoryEvery bounds how often crowds make the server give memory back: each time is a full
+// collection, and a client that opens and drops crowds of calls in a loop must not be able to
+// make the server collect continuously.
+const freeMemoryEvery = 10 * time.Second
 
 // reservedPerConnection calls of each connection are admitted whatever the other connections do.
 const reservedPerConnection = 4
@@ -273,9 +293,29 @@ func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err
 		}
 		if l.open--; l.open == 0 && l.peak >= crowd {
 			l.peak = 0
-			go debug.FreeOSMemory()
+			l.giveBackMemory()
 		}
 	}, nil
+}
+
+// giveBackMemory gives memory back to the system now, or once freeEvery has passed since it last
+// did; one give-back at a time is pending. Called with l.mu held.
+func (l *callLimit) giveBackMemory() {
+	if l.freePending {
+		return
+	}
+	l.freePending = true
+	run := func() {
+		l.freeMemory()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.lastFree, l.freePending = time.Now(), false
+	}
+	if wait := l.freeEvery - time.Since(l.lastFree); wait > 0 {
+		time.AfterFunc(wait, run)
+		return
+	}
+	go run()
 }
 
 func (l *callLimit) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {

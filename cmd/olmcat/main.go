@@ -67,7 +67,8 @@ func main() {
 	os.Exit(code)
 }
 
-// handleSignals cancels the context on SIGINT, SIGTERM, SIGHUP and SIGPIPE, so that commands stop,
+// handleSignals cancels the context on SIGINT, SIGTERM, SIGHUP and SIGPIPE (when it is standard
+// output or standard error that broke, not a server's client connection), so that commands stop,
 // remove their temporary files and exit; a second SIGINT or SIGTERM exits at once, after removing
 // the temporary files every command registers with package scratch. SIGPIPE (a closed pipe on
 // stdout, e.g. `olmcat render ... | head`) then shows as a write error, which ends the command
@@ -86,7 +87,11 @@ func handleSignals() (ctx context.Context, received func() syscall.Signal, stop 
 			case s := <-sigs:
 				sig := s.(syscall.Signal)
 				if sig == syscall.SIGPIPE {
-					cancel()
+					// Only a reader of our own output going away stops the command; a client
+					// of `olmcat serve` that hangs up raises SIGPIPE too.
+					if outputGone() {
+						cancel()
+					}
 					continue
 				}
 				if !first.CompareAndSwap(0, int32(sig)) {

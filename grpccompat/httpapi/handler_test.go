@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -312,4 +313,29 @@ func TestProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("drained", map[string]int{"/livez": 200, "/readyz": 503, "/healthz": 503})
+}
+
+// /all keeps being served after the store's file is removed from the temporary directory (by a
+// cleaner that took it for old: the server runs for months), as /metas is, from the descriptor
+// the store holds.
+func TestAllSurvivesRemovedStoreFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd on this system: /all opens the store by name")
+	}
+	st := testStore(t, 1000)
+	s := NewServer(Options{})
+	s.SetStore(st)
+	want, err := io.ReadAll(st.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(st.f.Name()); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/api/v1/all", "/api/v1/metas"} {
+		w := do(t, s.Handler(), http.MethodGet, path)
+		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want) {
+			t.Errorf("GET %s after the store file was removed: %d, %d bytes, want 200 and %d bytes", path, w.Code, w.Body.Len(), len(want))
+		}
+	}
 }

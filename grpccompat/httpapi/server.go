@@ -35,8 +35,10 @@ type Server struct {
 	noMetas bool
 	log     *slog.Logger
 	store   atomic.Pointer[Store]
-	serving atomic.Bool
-	handler http.Handler
+	// draining is set once Serve starts to shut down: readiness is a store and no drain, so that
+	// a catalog that finishes loading during the drain does not report SERVING again.
+	draining atomic.Bool
+	handler  http.Handler
 }
 
 // NewServer builds a server with no catalog yet.
@@ -53,7 +55,6 @@ func NewServer(o Options) *Server {
 // SetStore installs the loaded catalog and reports SERVING.
 func (s *Server) SetStore(st *Store) {
 	s.store.Store(st)
-	s.serving.Store(true)
 }
 
 // Handler is the whole API: catalogd's routes, compression, metrics and request logging.
@@ -80,7 +81,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, drainTimeout time.
 	case <-ctx.Done():
 	}
 	s.log.Info("shutting down HTTP: draining in-flight requests", "timeout", drainTimeout)
-	s.serving.Store(false)
+	s.draining.Store(true)
 	drainCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if err := hs.Shutdown(drainCtx); err != nil {

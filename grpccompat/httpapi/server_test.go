@@ -47,3 +47,24 @@ func TestServeDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A catalog that finishes loading after the server began to drain (SIGTERM during a long load)
+// does not make /readyz report SERVING again, as gRPC health does not after its Shutdown.
+func TestStoreAfterDrainStaysNotReady(t *testing.T) {
+	s := NewServer(Options{})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Serve(ctx, lis, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	s.SetStore(testStore(t, 10))
+	for _, path := range []string{"/readyz", "/healthz"} {
+		if w := do(t, s.Handler(), http.MethodGet, path); w.Code != http.StatusServiceUnavailable {
+			t.Errorf("GET %s after the drain began and the catalog then loaded: %d, want 503", path, w.Code)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/olmcat/olmcat/fbc"
@@ -136,8 +137,16 @@ type Store struct {
 func (s *Store) All() *io.SectionReader { return io.NewSectionReader(s.f, 0, s.size) }
 
 // Open opens the whole stream as a file of its own (its own offset, so one per request): net/http
-// then sends it with sendfile, without copying it through the process.
-func (s *Store) Open() (*os.File, error) { return os.Open(s.f.Name()) }
+// then sends it with sendfile, without copying it through the process. Where the system offers
+// it, the file is opened again through the descriptor the store holds (/proc/self/fd), so that
+// it keeps working after its name is gone: a server runs for months, and a cleaner of the
+// temporary directory may remove a file it takes for old.
+func (s *Store) Open() (*os.File, error) {
+	if f, err := os.Open("/proc/self/fd/" + strconv.FormatUint(uint64(s.f.Fd()), 10)); err == nil {
+		return f, nil
+	}
+	return os.Open(s.f.Name())
+}
 
 // Size is the length of the whole stream in bytes.
 func (s *Store) Size() int64 { return s.size }

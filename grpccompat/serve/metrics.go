@@ -110,16 +110,22 @@ func (m *metrics) loaded(ctx context.Context, backend api.Backend, store *httpap
 	}
 }
 
-// serveMetrics answers /metrics on lis until ctx ends.
+// serveMetrics answers /metrics on lis until ctx ends, and returns once its listener and
+// connections are closed.
 func serveMetrics(ctx context.Context, lis net.Listener, h http.Handler, log *slog.Logger) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		hs.Close()
-	}()
-	if err := hs.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(lis) }()
+	select {
+	case err := <-served:
+		log.Error("metrics endpoint stopped", "error", err)
+		return
+	case <-ctx.Done():
+	}
+	hs.Close()
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Error("metrics endpoint stopped", "error", err)
 	}
 }

@@ -138,6 +138,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.PprofAddr != "" {
 		if o.CaptureStartupProfile {
 			startup = startStartupProfile(log)
+			defer startup.stop() // a load that fails or is stopped must not leave the profile running
 		}
 		stop, err := startPprof(o.PprofAddr, startup, log)
 		if err != nil {
@@ -159,7 +160,10 @@ func Run(ctx context.Context, o Options) error {
 	serveCtx, stopServing := context.WithCancel(ctx)
 	defer stopServing()
 	if mlis != nil {
-		go serveMetrics(serveCtx, mlis, m.handler(), log)
+		metricsStopped := make(chan struct{})
+		go func() { defer close(metricsStopped); serveMetrics(serveCtx, mlis, m.handler(), log) }()
+		// Run returns once the metrics endpoint is closed, whichever way it returns.
+		defer func() { stopServing(); <-metricsStopped }()
 		log.Info("metrics endpoint listening", "metrics-addr", mlis.Addr().String(), "scheme", scheme)
 		if o.MetricsReady != nil {
 			o.MetricsReady(mlis.Addr())
@@ -265,6 +269,10 @@ func cacheOnly(ctx context.Context, src *source.Source, o Options, log *slog.Log
 	return b.Close()
 }
 
+// idleTimeout closes the kept-alive connections of the metrics and pprof endpoints that are idle
+// this long: without it (and without a ReadTimeout) net/http keeps them open for ever.
+const idleTimeout = 2 * time.Minute
+
 // ListenError is a server that could not listen: the address is taken or not allowed.
 type ListenError struct {
 	Addr string
@@ -297,7 +305,7 @@ func startPprof(addr string, startup *startupProfile, log *slog.Logger) (stop fu
 	if startup != nil {
 		mux.HandleFunc(startupProfilePath, startup.serveHTTP)
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
 	go func() {
 		if err := hs.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("pprof endpoint stopped", "error", err)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/olmcat/olmcat/internal/scratch"
 )
@@ -23,6 +24,9 @@ type Spool struct {
 	remove func() error
 	offs   []int64 // of file records: record i is offs[i-len(mem)] .. offs[i-len(mem)+1]
 	end    int64
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // New returns a spool that keeps up to limit bytes of records in memory.
@@ -86,12 +90,13 @@ func (s *Spool) Get(i int) ([]byte, error) {
 	return rec, nil
 }
 
-// Close removes the temporary file, if any.
+// Close removes the temporary file, if any. A Get running at the same time, or called after,
+// fails with an error rather than reading a record: Close leaves the spool's fields as they are,
+// so that it never races with readers.
 func (s *Spool) Close() error {
 	if s.file == nil {
 		return nil
 	}
-	err := errors.Join(s.file.Close(), s.remove())
-	s.file = nil
-	return err
+	s.closeOnce.Do(func() { s.closeErr = errors.Join(s.file.Close(), s.remove()) })
+	return s.closeErr
 }

@@ -46,3 +46,42 @@ func TestSpoolKeepsRecordsInMemoryThenOnDisk(t *testing.T) {
 		})
 	}
 }
+
+// A server that closes its backend while a ListBundles stream still reads the spool (after the
+// drain timeout) must get an error from Get, not a panic or a data race: Get used to call
+// s.file.Name() on the nil file Close left behind.
+func TestGetDuringAndAfterCloseFails(t *testing.T) {
+	s := New(0) // every record on disk
+	for i := range 1000 {
+		if err := s.Add([]byte(fmt.Sprint("record ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	readers := make(chan error, 4)
+	for range cap(readers) {
+		go func() {
+			for i := range s.Len() {
+				if _, err := s.Get(i); err != nil {
+					readers <- err
+					return
+				}
+			}
+			readers <- nil
+		}()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range cap(readers) {
+		<-readers // finished or stopped by the close: either is right
+	}
+	if _, err := s.Get(s.Len() - 1); err == nil {
+		t.Error("Get after Close read a record")
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+}
