@@ -82,3 +82,40 @@ func runCorpusCommand(t *testing.T, c templatetest.Case, r templatetest.Run, hos
 	code = run(args, &out, &errOut)
 	return templatetest.FromHost(out.String(), host), templatetest.FromHost(errOut.String(), host), code
 }
+
+// A template read as a catalog reference gets --migrate-level as render-template applies it:
+// `olmcat render TEMPLATE --migrate-level L` is render-template's output for L, and migrate writes
+// the same bundles.
+func TestMigrateLevelAppliesToTemplateInputs(t *testing.T) {
+	var c templatetest.Case
+	for _, rc := range templatetest.Cases(t, "render") {
+		if rc.ID == "semver-clusterpulse" {
+			c = rc
+		}
+	}
+	if c.ID == "" {
+		t.Skip("corpus case semver-clusterpulse not found")
+	}
+	host := templatetest.PushImages(t, c)
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "semver.yaml")
+	writeFile(t, tmpl, templatetest.ToHost(string(c.Read(t, "template.yaml")), host))
+	const level = "bundle-object-to-csv-metadata"
+	migrated := filepath.Join(dir, "migrated.json")
+	writeFile(t, migrated, mustRun(t, "render-template", tmpl, "--migrate-level", level))
+	want := mustRun(t, "render", migrated)
+	if !strings.Contains(want, `"olm.csv.metadata"`) || strings.Contains(want, `"olm.bundle.object"`) {
+		t.Fatalf("render-template --migrate-level %s kept bundle objects", level)
+	}
+	if got := mustRun(t, "render", tmpl, "--migrate-level", level); got != want {
+		t.Errorf("render TEMPLATE --migrate-level %s differs from render-template's output for it (%d bytes, want %d)", level, len(got), len(want))
+	}
+	out := filepath.Join(dir, "out")
+	mustRun(t, "migrate", tmpl, out, "--migrate-level", level)
+	if got := mustRun(t, "render", out); got != want {
+		t.Errorf("migrate TEMPLATE --migrate-level %s differs from render-template's output for it (%d bytes, want %d)", level, len(got), len(want))
+	}
+	if got := mustRun(t, "render", tmpl); !strings.Contains(got, `"olm.bundle.object"`) {
+		t.Error("without --migrate-level, render TEMPLATE has no bundle objects")
+	}
+}
