@@ -124,3 +124,46 @@ func TestRenderTemplateStdinAndFlags(t *testing.T) {
 		}
 	}
 }
+
+// A failed render-template keeps opm's Error: line and then says, on its olmcat: line, what to do
+// about this failure: the TYPE that does not match the schema, the bundle entry to fix at its
+// line, the --bundles-from that cannot be read.
+func TestRenderTemplateFailuresSayWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	const head = "schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: p\n  defaultChannel: c\n"
+	noImage := filepath.Join(dir, "no-image.yaml")
+	writeFile(t, noImage, head+"- schema: olm.bundle\n  image: \"\"\n") // the entry is line 6
+	extra := filepath.Join(dir, "extra.yaml")
+	writeFile(t, extra, head+"- schema: olm.bundle\n  package: p\n  image: 127.0.0.1:1/p-bundle:v2\n")
+	semver := filepath.Join(dir, "semver.yaml")
+	writeFile(t, semver, "schema: olm.semver\nStable:\n  Bundles:\n  - Image: 127.0.0.1:1/p-bundle:v1\n")
+	for _, tc := range []struct {
+		args        []string
+		error, what string
+	}{
+		{[]string{"render-template", "semver", noImage}, `Error: rendering template: render: unable to read file: error unmarshaling JSON: while decoding JSON: json: unknown field "entries"`,
+			noImage + " has the schema olm.template.basic, which is TYPE basic, not semver: give TYPE basic, or leave TYPE out"},
+		{[]string{"render-template", "basic", semver}, `Error: rendering template: template has unknown schema ("olm.semver"), should be "olm.template.basic"`,
+			semver + " has the schema olm.semver, which is TYPE semver, not basic: give TYPE semver"},
+		{[]string{"render-template", noImage}, "Error: rendering template: unexpected fields present in basic template bundle",
+			noImage + ": line 6: this olm.bundle entry has no image: "},
+		{[]string{"render-template", extra}, "Error: rendering template: unexpected fields present in basic template bundle",
+			extra + ": line 6: this olm.bundle entry (image 127.0.0.1:1/p-bundle:v2) has package: a basic template names each bundle by its image only"},
+		{[]string{"render-template", semver, "--bundles-from", filepath.Join(dir, "published")}, "Error: rendering template: ",
+			"--bundles-from " + filepath.Join(dir, "published") + " cannot be read: name a catalog that exists"},
+		// A --bundles-from that fails to render is named, not taken for the template.
+		{[]string{"render-template", semver, "--bundles-from", noImage}, "Error: rendering template: ",
+			"--bundles-from " + noImage + " cannot be read: "},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if code != 1 || stdout != "" || !strings.HasPrefix(first, tc.error) || !strings.HasPrefix(rest, "olmcat: "+tc.what) {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant exit 1, %q, then olmcat: %s", tc.args, code, stdout, stderr, tc.error, tc.what)
+		}
+	}
+	// Read as a catalog, the template's error names the entry too.
+	code, _, stderr := runCLI(t, "validate", noImage)
+	if code != 2 || !strings.Contains(stderr, "(line 6: this olm.bundle entry has no image: ") {
+		t.Errorf("validate: exit %d, want 2 and the entry's line:\n%s", code, stderr)
+	}
+}
