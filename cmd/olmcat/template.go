@@ -182,12 +182,16 @@ func newConvertTemplateCmd() *cobra.Command {
 
 // templateRegistryFlags are opm's registry flags, which olmcat maps onto its image options.
 type templateRegistryFlags struct {
-	useHTTP, skipTLSVerify, skipTLS bool
-	flags                           *pflag.FlagSet
+	useHTTP, skipTLSVerify, skipTLS, insecure bool
+	platform                                  string
+	flags                                     *pflag.FlagSet
 }
 
 func (r *templateRegistryFlags) add(f *pflag.FlagSet) {
 	r.flags = f
+	// olmcat's own, as on every command that reads images.
+	f.BoolVar(&r.insecure, "insecure", false, "allow plain HTTP and unverified TLS for image registries: --use-http and --skip-tls-verify")
+	f.StringVar(&r.platform, "platform", indeximage.DefaultPlatform, "image to pull from a multi-arch bundle image, OS/ARCH[/VARIANT]")
 	f.BoolVar(&r.useHTTP, "use-http", false, "use plain HTTP for container image registries while pulling bundles (always for localhost and loopback addresses)")
 	f.BoolVar(&r.skipTLSVerify, "skip-tls-verify", false, "skip TLS certificate verification for container image registries while pulling bundles")
 	f.BoolVar(&r.skipTLS, "skip-tls", false, "deprecated: use --use-http and --skip-tls-verify")
@@ -201,7 +205,7 @@ func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, e
 		}
 		fmt.Fprintln(stderr, "olmcat: warning: --skip-tls is deprecated: use --use-http and --skip-tls-verify")
 	}
-	return indeximage.Options{Platform: indeximage.DefaultPlatform, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
+	return indeximage.Options{Platform: r.platform, Insecure: r.insecure, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
 }
 
 // readTemplateInput reads FILE, or standard input for "" and "-", as a catalog's blob is read: at

@@ -119,3 +119,42 @@ func TestMigrateLevelAppliesToTemplateInputs(t *testing.T) {
 		t.Error("without --migrate-level, render TEMPLATE has no bundle objects")
 	}
 }
+
+// Every command that may render a template takes the same registry and bundle flags, so that the
+// README's "--insecure is both" and a CI's --platform hold for render-template as for validate.
+func TestTemplateCommandsShareRegistryAndBundleFlags(t *testing.T) {
+	flags := []string{"insecure", "platform", "use-http", "skip-tls-verify", "cache-dir", "bundles-from", "cache-max-age", "pull-parallelism"}
+	for _, path := range [][]string{{"render-template"}, {"validate"}, {"diff"}, {"graph"}, {"render"}, {"serve"}, {"migrate"}, {"compat"}, {"inspect", "packages"}} {
+		cmd, _, err := newRootCmd().Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range flags {
+			if cmd.Flags().Lookup(f) == nil {
+				t.Errorf("olmcat %s has no --%s", strings.Join(path, " "), f)
+			}
+		}
+	}
+
+	var c templatetest.Case
+	for _, rc := range templatetest.Cases(t, "render") {
+		if rc.ID == "semver-clusterpulse" {
+			c = rc
+		}
+	}
+	if c.ID == "" {
+		t.Skip("corpus case semver-clusterpulse not found")
+	}
+	host := templatetest.PushImages(t, c)
+	tmpl := filepath.Join(t.TempDir(), "semver.yaml")
+	writeFile(t, tmpl, templatetest.ToHost(string(c.Read(t, "template.yaml")), host))
+	want := templatetest.ToHost(string(c.Read(t, "expected.json")), host)
+	// The bundle images are single-platform: any --platform takes them, as opm does.
+	if got := mustRun(t, "render-template", tmpl, "--insecure", "--platform", "linux/arm64"); got != want {
+		t.Errorf("render-template --insecure --platform linux/arm64: output differs from opm's (%d bytes, want %d)", len(got), len(want))
+	}
+	code, _, stderr := runCLI(t, "render-template", tmpl, "--platform", "linux")
+	if code != 1 || !strings.Contains(stderr, `platform "linux": want OS/ARCH[/VARIANT]`) {
+		t.Errorf("render-template --platform linux: exit %d, want 1 and the platform's error\n%s", code, stderr)
+	}
+}
