@@ -167,3 +167,23 @@ func TestRenderTemplateFailuresSayWhatToDo(t *testing.T) {
 		t.Errorf("validate: exit %d, want 2 and the entry's line:\n%s", code, stderr)
 	}
 }
+
+// A bundle without an image (old index.db rows have none) is named in a warning with the path of
+// the template to edit, as written, not relative to the output.
+func TestMigrateToTemplatesNamesBundlesWithoutImage(t *testing.T) {
+	db := filepath.Join("..", "..", "..", "shared", "conformance", "sqlite", "real-indexer-testdata-schema5", "input.db")
+	if _, err := os.Stat(db); err != nil {
+		t.Skipf("sqlite corpus not found: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "templates")
+	code, _, stderr := runCLI(t, "migrate", db, out, "--to", "basic-template")
+	want := "olmcat: warning: " + filepath.Join(out, "prometheus", "catalog-templates", "basic.yaml") +
+		`: bundle "prometheusoperator.0.14.0" has no image (an index.db row added from a manifest directory has none): its entry is written as {schema: olm.bundle, image: ""}`
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr does not say %q:\n%s", code, want, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "prometheus", "catalog-templates", "basic.yaml"))
+	if err != nil || !strings.Contains(string(data), "- image: \"\"\n  schema: olm.bundle\n") {
+		t.Errorf("the template has no entry with an empty image (%v):\n%s", err, data)
+	}
+}
