@@ -292,6 +292,7 @@ func lookupFlag(cmd *cobra.Command, word string) (f *pflag.Flag, value string, h
 //	index.db, old.db fixtures/index.db
 //	catalog/         what `olmcat migrate index.db catalog/` writes, as in the README: the FBC that
 //	                 answers like index.db (fixtures/catalog holds more than an index.db can)
+//	templates/       what `olmcat migrate index.db templates/ --to semver-template` writes
 //	old/             fixtures/catalog
 //	bundle-dir/      operator-000 v1.0.4 for the stable channel (testdata/readme/bundle-dir)
 //	new/             old/ with operator-000.v1.0.4 added to stable and operator-001.v1.0.3, the
@@ -315,6 +316,7 @@ func readmeSandbox(t *testing.T) (dir string, git bool) {
 		}
 	}
 	mustRun(t, "migrate", at("index.db"), at("catalog"))
+	mustRun(t, "migrate", at("index.db"), at("templates"), "--to", "semver-template")
 	mid := filepath.Join(t.TempDir(), "mid")
 	mustRun(t, "add", at("old"), at("bundle-dir"), "--image", "quay.io/ns/operator-000-bundle:v1.0.4", "--output-dir", mid)
 	mustRun(t, "rm", mid, "operator-001.v1.0.3", "--output-dir", at("new"))
