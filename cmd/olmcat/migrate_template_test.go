@@ -161,6 +161,13 @@ func TestRenderTemplateFailuresSayWhatToDo(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant exit 1, %q, then olmcat: %s", tc.args, code, stdout, stderr, tc.error, tc.what)
 		}
 	}
+	// A flag that does not parse is a usage error, as for every olmcat command (a departure from
+	// opm's exit 1 the README states).
+	for _, args := range [][]string{{"render-template", semver, "--bogus"}, {"render-template", semver, "--pull-parallelism", "0"}} {
+		if code, stdout, stderr := runCLI(t, args...); code != 2 || stdout != "" || !strings.HasPrefix(stderr, "olmcat: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and an olmcat: line", args, code, stdout, stderr)
+		}
+	}
 	// Read as a catalog, the template's error names the entry too.
 	code, _, stderr := runCLI(t, "validate", noImage)
 	if code != 2 || !strings.Contains(stderr, "(line 6: this olm.bundle entry has no image: ") {
