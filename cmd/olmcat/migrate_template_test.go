@@ -161,6 +161,18 @@ func TestRenderTemplateFailuresSayWhatToDo(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant exit 1, %q, then olmcat: %s", tc.args, code, stdout, stderr, tc.error, tc.what)
 		}
 	}
+	// convert-template reads one FBC file: given a whole catalog, it says which command takes one.
+	for _, in := range []string{"../../fixtures/index.db", "../../fixtures/catalog"} {
+		code, stdout, stderr := runCLI(t, "convert-template", "basic", in)
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if code != 1 || stdout != "" || !strings.HasPrefix(first, `Error: unable to open input: "`+in+`" (`) ||
+			!strings.HasPrefix(rest, "olmcat: convert-template basic reads one FBC file or stream (JSON or YAML); for a whole catalog (a directory, an index.db, an index image) 'olmcat migrate CATALOG OUT --to basic-template' writes a template per package") {
+			t.Errorf("convert-template basic %s: exit %d, stdout %q, stderr:\n%s", in, code, stdout, stderr)
+		}
+		if strings.HasSuffix(in, ".db") && !strings.Contains(first, "an index.db (a SQLite database), not YAML or JSON text") {
+			t.Errorf("convert-template basic %s does not say it is an index.db:\n%s", in, stderr)
+		}
+	}
 	// A flag that does not parse is a usage error, as for every olmcat command (a departure from
 	// opm's exit 1 the README states).
 	for _, args := range [][]string{{"render-template", semver, "--bogus"}, {"render-template", semver, "--pull-parallelism", "0"}} {

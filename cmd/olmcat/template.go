@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -162,7 +163,8 @@ func newConvertTemplateCmd() *cobra.Command {
 			if err != nil && errors.Is(err, context.Canceled) {
 				return fail(err)
 			} else if err != nil {
-				return fail(fmt.Errorf("unable to open input: %q (%v)", cmp.Or(file, "-"), errors.Unwrap(err)))
+				return templateFailure(cmd, templateRun{file: file, convertInput: !errors.Is(err, fs.ErrNotExist)},
+					fmt.Errorf("unable to open input: %q (%v)", cmp.Or(file, "-"), errors.Unwrap(err)))
 			}
 			name := file
 			if name == "" || name == "-" {
@@ -227,6 +229,8 @@ type templateRun struct {
 	file, typ   string // FILE ("" or "-": standard input) and TYPE ("": from the schema)
 	data        []byte // the template as read, nil when it could not be
 	bundlesFrom string
+	// convertInput: convert-template could not read its FBC file.
+	convertInput bool
 }
 
 // templateFailure reports a failed render-template or convert-template as opm does, "Error: " and
@@ -256,6 +260,9 @@ func templateHint(cmd *cobra.Command, run templateRun, err error) string {
 		render *template.RenderError
 	)
 	msg := err.Error()
+	if run.convertInput {
+		return fmt.Sprintf("convert-template basic reads one FBC file or stream (JSON or YAML); for a whole catalog (a directory, an index.db, an index image) 'olmcat migrate CATALOG OUT --to basic-template' writes a template per package")
+	}
 	if errors.As(err, &input) && input.Ref == run.bundlesFrom {
 		return fmt.Sprintf("--bundles-from %s cannot be read: name a catalog that exists and can be read (an FBC directory or file, an index.db, an index image), or leave --bundles-from out to pull every bundle", run.bundlesFrom)
 	}
