@@ -19,7 +19,8 @@ func IsTemplate(s *diff.Side) bool { return strings.HasSuffix(s.Format, "templat
 // every package: the packages the template does not render are not removed by it. When exactly
 // one side is a template, the other side keeps only the blobs and problems of the template's
 // packages (and its blobs of no package when the template has some); left are the packages it
-// no longer holds, sorted. Nothing changes when both sides or neither are templates.
+// no longer holds, sorted. Nothing changes when both sides or neither are templates, or when the
+// template names no package.
 func ScopeToTemplate(oldSide, newSide *diff.Side) (other *diff.Side, left []string) {
 	tmpl, other := oldSide, newSide
 	switch {
@@ -28,9 +29,12 @@ func ScopeToTemplate(oldSide, newSide *diff.Side) (other *diff.Side, left []stri
 	case IsTemplate(newSide):
 		tmpl, other = newSide, oldSide
 	}
-	keep := map[string]bool{}
+	keep, named := map[string]bool{}, false
 	for _, p := range packagesOf(tmpl.Catalog) {
-		keep[p] = true
+		keep[p], named = true, named || p != ""
+	}
+	if !named {
+		return nil, nil // a template of no package (empty, or blobs of none) is compared whole
 	}
 	for _, p := range packagesOf(other.Catalog) {
 		if !keep[p] && p != "" {

@@ -38,8 +38,9 @@ func TestScopeToTemplateKeepsTheTemplatesPackages(t *testing.T) {
 		t.Errorf("problems kept: %v, want the input's and the template package's", catalog.Problems)
 	}
 
-	// Two templates, or two catalogs, are compared whole.
-	for _, pair := range [][2]*diff.Side{{tmpl, {Format: "template", Catalog: full}}, {{Format: "sqlite", Catalog: full}, {Format: "image/fbc", Catalog: one}}} {
+	// Two templates, two catalogs, or a template of no package, are compared whole.
+	empty := &diff.Side{Format: "template", Catalog: &fbc.Catalog{}}
+	for _, pair := range [][2]*diff.Side{{tmpl, {Format: "template", Catalog: full}}, {{Format: "sqlite", Catalog: full}, {Format: "image/fbc", Catalog: one}}, {empty, {Format: "fbc", Catalog: full}}} {
 		if _, left := ScopeToTemplate(pair[0], pair[1]); left != nil {
 			t.Errorf("%s vs %s: left out %v", pair[0].Format, pair[1].Format, left)
 		}
