@@ -223,7 +223,7 @@ func packageTemplate(ctx context.Context, pkg string, c *fbc.Catalog, opts Templ
 	p.Template = "basic"
 	for _, b := range c.Bundles {
 		if b.Image == "" {
-			p.Problems = append(p.Problems, fmt.Sprintf("bundle %q has no image: the template names it by image and cannot be rendered until one is given", b.Name))
+			p.Problems = append(p.Problems, fmt.Sprintf("bundle %q has no image (an index.db row added from a manifest directory has none): its entry is written as {schema: olm.bundle, image: \"\"}, and the template renders once that entry names the bundle's image", b.Name))
 		}
 	}
 	if len(p.Problems) == 0 {

@@ -23,6 +23,9 @@ users can still upgrade to what?
                                    olmcat diff git:REV:PATH PATH, except that a PATH absent at REV
                                    is an empty catalog (everything is new)
 
+A catalog template holds one package: compared with a catalog that is not a template (the published
+index), only the template's packages are compared, and stderr names the packages left out.
+
 Catalog changes (packages, default channels, channels, entries and their replaces/skips/skipRange,
 bundles with their image, version, properties, related images, provided and required APIs,
 dependencies, manifests and CSV metadata, deprecations, other blobs) and upgrade-graph consequences
@@ -178,5 +181,39 @@ func openDiffSides(cmd *cobra.Command, gitRev string, args []string, opts input.
 	if err != nil {
 		return nil, nil, err
 	}
+	if other, left := input.ScopeToTemplate(oldSide, newSide); len(left) > 0 {
+		tmpl := newSide
+		if other == newSide {
+			tmpl = oldSide
+		}
+		names, what, them := packageNames(tmpl), "package", "it"
+		if len(names) != 1 {
+			what = plural.Noun(what)
+		}
+		if len(left) != 1 {
+			them = "them"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: compared only the template's %s %s (%s); %s of %s left out (%s): the template does not hold %s\n",
+			what, strings.Join(names, ", "), tmpl.Source, plural.Of(len(left), "other package"), other.Source, briefList(left, 3), them)
+	}
 	return oldSide, newSide, nil
+}
+
+// briefList lists names, at most n of them and how many more.
+func briefList(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+// packageNames are the names of the olm.package blobs of a side, in order.
+func packageNames(s *diff.Side) []string {
+	var out []string
+	if s.Catalog != nil {
+		for _, p := range s.Catalog.Packages {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }

@@ -126,8 +126,12 @@ func (f inputFlags) open(cmd *cobra.Command, ref string) (*source.Source, error)
 }
 
 func (f inputFlags) options(cmd *cobra.Command) source.Options {
+	templates := renderTemplate
+	if f.migrateLevel == tofbc.LevelCSVMetadata {
+		templates = renderTemplateAt(f.migrateLevel)
+	}
 	o := source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
-		Templates: renderTemplate, Warn: inputWarning(cmd)}
+		Templates: templates, Warn: inputWarning(cmd)}
 	if f.templates != nil {
 		o.Bundles = f.templates.bundleRenderer(cmd, f.images, o)
 	}

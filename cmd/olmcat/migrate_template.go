@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +60,7 @@ func runMigrateToTemplates(cmd *cobra.Command, src *source.Source, out string, r
 	rep.WriteSummary(stderr, 20)
 	for _, p := range rep.Packages {
 		for _, problem := range p.Problems {
-			fmt.Fprintf(stderr, "olmcat: warning: %s: %s\n", p.File, problem)
+			fmt.Fprintf(stderr, "olmcat: warning: %s: %s\n", filepath.Join(out, p.File), problem)
 		}
 	}
 	line := fmt.Sprintf("olmcat: wrote the templates of %s into %s: %s", src, out, plural.Of(rep.Basic, "basic template"))

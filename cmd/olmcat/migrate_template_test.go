@@ -124,3 +124,85 @@ func TestRenderTemplateStdinAndFlags(t *testing.T) {
 		}
 	}
 }
+
+// A failed render-template keeps opm's Error: line and then says, on its olmcat: line, what to do
+// about this failure: the TYPE that does not match the schema, the bundle entry to fix at its
+// line, the --bundles-from that cannot be read.
+func TestRenderTemplateFailuresSayWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	const head = "schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: p\n  defaultChannel: c\n"
+	noImage := filepath.Join(dir, "no-image.yaml")
+	writeFile(t, noImage, head+"- schema: olm.bundle\n  image: \"\"\n") // the entry is line 6
+	extra := filepath.Join(dir, "extra.yaml")
+	writeFile(t, extra, head+"- schema: olm.bundle\n  package: p\n  image: 127.0.0.1:1/p-bundle:v2\n")
+	semver := filepath.Join(dir, "semver.yaml")
+	writeFile(t, semver, "schema: olm.semver\nStable:\n  Bundles:\n  - Image: 127.0.0.1:1/p-bundle:v1\n")
+	for _, tc := range []struct {
+		args        []string
+		error, what string
+	}{
+		{[]string{"render-template", "semver", noImage}, `Error: rendering template: render: unable to read file: error unmarshaling JSON: while decoding JSON: json: unknown field "entries"`,
+			noImage + " has the schema olm.template.basic, which is TYPE basic, not semver: give TYPE basic, or leave TYPE out"},
+		{[]string{"render-template", "basic", semver}, `Error: rendering template: template has unknown schema ("olm.semver"), should be "olm.template.basic"`,
+			semver + " has the schema olm.semver, which is TYPE semver, not basic: give TYPE semver"},
+		{[]string{"render-template", noImage}, "Error: rendering template: unexpected fields present in basic template bundle",
+			noImage + ": line 6: this olm.bundle entry has no image: "},
+		{[]string{"render-template", extra}, "Error: rendering template: unexpected fields present in basic template bundle",
+			extra + ": line 6: this olm.bundle entry (image 127.0.0.1:1/p-bundle:v2) has package: a basic template names each bundle by its image only"},
+		{[]string{"render-template", semver, "--bundles-from", filepath.Join(dir, "published")}, "Error: rendering template: ",
+			"--bundles-from " + filepath.Join(dir, "published") + " cannot be read: name a catalog that exists"},
+		// A --bundles-from that fails to render is named, not taken for the template.
+		{[]string{"render-template", semver, "--bundles-from", noImage}, "Error: rendering template: ",
+			"--bundles-from " + noImage + " cannot be read: "},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if code != 1 || stdout != "" || !strings.HasPrefix(first, tc.error) || !strings.HasPrefix(rest, "olmcat: "+tc.what) {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant exit 1, %q, then olmcat: %s", tc.args, code, stdout, stderr, tc.error, tc.what)
+		}
+	}
+	// convert-template reads one FBC file: given a whole catalog, it says which command takes one.
+	for _, in := range []string{"../../fixtures/index.db", "../../fixtures/catalog"} {
+		code, stdout, stderr := runCLI(t, "convert-template", "basic", in)
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if code != 1 || stdout != "" || !strings.HasPrefix(first, `Error: unable to open input: "`+in+`" (`) ||
+			!strings.HasPrefix(rest, "olmcat: convert-template basic reads one FBC file or stream (JSON or YAML); for a whole catalog (a directory, an index.db, an index image) 'olmcat migrate CATALOG OUT --to basic-template' writes a template per package") {
+			t.Errorf("convert-template basic %s: exit %d, stdout %q, stderr:\n%s", in, code, stdout, stderr)
+		}
+		if strings.HasSuffix(in, ".db") && !strings.Contains(first, "an index.db (a SQLite database), not YAML or JSON text") {
+			t.Errorf("convert-template basic %s does not say it is an index.db:\n%s", in, stderr)
+		}
+	}
+	// A flag that does not parse is a usage error, as for every olmcat command (a departure from
+	// opm's exit 1 the README states).
+	for _, args := range [][]string{{"render-template", semver, "--bogus"}, {"render-template", semver, "--pull-parallelism", "0"}} {
+		if code, stdout, stderr := runCLI(t, args...); code != 2 || stdout != "" || !strings.HasPrefix(stderr, "olmcat: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and an olmcat: line", args, code, stdout, stderr)
+		}
+	}
+	// Read as a catalog, the template's error names the entry too.
+	code, _, stderr := runCLI(t, "validate", noImage)
+	if code != 2 || !strings.Contains(stderr, "(line 6: this olm.bundle entry has no image: ") {
+		t.Errorf("validate: exit %d, want 2 and the entry's line:\n%s", code, stderr)
+	}
+}
+
+// A bundle without an image (old index.db rows have none) is named in a warning with the path of
+// the template to edit, as written, not relative to the output.
+func TestMigrateToTemplatesNamesBundlesWithoutImage(t *testing.T) {
+	db := filepath.Join("..", "..", "..", "shared", "conformance", "sqlite", "real-indexer-testdata-schema5", "input.db")
+	if _, err := os.Stat(db); err != nil {
+		t.Skipf("sqlite corpus not found: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "templates")
+	code, _, stderr := runCLI(t, "migrate", db, out, "--to", "basic-template")
+	want := "olmcat: warning: " + filepath.Join(out, "prometheus", "catalog-templates", "basic.yaml") +
+		`: bundle "prometheusoperator.0.14.0" has no image (an index.db row added from a manifest directory has none): its entry is written as {schema: olm.bundle, image: ""}`
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr does not say %q:\n%s", code, want, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "prometheus", "catalog-templates", "basic.yaml"))
+	if err != nil || !strings.Contains(string(data), "- image: \"\"\n  schema: olm.bundle\n") {
+		t.Errorf("the template has no entry with an empty image (%v):\n%s", err, data)
+	}
+}

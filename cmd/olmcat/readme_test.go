@@ -45,6 +45,9 @@ const (
 	// readmeIndexImage is the index image the README reads; the loopback registry holds
 	// fixtures/index.db under this name.
 	readmeIndexImage = "ns/index:v4.12"
+	// readmeTemplateIndexImage is the index image the README compares a template with: the same
+	// index.db.
+	readmeTemplateIndexImage = "ns/index:v4.18"
 	// readmeBundleImage is the bundle image the README reads: testdata/readme/bundle-dir.
 	readmeBundleImage = "ns/operator-000-bundle:v1.0.4"
 )
@@ -289,6 +292,7 @@ func lookupFlag(cmd *cobra.Command, word string) (f *pflag.Flag, value string, h
 //	index.db, old.db fixtures/index.db
 //	catalog/         what `olmcat migrate index.db catalog/` writes, as in the README: the FBC that
 //	                 answers like index.db (fixtures/catalog holds more than an index.db can)
+//	templates/       what `olmcat migrate index.db templates/ --to semver-template` writes
 //	old/             fixtures/catalog
 //	bundle-dir/      operator-000 v1.0.4 for the stable channel (testdata/readme/bundle-dir)
 //	new/             old/ with operator-000.v1.0.4 added to stable and operator-001.v1.0.3, the
@@ -312,6 +316,7 @@ func readmeSandbox(t *testing.T) (dir string, git bool) {
 		}
 	}
 	mustRun(t, "migrate", at("index.db"), at("catalog"))
+	mustRun(t, "migrate", at("index.db"), at("templates"), "--to", "semver-template")
 	mid := filepath.Join(t.TempDir(), "mid")
 	mustRun(t, "add", at("old"), at("bundle-dir"), "--image", "quay.io/ns/operator-000-bundle:v1.0.4", "--output-dir", mid)
 	mustRun(t, "rm", mid, "operator-001.v1.0.3", "--output-dir", at("new"))
@@ -363,12 +368,15 @@ func readmeRegistryHost(t *testing.T) string {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	ref, err := name.ParseReference(host + "/" + readmeIndexImage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := remote.Write(ref, imagetest.DBImage(t, "../../fixtures/index.db")); err != nil {
-		t.Fatal(err)
+	index := imagetest.DBImage(t, "../../fixtures/index.db")
+	for _, tag := range []string{readmeIndexImage, readmeTemplateIndexImage} {
+		ref, err := name.ParseReference(host + "/" + tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.Write(ref, index); err != nil {
+			t.Fatal(err)
+		}
 	}
 	imagetest.Push(t, host+"/"+readmeBundleImage, imagetest.BundleImage(t, "testdata/readme/bundle-dir"))
 	return host
@@ -667,7 +675,7 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	template, haveGit := readmeSandbox(t)
 	r := &readmeRunner{template: template, registry: readmeRegistryHost(t), servers: map[string]readmeExample{}}
-	writeReadmeTemplates(t, template, r.registry)
+	writeReadmeTemplates(t, template, r.registry, haveGit)
 	for _, ex := range examples {
 		if cmd, depth, err := findCommand(ex.args); err == nil && cmd.CommandPath() == "olmcat serve" {
 			for i := depth; i < len(ex.args); i++ {
@@ -758,24 +766,37 @@ func readsGit(args []string) bool {
 
 // writeReadmeTemplates adds the catalog templates the README renders to the sandbox:
 // catalog-templates/basic.yaml and semver.yaml, naming the README's bundle image on the loopback
-// registry (references inside files are not rewritten as arguments are).
-func writeReadmeTemplates(t *testing.T, sandbox, registry string) {
+// registry (references inside files are not rewritten as arguments are); and, where git is,
+// operators/P/catalog-templates/v4.18.yaml, the review case: committed at origin/main with the
+// channel stable, changed in the work tree to add the channel fast.
+func writeReadmeTemplates(t *testing.T, sandbox, registry string, git bool) {
 	t.Helper()
 	image := registry + "/" + readmeBundleImage
-	files := map[string]string{
-		"basic.yaml": "schema: olm.template.basic\nentries:\n" +
-			"- schema: olm.package\n  name: operator-000\n  defaultChannel: stable\n" +
-			"- schema: olm.channel\n  package: operator-000\n  name: stable\n  entries:\n  - name: operator-000.v1.0.4\n" +
-			"- schema: olm.bundle\n  image: " + image + "\n",
-		"semver.yaml": "Schema: olm.semver\nGenerateMajorChannels: true\nStable:\n  Bundles:\n  - Image: " + image + "\n",
+	basic := func(channels ...string) string {
+		text := "schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: operator-000\n  defaultChannel: stable\n"
+		for _, ch := range channels {
+			text += "- schema: olm.channel\n  package: operator-000\n  name: " + ch + "\n  entries:\n  - name: operator-000.v1.0.4\n"
+		}
+		return text + "- schema: olm.bundle\n  image: " + image + "\n"
 	}
-	dir := filepath.Join(sandbox, "catalog-templates")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+	write := func(path, text string) {
+		path = filepath.Join(sandbox, path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	write("catalog-templates/basic.yaml", basic("stable"))
+	write("catalog-templates/semver.yaml", "Schema: olm.semver\nGenerateMajorChannels: true\nStable:\n  Bundles:\n  - Image: "+image+"\n")
+	if !git {
+		return
+	}
+	const reviewed = "operators/P/catalog-templates/v4.18.yaml"
+	write(reviewed, basic("stable"))
+	gitIn(t, sandbox, "add", reviewed)
+	gitIn(t, sandbox, "commit", "-q", "-m", "template as merged")
+	gitIn(t, sandbox, "update-ref", "refs/remotes/origin/main", "HEAD")
+	write(reviewed, basic("fast", "stable"))
 }

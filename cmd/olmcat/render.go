@@ -23,7 +23,8 @@ A single index.db is converted and written one package at a time, so its size do
 
 An image without the index labels but with the bundle labels is a bundle image: it is rendered as
 opm renders one, as its olm.bundle blob with the reference as its image (see 'olmcat bundle
-render'); --migrate-level applies to it as to the bundles of an index.db.
+render'); --migrate-level applies to it as to the bundles of an index.db, and to the bundles a
+catalog template renders from images, as 'olmcat render-template --migrate-level' applies it.
 
 ` + referenceHelp
 
@@ -52,7 +53,7 @@ func newRenderCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
-	cmd.Flags().StringVar(&level, "migrate-level", "none", "for index.db inputs: none or bundle-object-to-csv-metadata")
+	cmd.Flags().StringVar(&level, "migrate-level", "none", "none or bundle-object-to-csv-metadata: for index.db inputs, bundle images and the bundles of catalog templates")
 	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -80,7 +81,8 @@ func newRenderTemplateCmd() *cobra.Command {
 			case 2:
 				typ, file = args[0], args[1]
 			}
-			fail := func(err error) error { return templateFailure(cmd, file, err) }
+			run := templateRun{file: file, typ: typ, bundlesFrom: bundles.bundlesFrom}
+			fail := func(err error) error { return templateFailure(cmd, run, err) }
 			if typ != "" && template.SchemaOfType(typ) == "" {
 				return fail(fmt.Errorf("invalid template type %q, must be one of: [%s]", typ, strings.Join(template.Types, " ")))
 			}
@@ -99,6 +101,7 @@ func newRenderTemplateCmd() *cobra.Command {
 			if err != nil {
 				return fail(err)
 			}
+			run.data = data
 			tmpl, err := template.Parse(typ, data)
 			if err != nil {
 				return fail(err)
@@ -152,7 +155,7 @@ func newConvertTemplateCmd() *cobra.Command {
 			if len(args) == 1 {
 				file = args[0]
 			}
-			fail := func(err error) error { return templateFailure(cmd, file, err) }
+			fail := func(err error) error { return templateFailure(cmd, templateRun{file: file}, err) }
 			if output != template.OutputJSON && output != template.OutputYAML {
 				return fail(fmt.Errorf("invalid --output value %q, expected (json|yaml)", output))
 			}
@@ -160,7 +163,8 @@ func newConvertTemplateCmd() *cobra.Command {
 			if err != nil && errors.Is(err, context.Canceled) {
 				return fail(err)
 			} else if err != nil {
-				return fail(fmt.Errorf("unable to open input: %q (%v)", cmp.Or(file, "-"), errors.Unwrap(err)))
+				return templateFailure(cmd, templateRun{file: file, convertInput: !errors.Is(err, fs.ErrNotExist)},
+					fmt.Errorf("unable to open input: %q (%v)", cmp.Or(file, "-"), errors.Unwrap(err)))
 			}
 			name := file
 			if name == "" || name == "-" {
@@ -180,12 +184,16 @@ func newConvertTemplateCmd() *cobra.Command {
 
 // templateRegistryFlags are opm's registry flags, which olmcat maps onto its image options.
 type templateRegistryFlags struct {
-	useHTTP, skipTLSVerify, skipTLS bool
-	flags                           *pflag.FlagSet
+	useHTTP, skipTLSVerify, skipTLS, insecure bool
+	platform                                  string
+	flags                                     *pflag.FlagSet
 }
 
 func (r *templateRegistryFlags) add(f *pflag.FlagSet) {
 	r.flags = f
+	// olmcat's own, as on every command that reads images.
+	f.BoolVar(&r.insecure, "insecure", false, "allow plain HTTP and unverified TLS for image registries: --use-http and --skip-tls-verify")
+	f.StringVar(&r.platform, "platform", indeximage.DefaultPlatform, "image to pull from a multi-arch bundle image, OS/ARCH[/VARIANT]")
 	f.BoolVar(&r.useHTTP, "use-http", false, "use plain HTTP for container image registries while pulling bundles (always for localhost and loopback addresses)")
 	f.BoolVar(&r.skipTLSVerify, "skip-tls-verify", false, "skip TLS certificate verification for container image registries while pulling bundles")
 	f.BoolVar(&r.skipTLS, "skip-tls", false, "deprecated: use --use-http and --skip-tls-verify")
@@ -199,7 +207,7 @@ func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, e
 		}
 		fmt.Fprintln(stderr, "olmcat: warning: --skip-tls is deprecated: use --use-http and --skip-tls-verify")
 	}
-	return indeximage.Options{Platform: indeximage.DefaultPlatform, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
+	return indeximage.Options{Platform: r.platform, Insecure: r.insecure, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
 }
 
 // readTemplateInput reads FILE, or standard input for "" and "-", as a catalog's blob is read: at
@@ -215,37 +223,70 @@ func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
 	return data, nil
 }
 
+// templateRun is what a failed render-template or convert-template was asked to do, for the line
+// that says what to do about it.
+type templateRun struct {
+	file, typ   string // FILE ("" or "-": standard input) and TYPE ("": from the schema)
+	data        []byte // the template as read, nil when it could not be
+	bundlesFrom string
+	// convertInput: convert-template could not read its FBC file.
+	convertInput bool
+}
+
 // templateFailure reports a failed render-template or convert-template as opm does, "Error: " and
 // its message on stderr and exit code 1, then says on an olmcat: line what to do (where opm prints
 // its whole usage text).
-func templateFailure(cmd *cobra.Command, file string, err error) error {
+func templateFailure(cmd *cobra.Command, run templateRun, err error) error {
 	if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
 		return err // stopped by a signal, which the command line says
 	}
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "Error: %v\n", err)
-	what := file
+	fmt.Fprintf(stderr, "olmcat: %s; nothing was written\n", templateHint(cmd, run, err))
+	return exitError{code: exitFindings}
+}
+
+// templateHint says what to do about a failed render-template or convert-template.
+func templateHint(cmd *cobra.Command, run templateRun, err error) string {
+	what := run.file
 	if what == "" || what == "-" {
 		what = "the template on standard input"
 	}
 	var (
 		img    *template.ImageError
+		entry  *template.BundleEntryError
+		input  *source.Error
 		parse  *template.ParseError
 		render *template.RenderError
 	)
 	msg := err.Error()
+	if run.convertInput {
+		return fmt.Sprintf("convert-template basic reads one FBC file or stream (JSON or YAML); for a whole catalog (a directory, an index.db, an index image) 'olmcat migrate CATALOG OUT --to basic-template' writes a template per package")
+	}
+	if errors.As(err, &input) && input.Ref == run.bundlesFrom {
+		return fmt.Sprintf("--bundles-from %s cannot be read: name a catalog that exists and can be read (an FBC directory or file, an index.db, an index image), or leave --bundles-from out to pull every bundle", run.bundlesFrom)
+	}
 	switch {
 	case errors.As(err, &img):
-		fmt.Fprintf(stderr, "olmcat: the bundle image %s could not be read from %s: check that it is pushed under this reference and that the registry's credentials are in the docker/podman config (--use-http for a plain-HTTP registry); nothing was written\n",
+		return fmt.Sprintf("the bundle image %s could not be read from %s: check that it is pushed under this reference and that the registry's credentials are in the docker/podman config (--use-http for a plain-HTTP registry), or take the bundles a catalog already has with --bundles-from CATALOG",
 			img.Ref, img.Registry)
-	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting template type: decoding"):
-		fmt.Fprintf(stderr, "olmcat: %s is not valid YAML or JSON: fix it where the error says; nothing was written\n", what)
-	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting"):
-		fmt.Fprintf(stderr, "olmcat: %s is not a catalog template: its first document needs 'schema: olm.template.basic', 'olm.semver' or 'olm.template.substitutes' (or give TYPE: basic, semver, substitutes); nothing was written\n", what)
-	case errors.As(err, &parse), errors.As(err, &render):
-		fmt.Fprintf(stderr, "olmcat: %s could not be rendered: fix what the error names (a semver template's bundles need semantic versions; a substitutes template's entries must be a complete, valid FBC, as 'olmcat validate' checks); nothing was written\n", what)
-	default:
-		fmt.Fprintf(stderr, "olmcat: nothing was written; 'olmcat %s --help' shows the arguments and flags\n", strings.TrimPrefix(cmd.CommandPath(), "olmcat "))
+	case errors.As(err, &entry):
+		return fmt.Sprintf("%s: %s", what, entry.Advice())
 	}
-	return exitError{code: exitFindings}
+	if run.typ != "" && (errors.As(err, &parse) || errors.As(err, &render)) {
+		if schema, derr := template.DetectSchema(run.data); derr == nil && schema != template.SchemaOfType(run.typ) {
+			if typ := template.TypeOfSchema(schema); typ != "" {
+				return fmt.Sprintf("%s has the schema %s, which is TYPE %s, not %s: give TYPE %s, or leave TYPE out to take it from the schema", what, schema, typ, run.typ, typ)
+			}
+		}
+	}
+	switch {
+	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting template type: decoding"):
+		return fmt.Sprintf("%s is not valid YAML or JSON: fix it where the error says", what)
+	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting"):
+		return fmt.Sprintf("%s is not a catalog template: its first document needs 'schema: olm.template.basic', 'olm.semver' or 'olm.template.substitutes' (or give TYPE: basic, semver, substitutes)", what)
+	case errors.As(err, &parse), errors.As(err, &render):
+		return fmt.Sprintf("%s could not be rendered: fix what the error names (a semver template's bundles need semantic versions; a substitutes template's entries must be a complete, valid FBC, as 'olmcat validate' checks)", what)
+	}
+	return fmt.Sprintf("'olmcat %s --help' shows the arguments and flags", strings.TrimPrefix(cmd.CommandPath(), "olmcat "))
 }

@@ -130,7 +130,7 @@ func TestTemplatePullErrorExits2(t *testing.T) {
 	if code != 2 {
 		t.Errorf("exit %d, want 2", code)
 	}
-	for _, part := range []string{reg.Host + "/cat-facts-operator-bundle:9.9.9", "from registry " + reg.Host, "not found"} {
+	for _, part := range []string{reg.Host + "/cat-facts-operator-bundle:9.9.9", "from registry " + reg.Host, "not found", "--bundles-from CATALOG)"} {
 		if !strings.Contains(errs, part) {
 			t.Errorf("stderr does not say %q:\n%s", part, errs)
 		}
@@ -258,5 +258,40 @@ func TestTemplateDirectoryExits2(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errs, "a directory of 1 catalog template (v4.18.yaml)") || !strings.Contains(errs, "name one template file, e.g. "+file) {
 			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, out, errs)
 		}
+	}
+}
+
+// A template is one package's catalog; the published index it is compared with holds every
+// package. The diff compares the template's package only, and says which packages it left out,
+// whichever side the template is on.
+func TestDiffOfACatalogAndATemplateComparesTheTemplatesPackage(t *testing.T) {
+	withTemplateRenderer(t)
+	reg, file := templateRepo(t)
+	// The published catalog: fixtures/catalog's three packages and the template's, rendered.
+	published := filepath.Join(t.TempDir(), "catalog")
+	copyDir(t, "../../fixtures/catalog", published)
+	writeFile(t, filepath.Join(published, "cat-facts-operator", "catalog.json"), mustRun(t, "render", file))
+	reg.Reset()
+	for _, args := range [][]string{{published, file}, {file, published}} {
+		code, out, errs := runCLI(t, "diff", args[0], args[1], "--bundles-from", published, "--fail-on", "any")
+		if code != 0 {
+			t.Errorf("diff %v: exit %d, want 0 (the template renders its package as published)\n%s\n%s", args, code, out, errs)
+		}
+		if strings.Contains(out, "package-removed") || strings.Contains(out, "package-added") || !strings.Contains(out, "1 package compared") {
+			t.Errorf("diff %v: compares packages the template does not hold:\n%s", args, out)
+		}
+		want := "olmcat: compared only the template's package cat-facts-operator (" + file + "); 3 other packages of " + published +
+			" left out (operator-000, operator-001, operator-002): the template does not hold them\n"
+		if !strings.Contains(errs, want) {
+			t.Errorf("diff %v: stderr does not say %q:\n%s", args, want, errs)
+		}
+	}
+	// A change of the template's package is still found.
+	code, out, errs := runCLI(t, "diff", "git:HEAD:"+file, published, "--bundles-from", published, "-o", "json")
+	if code != 0 || !strings.Contains(out, `"bundle-added"`) || strings.Contains(out, `"package-added"`) {
+		t.Errorf("diff of the old template with the catalog: exit %d, want bundle-added and no package-added\n%s\n%s", code, out, errs)
+	}
+	if n := len(reg.PerPath()); n != 0 {
+		t.Errorf("%d registry requests, want none (every bundle is in --bundles-from): %v", n, reg.PerPath())
 	}
 }

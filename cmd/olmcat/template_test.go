@@ -82,3 +82,79 @@ func runCorpusCommand(t *testing.T, c templatetest.Case, r templatetest.Run, hos
 	code = run(args, &out, &errOut)
 	return templatetest.FromHost(out.String(), host), templatetest.FromHost(errOut.String(), host), code
 }
+
+// A template read as a catalog reference gets --migrate-level as render-template applies it:
+// `olmcat render TEMPLATE --migrate-level L` is render-template's output for L, and migrate writes
+// the same bundles.
+func TestMigrateLevelAppliesToTemplateInputs(t *testing.T) {
+	var c templatetest.Case
+	for _, rc := range templatetest.Cases(t, "render") {
+		if rc.ID == "semver-clusterpulse" {
+			c = rc
+		}
+	}
+	if c.ID == "" {
+		t.Skip("corpus case semver-clusterpulse not found")
+	}
+	host := templatetest.PushImages(t, c)
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "semver.yaml")
+	writeFile(t, tmpl, templatetest.ToHost(string(c.Read(t, "template.yaml")), host))
+	const level = "bundle-object-to-csv-metadata"
+	migrated := filepath.Join(dir, "migrated.json")
+	writeFile(t, migrated, mustRun(t, "render-template", tmpl, "--migrate-level", level))
+	want := mustRun(t, "render", migrated)
+	if !strings.Contains(want, `"olm.csv.metadata"`) || strings.Contains(want, `"olm.bundle.object"`) {
+		t.Fatalf("render-template --migrate-level %s kept bundle objects", level)
+	}
+	if got := mustRun(t, "render", tmpl, "--migrate-level", level); got != want {
+		t.Errorf("render TEMPLATE --migrate-level %s differs from render-template's output for it (%d bytes, want %d)", level, len(got), len(want))
+	}
+	out := filepath.Join(dir, "out")
+	mustRun(t, "migrate", tmpl, out, "--migrate-level", level)
+	if got := mustRun(t, "render", out); got != want {
+		t.Errorf("migrate TEMPLATE --migrate-level %s differs from render-template's output for it (%d bytes, want %d)", level, len(got), len(want))
+	}
+	if got := mustRun(t, "render", tmpl); !strings.Contains(got, `"olm.bundle.object"`) {
+		t.Error("without --migrate-level, render TEMPLATE has no bundle objects")
+	}
+}
+
+// Every command that may render a template takes the same registry and bundle flags, so that the
+// README's "--insecure is both" and a CI's --platform hold for render-template as for validate.
+func TestTemplateCommandsShareRegistryAndBundleFlags(t *testing.T) {
+	flags := []string{"insecure", "platform", "use-http", "skip-tls-verify", "cache-dir", "bundles-from", "cache-max-age", "pull-parallelism"}
+	for _, path := range [][]string{{"render-template"}, {"validate"}, {"diff"}, {"graph"}, {"render"}, {"serve"}, {"migrate"}, {"compat"}, {"inspect", "packages"}} {
+		cmd, _, err := newRootCmd().Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range flags {
+			if cmd.Flags().Lookup(f) == nil {
+				t.Errorf("olmcat %s has no --%s", strings.Join(path, " "), f)
+			}
+		}
+	}
+
+	var c templatetest.Case
+	for _, rc := range templatetest.Cases(t, "render") {
+		if rc.ID == "semver-clusterpulse" {
+			c = rc
+		}
+	}
+	if c.ID == "" {
+		t.Skip("corpus case semver-clusterpulse not found")
+	}
+	host := templatetest.PushImages(t, c)
+	tmpl := filepath.Join(t.TempDir(), "semver.yaml")
+	writeFile(t, tmpl, templatetest.ToHost(string(c.Read(t, "template.yaml")), host))
+	want := templatetest.ToHost(string(c.Read(t, "expected.json")), host)
+	// The bundle images are single-platform: any --platform takes them, as opm does.
+	if got := mustRun(t, "render-template", tmpl, "--insecure", "--platform", "linux/arm64"); got != want {
+		t.Errorf("render-template --insecure --platform linux/arm64: output differs from opm's (%d bytes, want %d)", len(got), len(want))
+	}
+	code, _, stderr := runCLI(t, "render-template", tmpl, "--platform", "linux")
+	if code != 1 || !strings.Contains(stderr, `platform "linux": want OS/ARCH[/VARIANT]`) {
+		t.Errorf("render-template --platform linux: exit %d, want 1 and the platform's error\n%s", code, stderr)
+	}
+}

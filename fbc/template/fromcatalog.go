@@ -21,6 +21,10 @@ import (
 // semverChannelName is how a semver template names the channels it generates.
 var semverChannelName = regexp.MustCompile(`^(candidate|fast|stable)-v(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$`)
 
+// nearSemverChannelName is a channel name a semver template would write differently:
+// "candidate-0.1", "stable-V1", "fast_v1.2", "Stable-v1".
+var nearSemverChannelName = regexp.MustCompile(`^(?i:(candidate|fast|stable))[-_.]?[vV]?((?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*))?)$`)
+
 // SemverFromCatalog is the semver template that would generate the channels of one package: each
 // channel named <archetype>-vX or <archetype>-vX.Y gives its bundles to the archetype, and the
 // kinds of its names say which kinds of channels to generate. When no semver template can
@@ -66,7 +70,11 @@ func SemverFromCatalog(c *fbc.Catalog) (*Semver, string) {
 	for _, ch := range c.Channels {
 		m := semverChannelName.FindStringSubmatch(ch.Name)
 		if m == nil {
-			return nil, fmt.Sprintf("channel %q is not named as a semver template names channels (candidate, fast or stable, then -vX or -vX.Y)", ch.Name)
+			why := fmt.Sprintf("channel %q is not named as a semver template names channels (candidate, fast or stable, then -vX or -vX.Y)", ch.Name)
+			if near := nearSemverChannelName.FindStringSubmatch(ch.Name); near != nil {
+				why += fmt.Sprintf("; a semver template would name it %q, and renaming a channel strands the users subscribed to it", strings.ToLower(near[1])+"-v"+near[2])
+			}
+			return nil, why
 		}
 		kind := kindMajor
 		if m[3] != "" {

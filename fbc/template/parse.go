@@ -36,6 +36,16 @@ func SchemaOfType(typ string) string {
 	return ""
 }
 
+// TypeOfSchema is the TYPE argument of a template schema ("" for another schema).
+func TypeOfSchema(schema string) string {
+	for _, typ := range Types {
+		if SchemaOfType(typ) == schema {
+			return typ
+		}
+	}
+	return ""
+}
+
 // Template is a parsed catalog template: exactly one of its fields is set.
 type Template struct {
 	Basic       *Basic

@@ -66,3 +66,26 @@ func TestSemverMinorChannels(t *testing.T) {
 		t.Errorf("%d bundles", len(out.Bundles))
 	}
 }
+
+// A channel named almost as a semver template names channels (candidate-0.1) is refused with the
+// name the template would give it, and why renaming is no way out.
+func TestSemverFromCatalogNamesTheChannelASemverTemplateWouldWrite(t *testing.T) {
+	for name, want := range map[string]string{
+		"candidate-0.1": `; a semver template would name it "candidate-v0.1", and renaming a channel strands the users subscribed to it`,
+		"Stable-V1":     `; a semver template would name it "stable-v1", and renaming`,
+		"alpha":         "",
+	} {
+		c, err := fbc.LoadReader(strings.NewReader(`{"schema":"olm.package","name":"p","defaultChannel":"`+name+`"}
+{"schema":"olm.channel","package":"p","name":"`+name+`","entries":[{"name":"p.v0.1.0"}]}
+{"schema":"olm.bundle","package":"p","name":"p.v0.1.0","image":"quay.io/p/b:v0.1.0","properties":[{"type":"olm.package","value":{"packageName":"p","version":"0.1.0"}}]}
+`), "catalog.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl, why := template.SemverFromCatalog(c)
+		prefix := `channel "` + name + `" is not named as a semver template names channels`
+		if tmpl != nil || !strings.HasPrefix(why, prefix) || (want == "") != !strings.Contains(why, "; a semver template would name it") || !strings.Contains(why, want) {
+			t.Errorf("channel %q: refusal %q, want %q then %q", name, why, prefix, want)
+		}
+	}
+}

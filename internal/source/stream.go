@@ -278,6 +278,10 @@ func ReadInput(ctx context.Context, path string, stdin io.Reader, limit int64) (
 		return nil, err
 	}
 	if isBinary(head[:n]) {
+		if sqlite.HasMagic(head[:n]) {
+			return nil, &Error{Ref: path, Problem: NotACatalog, Detail: "an index.db (a SQLite database), not YAML or JSON text",
+				Hint: "this reads one document; read the index.db as the catalog it is, e.g. olmcat migrate INDEX.DB OUT --to basic-template for its templates"}
+		}
 		return nil, &Error{Ref: path, Problem: NotACatalog, Detail: "binary content, not YAML or JSON text: it looks like " + sqlite.NotSQLite(path, head[:n]).LooksLike}
 	}
 	data, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head[:n]), r), limit+1))

@@ -193,9 +193,14 @@ func templateError(ref, schema string, err error) error {
 			detail += " from registry " + img.Registry
 		}
 		return &Error{Ref: ref, Problem: BadImage, Detail: detail + ": " + img.Err.Error(), Err: err,
-			Hint: "check the reference; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify"}
+			Hint: "check the reference; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify; or take the bundles a catalog already has with --bundles-from CATALOG"}
 	}
-	return &Error{Ref: ref, Problem: BadTemplate, Detail: fmt.Sprintf("rendering the %s template: %v", schema, err), Err: err}
+	e := &Error{Ref: ref, Problem: BadTemplate, Detail: fmt.Sprintf("rendering the %s template: %v", schema, err), Err: err}
+	var entry *template.BundleEntryError
+	if errors.As(err, &entry) {
+		e.Hint = entry.Advice()
+	}
+	return e
 }
 
 // Template is the schema of the catalog template the source was rendered from, "" when it was
