@@ -45,7 +45,8 @@ type ServerOptions struct {
 	MaxConcurrentStreams uint32
 	// MaxConcurrentCalls bounds the calls open at once on all connections together (default
 	// DefaultMaxConcurrentCalls); a call beyond it fails at once with ResourceExhausted. The first
-	// few calls of each connection and health checks are never refused.
+	// few calls of each connection are admitted beyond it, up to as many again on all connections;
+	// health Check is never refused (health Watch streams count as calls).
 	MaxConcurrentCalls int
 }
 
@@ -227,19 +228,23 @@ func (l callLogger) record(ctx context.Context, method string, start time.Time, 
 }
 
 // callLimit refuses calls beyond max open at once on all connections together, except the first
-// reservedPerConnection calls of each connection, which are always admitted: a crowd of calls on
-// other connections cannot lock a new client out. Health checks are never refused, so that probes
-// tell a busy server from a dead one. Once a crowd of calls is gone, it gives memory back to the
-// system: their buffers would otherwise stay counted in the process's RSS for minutes.
+// reservedPerConnection calls of each connection, which are admitted whatever the other connections
+// do, as long as fewer than max such reserved calls are open on all connections: a crowd of calls on
+// other connections cannot lock a new client out, and opening many connections cannot multiply the
+// limit (at most 2*max calls are open). Health Check is never refused, so that probes tell a busy
+// server from a dead one; a health Watch stays open like any stream, so it counts as a call. Once a
+// crowd of calls is gone, it gives memory back to the system: their buffers would otherwise stay
+// counted in the process's RSS for minutes.
 type callLimit struct {
 	max int
 	log *slog.Logger
 
-	mu      sync.Mutex
-	perConn map[string]int // open calls by connection (the peer's address)
-	shared  int            // open calls beyond the reserve of their connection
-	open    int
-	peak    int // the most calls open since memory was last given back
+	mu       sync.Mutex
+	perConn  map[string]int // open calls by connection (the peer's address)
+	shared   int            // open calls beyond the reserve of their connection
+	reserved int            // open calls within the reserve of their connection
+	open     int
+	peak     int // the most calls open since memory was last given back
 
 	freeMemory  func()        // debug.FreeOSMemory, but in tests
 	freeEvery   time.Duration // memory is given back at most this often
@@ -252,14 +257,21 @@ type callLimit struct {
 // make the server collect continuously.
 const freeMemoryEvery = 10 * time.Second
 
-// reservedPerConnection calls of each connection are admitted whatever the other connections do.
+// reservedPerConnection calls of each connection are admitted whatever the other connections do,
+// while fewer than max such calls are open on all connections.
 const reservedPerConnection = 4
+
+// Health methods: Check (and List) answer at once and are never refused; Watch stays open.
+const (
+	healthMethods = "/grpc.health.v1.Health/"
+	healthWatch   = healthMethods + "Watch"
+)
 
 // crowd is the number of open calls after which, once they are all gone, memory is given back.
 const crowd = 64
 
 func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err error) {
-	if strings.HasPrefix(method, "/grpc.health.v1.Health/") {
+	if strings.HasPrefix(method, healthMethods) && method != healthWatch {
 		return func() {}, nil
 	}
 	conn := ""
@@ -271,7 +283,7 @@ func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err
 	if l.perConn == nil {
 		l.perConn = map[string]int{}
 	}
-	shared := l.perConn[conn] >= reservedPerConnection
+	shared := l.perConn[conn] >= reservedPerConnection || l.reserved >= l.max
 	if shared && l.shared >= l.max {
 		l.log.Debug("refused a call: too many calls open", "method", method, "peer", conn, "limit", l.max)
 		return nil, status.Errorf(codes.ResourceExhausted, "the server has %d calls open, its limit; retry later", l.max)
@@ -279,6 +291,8 @@ func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err
 	l.perConn[conn]++
 	if shared {
 		l.shared++
+	} else {
+		l.reserved++
 	}
 	l.open++
 	l.peak = max(l.peak, l.open)
@@ -290,6 +304,8 @@ func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err
 		}
 		if shared {
 			l.shared--
+		} else {
+			l.reserved--
 		}
 		if l.open--; l.open == 0 && l.peak >= crowd {
 			l.peak = 0

@@ -291,3 +291,47 @@ func TestGracefulStopLetsStreamsFinish(t *testing.T) {
 	}
 	done <- nil // for the cleanup
 }
+
+// Health Watch streams stay open, so they count toward MaxConcurrentCalls: on one connection with
+// a limit of 2, the first 4 Watches (2 reserved, 2 shared) are admitted and the next one fails at
+// once with ResourceExhausted, while a unary health Check is still answered.
+func TestHealthWatchCountsTowardCallLimit(t *testing.T) {
+	const limit = 2
+	srv := grpccompat.NewServer(grpccompat.ServerOptions{MaxConcurrentCalls: limit})
+	srv.SetBackend(fakeBackend{})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, lis, 5*time.Second) }()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(); cancel(); <-done })
+	h := healthpb.NewHealthClient(conn)
+	callCtx, cancelCalls := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelCalls()
+	const admitted = 2 * limit
+	for i := range admitted + 1 {
+		w, err := h.Watch(callCtx, &healthpb.HealthCheckRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := w.Recv()
+		if i < admitted {
+			if err != nil || r.Status != healthpb.HealthCheckResponse_SERVING {
+				t.Fatalf("Watch %d of %d with a limit of %d: %v, %v; want SERVING", i+1, admitted+1, limit, r, err)
+			}
+			continue
+		}
+		if status.Code(err) != codes.ResourceExhausted {
+			t.Errorf("Watch %d beside %d open Watches: %v, %v; want ResourceExhausted", i+1, admitted, r, err)
+		}
+	}
+	if r, err := h.Check(callCtx, &healthpb.HealthCheckRequest{}); err != nil || r.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("Check beside %d open Watches: %v, %v; want SERVING", admitted, r, err)
+	}
+}
