@@ -249,7 +249,9 @@ type callLimit struct {
 	freeMemory  func()        // debug.FreeOSMemory, but in tests
 	freeEvery   time.Duration // memory is given back at most this often
 	lastFree    time.Time
-	freePending bool
+	freePending bool // a give-back is scheduled or running
+	freeRunning bool // it is running: a crowd that ends now is not covered by it
+	freeAgain   bool // a crowd ended while it ran: give back once more, an interval later
 }
 
 // freeMemoryEvery bounds how often crowds make the server give memory back: each time is a full
@@ -315,17 +317,26 @@ func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err
 }
 
 // giveBackMemory gives memory back to the system now, or once freeEvery has passed since it last
-// did; one give-back at a time is pending. Called with l.mu held.
+// did; one give-back at a time is pending, and a crowd that ends while one runs gets one more.
+// Called with l.mu held.
 func (l *callLimit) giveBackMemory() {
 	if l.freePending {
+		l.freeAgain = l.freeAgain || l.freeRunning
 		return
 	}
 	l.freePending = true
 	run := func() {
+		l.mu.Lock()
+		l.freeRunning = true
+		l.mu.Unlock()
 		l.freeMemory()
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		l.lastFree, l.freePending = time.Now(), false
+		l.lastFree, l.freePending, l.freeRunning = time.Now(), false, false
+		if l.freeAgain {
+			l.freeAgain = false
+			l.giveBackMemory()
+		}
 	}
 	if wait := l.freeEvery - time.Since(l.lastFree); wait > 0 {
 		time.AfterFunc(wait, run)
