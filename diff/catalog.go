@@ -95,6 +95,9 @@ func compareChannels(pkg string, op, np *pkgIndex) []Finding {
 			f := mk(ChannelRemoved)
 			f.Old = headSummary(op, name)
 			f.Message = fmt.Sprintf("channel %q removed with its %s; its subscribers stop getting updates", name, plural.Of(len(oc.Entries), "entry"))
+			if to := switchChannels(op.modelChannel(name), np); to != "" {
+				f.Message += " unless they switch channel: " + to
+			}
 			out = append(out, f)
 		default:
 			out = append(out, compareEntries(pkg, name, oc.Entries, nc.Entries)...)

@@ -105,6 +105,11 @@ func TestDBPairInfrawatchNewDefaultChannel(t *testing.T) {
 	if summary(r) != "2 breaking, 5 warning, 15 info" {
 		t.Errorf("summary %s: %v", summary(r), briefs(r))
 	}
+	// The dropped channel's head lives on in stable and stable-1.1: its subscribers can switch there.
+	if f := findingOf(t, r, diff.ChannelRemoved, "latest", ""); f.Message != `channel "latest" removed with its 2 entries; `+
+		`its subscribers stop getting updates unless they switch channel: channels "stable", "stable-1.1" hold its head `+st+`.v1.1.0` {
+		t.Errorf("channel-removed message: %s", f.Message)
+	}
 	if f := findingOf(t, r, diff.HeadMovedBackwards, "latest", ""); f.Package != sg || f.Old != sg+".v2.1.0" || f.New != sg+".v2.0.1" {
 		t.Errorf("head: %+v", f)
 	}

@@ -67,8 +67,15 @@ func TestPairSailOperatorPruneChannel(t *testing.T) {
 		"info bundle-removed b="+pruned,
 		"breaking channel-removed ch=1.30-nightly",
 	)
-	if f := findingOf(t, r, diff.ChannelRemoved, "1.30-nightly", ""); f.Old != pruned {
+	// Its subscribers can switch: 1.31-nightly's first entry replaces the pruned head, and the
+	// stable channels' skipRange >=1.0.0 <1.30.0 covers 1.30.0-nightly (a prerelease of 1.30.0).
+	f := findingOf(t, r, diff.ChannelRemoved, "1.30-nightly", "")
+	if f.Old != pruned {
 		t.Errorf("removed channel's head = %q", f.Old)
+	}
+	if want := `channel "1.30-nightly" removed with its 1 entry; its subscribers stop getting updates unless they switch channel: ` +
+		`channels "1.31-nightly", "stable", "stable-1.30" offer its head ` + pruned + ` an upgrade`; f.Message != want || f.New != "" {
+		t.Errorf("channel-removed message:\n%s\nwant\n%s (new %q)", f.Message, want, f.New)
 	}
 	if summary(r) != "1 breaking, 0 warning, 1 info" {
 		t.Errorf("summary %s", summary(r))

@@ -249,3 +249,48 @@ func describeReach(r Reach) string {
 }
 
 func upgradeCount(n int) string { return plural.Of(n, "upgrade") }
+
+// switchChannels says, for the message of a removed channel, where its subscribers can switch to
+// and still be offered updates: the new side's channels that hold the removed channel's head, and
+// those whose upgrades (UpgradeGraph.Successors) offer that head one. "" when no channel does.
+func switchChannels(removed *model.Channel, np *pkgIndex) string {
+	if removed == nil || np == nil || np.model == nil {
+		return ""
+	}
+	head := model.NewUpgradeGraph(removed).Head()
+	if head == "" {
+		return ""
+	}
+	version := model.EntryVersion(removed.Entries[head])
+	var holding, offering []string
+	for _, nc := range np.model.SortedChannels() {
+		switch {
+		case nc.Entries[head] != nil:
+			holding = append(holding, nc.Name)
+		case len(model.NewUpgradeGraph(nc).Successors(head, version)) > 0:
+			offering = append(offering, nc.Name)
+		}
+	}
+	var parts []string
+	object := "its head " + head
+	if len(holding) > 0 {
+		parts = append(parts, fmt.Sprintf("%s its head %s", channelsVerb(holding, "holds", "hold"), head))
+		object = "it"
+	}
+	if len(offering) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s an upgrade", channelsVerb(offering, "offers", "offer"), object))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// channelsVerb names channels, quoted, followed by the verb agreeing with their number.
+func channelsVerb(names []string, one, many string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	if len(names) == 1 {
+		return fmt.Sprintf("channel %s %s", quoted[0], one)
+	}
+	return fmt.Sprintf("channels %s %s", strings.Join(quoted, ", "), many)
+}

@@ -161,8 +161,8 @@ func channelChange(f diff.Finding) string {
 		heads, tense = f.Old, "was"
 	}
 	switch n := len(strings.Split(heads, ", ")); {
-	case heads == "":
-		return f.Message
+	case heads == "", strings.Contains(f.Message, "its head "+heads):
+		return f.Message // a removed channel's message names its head where its subscribers can go
 	case n > 1:
 		return fmt.Sprintf("%s; its heads %s %s", f.Message, map[string]string{"is": "are", "was": "were"}[tense], heads)
 	}
