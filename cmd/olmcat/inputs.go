@@ -52,6 +52,12 @@ type templateInputs struct {
 
 	once    sync.Once
 	bundles template.BundleRenderer
+
+	// lent is the command's own input that is the --bundles-from catalog, once opened: the
+	// renderer reads it instead of opening the catalog a second time (a large index image is
+	// then pulled and extracted once). The command closes it, as its other inputs.
+	lentMu sync.Mutex
+	lent   *source.Source
 }
 
 // defaultCacheMaxAge is how long a bundle cache entry no run uses is kept.
@@ -101,7 +107,7 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 				inputs = append(inputs, r.Path)
 			}
 		}
-		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom,
+		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom, Lent: t.lentSource,
 			MaxAge: time.Duration(t.cacheMaxAge), Parallel: int(t.parallel), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
 		if err != nil {
 			t.bundles = failingRenderer{err}
@@ -110,6 +116,25 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 		t.bundles = f
 	})
 	return t.bundles
+}
+
+// opened lends s to the bundle renderer when it is the --bundles-from catalog.
+func (t *templateInputs) opened(s *source.Source) {
+	from, err := source.Parse(t.bundlesFrom)
+	if err != nil || !from.Same(s.Ref()) {
+		return
+	}
+	t.lentMu.Lock()
+	defer t.lentMu.Unlock()
+	if t.lent == nil || t.lent.Closed() {
+		t.lent = s
+	}
+}
+
+func (t *templateInputs) lentSource() *source.Source {
+	t.lentMu.Lock()
+	defer t.lentMu.Unlock()
+	return t.lent
 }
 
 // failingRenderer reports, when a template is rendered, why its bundles cannot be (a --cache-dir
@@ -134,6 +159,9 @@ func (f inputFlags) options(cmd *cobra.Command) source.Options {
 		Templates: templates, Warn: inputWarning(cmd)}
 	if f.templates != nil {
 		o.Bundles = f.templates.bundleRenderer(cmd, f.images, o)
+		if f.templates.bundlesFrom != "" {
+			o.Opened = f.templates.opened // set after: the renderer's own opening lends nothing
+		}
 	}
 	return o
 }

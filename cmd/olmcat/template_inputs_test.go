@@ -295,3 +295,43 @@ func TestDiffOfACatalogAndATemplateComparesTheTemplatesPackage(t *testing.T) {
 		t.Errorf("%d registry requests, want none (every bundle is in --bundles-from): %v", n, reg.PerPath())
 	}
 }
+
+// `diff IMG TEMPLATE --bundles-from IMG` reviews a template against the published index image:
+// the image is the diff's old side and the catalog the bundles are taken from, and it is pulled
+// and extracted once, not once for each.
+func TestDiffWithBundlesFromTheOldSideReadsTheIndexImageOnce(t *testing.T) {
+	withTemplateRenderer(t)
+	reg, file := templateRepo(t)
+	published := filepath.Join(t.TempDir(), "catalog")
+	copyDir(t, "../../fixtures/catalog", published)
+	writeFile(t, filepath.Join(published, "cat-facts-operator", "catalog.json"), mustRun(t, "render", file))
+	index := reg.Host + "/published/index:v4.18"
+	imagetest.Push(t, index, imagetest.FBCImage(t, published))
+	reg.Reset()
+	code, out, errs := runCLI(t, "diff", index, file, "--bundles-from", index, "--fail-on", "any")
+	if code != 0 || !strings.Contains(out, "1 package compared") {
+		t.Fatalf("exit %d, want 0 (the template renders its package as published)\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "4 from "+index) {
+		t.Errorf("the bundles were not taken from the index image:\n%s", errs)
+	}
+	blobs := 0
+	for req, n := range reg.PerPath() {
+		if !strings.HasPrefix(req, "GET blobs /v2/published/index/") {
+			if strings.HasPrefix(req, "GET ") && !strings.Contains(req, "/published/index/") {
+				t.Errorf("%s: a bundle image was pulled, want all 4 from the index image", req)
+			}
+			continue
+		}
+		blobs++
+		if n != 1 {
+			t.Errorf("%s: fetched %d times, want once", req, n)
+		}
+	}
+	if blobs == 0 {
+		t.Errorf("no blob of the index image was fetched: %v", reg.PerPath())
+	}
+	if n := reg.PerPath()["GET manifests /v2/published/index/manifests/v4.18"]; n != 1 {
+		t.Errorf("the index image's manifest was fetched %d times, want once", n)
+	}
+}

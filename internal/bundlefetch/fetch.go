@@ -43,6 +43,10 @@ type Options struct {
 	// of pulling them; "" takes none. It is opened with Source the first time a bundle is needed.
 	BundlesFrom string
 	Source      source.Options
+	// Lent, if set, gives a source of BundlesFrom the caller has already opened (one of its
+	// inputs), or nil when there is none open. The Fetcher reads a lent source and leaves it open:
+	// the caller closes it. Without one the Fetcher opens BundlesFrom itself, and closes it.
+	Lent func() *source.Source
 	// Parallel bounds the pulls in flight; 0 means DefaultParallel.
 	Parallel int
 	// Log, if set, receives one line per RenderBundles call that says where its bundles came
@@ -249,7 +253,7 @@ func (f *Fetcher) takeFromCatalog(ctx context.Context, mine []claimed) ([]claime
 		}
 	}
 	if len(want) > 0 {
-		if err := c.readFrom(ctx, f.opts.BundlesFrom, f.opts.Source, want); err != nil {
+		if err := c.readFrom(ctx, f.openBundlesFrom, want); err != nil {
 			return nil, err
 		}
 	}
@@ -265,13 +269,28 @@ func (f *Fetcher) takeFromCatalog(ctx context.Context, mine []claimed) ([]claime
 	return rest, nil
 }
 
-// readFrom walks the catalog ref, keeping the bundles whose image is wanted.
-func (c *catalogBundles) readFrom(ctx context.Context, ref string, opts source.Options, want map[string]bool) error {
-	src, err := source.Open(ctx, ref, opts)
+// openBundlesFrom gives the BundlesFrom catalog, lent when the caller has it open; release it when
+// done.
+func (f *Fetcher) openBundlesFrom(ctx context.Context) (src *source.Source, release func(), err error) {
+	if f.opts.Lent != nil {
+		if src := f.opts.Lent(); src != nil && !src.Closed() {
+			return src, func() {}, nil
+		}
+	}
+	src, err = source.Open(ctx, f.opts.BundlesFrom, f.opts.Source)
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, func() { src.Close() }, nil
+}
+
+// readFrom walks the catalog open gives, keeping the bundles whose image is wanted.
+func (c *catalogBundles) readFrom(ctx context.Context, open func(context.Context) (*source.Source, func(), error), want map[string]bool) error {
+	src, release, err := open(ctx)
 	if err != nil {
 		return fmt.Errorf("--bundles-from: %w", err)
 	}
-	defer src.Close()
+	defer release()
 	images, bundles := map[string]bool{}, map[string]fbc.Bundle{}
 	err = src.Walk(ctx, func(b fbc.Blob) error {
 		if b.Schema != fbc.SchemaBundle {

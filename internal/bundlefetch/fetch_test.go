@@ -414,6 +414,48 @@ func TestBundlesFromIndexImageReadOnce(t *testing.T) {
 	}
 }
 
+// A lent source of the BundlesFrom catalog (a command's input that is that same catalog) is read
+// instead of opening the catalog again, and left open for its owner; a closed one is not read.
+func TestBundlesFromALentSource(t *testing.T) {
+	reg, images := corpusRegistry(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), wantJSON(t, images[0].BundleDir, images[0].Ref), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	index := reg.Host + "/published/index:v4.18"
+	imagetest.Push(t, index, imagetest.FBCImage(t, dir))
+	lent, err := source.Open(context.Background(), index, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lent.Close()
+	reg.Reset()
+	indexReads := func() int { return reg.PerPath()["GET manifests /v2/published/index/manifests/v4.18"] }
+	f := newFetcher(t, Options{BundlesFrom: index, Lent: func() *source.Source { return lent }})
+	got, err := f.RenderBundles(context.Background(), []string{images[0].Ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRendered(t, images, []string{images[0].Ref}, got)
+	if n := len(reg.PerPath()); n != 0 || f.Stats().Taken != 1 {
+		t.Errorf("with a lent source: %d registry requests (want none), stats %+v", n, f.Stats())
+	}
+	if lent.Closed() {
+		t.Error("the Fetcher closed the source it was lent")
+	}
+	if _, err := lent.Load(context.Background()); err != nil {
+		t.Errorf("the lent source cannot be read after the Fetcher: %v", err)
+	}
+	lent.Close()
+	f = newFetcher(t, Options{BundlesFrom: index, Lent: func() *source.Source { return lent }})
+	if _, err := f.RenderBundles(context.Background(), []string{images[0].Ref}); err != nil {
+		t.Fatal(err)
+	}
+	if n := indexReads(); n != 1 {
+		t.Errorf("with a closed lent source: the index image was read %d times, want once", n)
+	}
+}
+
 // The stderr line says where bundles came from, and nothing when they were all just pulled (as
 // opm, which prints nothing on success).
 func TestReportLineOnlyWhenUseful(t *testing.T) {

@@ -50,6 +50,27 @@ func (r Ref) IsImage() bool {
 	return r.Form == FormOCILayout || r.Form == FormDockerArchive || r.Form == FormRegistry
 }
 
+// Same reports whether r and o name the same catalog, so that one opened source can serve both:
+// the same form and revision, and the same local path (however spelled) or, for images, the same
+// reference. Standard input is never the same as anything: it can be read only once.
+func (r Ref) Same(o Ref) bool {
+	if r.Form != o.Form || r.Rev != o.Rev || r.Form == FormStdin {
+		return false
+	}
+	switch r.Form {
+	case FormDir, FormFile, FormIndexDB, FormGit:
+		return cleanPath(r.Path) == cleanPath(o.Path)
+	}
+	return r.Raw == o.Raw
+}
+
+func cleanPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
 // hostPort is a bare HOST:PORT, as grpcurl users type a server address.
 var hostPort = regexp.MustCompile(`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):[0-9]{1,5}$`)
 

@@ -50,6 +50,10 @@ type Options struct {
 	// Bundles renders the bundle images a template names; nil means BundleImages(Images). Give
 	// the same one to every source of a command, so that a bundle is pulled once.
 	Bundles template.BundleRenderer
+	// Opened, if set, is called with every source Open opens, before Open returns it: a command
+	// that renders templates with --bundles-from lends the source of that same catalog to its
+	// bundle renderer instead of opening it twice (see Ref.Same, Source.Closed).
+	Opened func(*Source)
 }
 
 // Source is an opened catalog input. Close it to remove what opening it extracted.
@@ -66,6 +70,7 @@ type Source struct {
 	opts    Options
 	report  *tofbc.Report
 	closers []func()
+	closed  bool
 	// template is the schema of the catalog template the stream was rendered from.
 	template string
 	// templateLocs locate the rendered stream's blobs in the template (nil: unknown).
@@ -90,6 +95,9 @@ func OpenRef(ctx context.Context, r Ref, opts Options) (*Source, error) {
 		return nil, err
 	}
 	remember(s.InputPaths())
+	if opts.Opened != nil {
+		opts.Opened(s)
+	}
 	return s, nil
 }
 
@@ -238,8 +246,12 @@ func (s *Source) Close() error {
 		s.closers[i]()
 	}
 	s.closers = nil
+	s.closed = true
 	return nil
 }
+
+// Closed reports whether Close was called: a source lent to another reader must not be read then.
+func (s *Source) Closed() bool { return s.closed }
 
 // checkIndexNotEmpty warns about an index.db without packages. It is a catalog all the same (a
 // team may empty an index on purpose, and opm serves it), unlike a path where no catalog is found.
