@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,5 +124,38 @@ func TestListBundlesWaiterGivesUpWhenCancelled(t *testing.T) {
 	}
 	if n := reads.Load(); n != 1 {
 		t.Fatalf("the stream was read %d times, want once (the first caller's read went on without it)", n)
+	}
+}
+
+// Closing the querier while the stream is being read (its first caller gone) waits for the read
+// and gives back what it held; ListBundles then fails with a message, never a panic.
+func TestListBundlesCloseDuringRead(t *testing.T) {
+	db := cancelCatalog(t, generate.Options{Packages: 3, BundlesPerPackage: 4, Seed: 9})
+	started, release := make(chan struct{}), make(chan struct{})
+	defer sqlite.SetListReadStarted(func() {
+		close(started)
+		<-release
+	})()
+	q, err := sqlite.NewQuerier(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() { first <- q.ListBundles(ctx, func(*api.Bundle) error { return nil }) }()
+	<-started
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Fatalf("first caller, cancelled: %v, want context.Canceled", err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- q.Close() }()
+	close(release)
+	if err := <-closed; err != nil {
+		t.Fatalf("Close during the read: %v", err)
+	}
+	err = q.ListBundles(context.Background(), func(*api.Bundle) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("ListBundles after Close: %v, want an error saying the index is closed", err)
 	}
 }
