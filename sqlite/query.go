@@ -14,7 +14,6 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/olmcat/olmcat/grpccompat/api"
-	"github.com/olmcat/olmcat/internal/spool"
 )
 
 // Querier answers the api.Registry queries straight from an index.db with SQL, reproducing what
@@ -31,8 +30,9 @@ type Querier struct {
 	packages   lazy[map[string]*api.Package] // GetPackage's answers, built on first use
 	stmts      sync.Map                      // SQL text -> *sql.Stmt on db
 	bundles    bundleCache                   // completed bundles, by name
-	listMu     sync.Mutex                    // guards list
-	list       *spool.Spool                  // the ListBundles stream, once read
+	listMu     sync.Mutex                    // guards list and listClosed
+	list       *listLoad                     // the reading of the ListBundles stream, under way or done
+	listClosed bool                          // Close has run: no stream is read any more
 }
 
 var _ api.RawBundleLister = (*Querier)(nil)
@@ -98,13 +98,20 @@ func openQuerier(path, input string) (*Querier, error) {
 
 // Close closes the database (and removes a temporary upgraded copy).
 func (q *Querier) Close() error {
-	err := errors.Join(q.db.Close(), q.listDB.Close())
 	q.listMu.Lock()
-	if q.list != nil {
-		err = errors.Join(err, q.list.Close())
-		q.list = nil
-	}
+	q.listClosed = true
+	l := q.list
+	q.list = nil
 	q.listMu.Unlock()
+	var err error
+	if l != nil {
+		l.cancel()
+		<-l.done // the read gives back its connection and temporary file before they are closed
+		if l.sp != nil {
+			err = l.sp.Close()
+		}
+	}
+	err = errors.Join(err, q.db.Close(), q.listDB.Close())
 	if q.removeCopy != nil {
 		err = errors.Join(err, q.removeCopy())
 		q.removeCopy = nil

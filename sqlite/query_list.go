@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 
 	"github.com/olmcat/olmcat/grpccompat/api"
 	"github.com/olmcat/olmcat/internal/spool"
@@ -99,13 +100,65 @@ func (q *Querier) ListBundlesRaw(ctx context.Context, send func(api.PreEncoded) 
 // stream (tens of thousands of bundles) is kept in a temporary file.
 var listSpoolMemory = 8 << 20
 
+// listLoad is one reading of the ListBundles stream from the database.
+type listLoad struct {
+	done   chan struct{} // closed once sp or err is set
+	cancel context.CancelFunc
+	sp     *spool.Spool
+	err    error
+}
+
+// failed tells whether the reading is over and failed; call with q.listMu held.
+func (l *listLoad) failed() bool {
+	select {
+	case <-l.done:
+		return l.err != nil
+	default:
+		return false
+	}
+}
+
+// listReadStarted, when set (by tests), runs as a reading of the ListBundles stream starts.
+var listReadStarted func()
+
 // listStream returns the encoded ListBundles stream, reading it from the database on first use.
-// Callers that arrive while it is being read wait for it; a failed read is not kept.
+// Callers that arrive while it is being read wait for it, each until its own context is done: a
+// client that goes away stops waiting at once. A failed read is not kept: the next call reads
+// again.
+//
+// The reading runs apart from the caller that started it and goes on when that caller's client
+// goes away: the stream is shared and kept, other callers may be waiting for it, and the next
+// caller would only have to start it over. Only Close stops it.
 func (q *Querier) listStream(ctx context.Context) (*spool.Spool, error) {
 	q.listMu.Lock()
-	defer q.listMu.Unlock()
-	if q.list != nil {
-		return q.list, nil
+	if q.listClosed {
+		q.listMu.Unlock()
+		return nil, fmt.Errorf("index %s: the server has closed it", q.input)
+	}
+	l := q.list
+	if l == nil || l.failed() {
+		readCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		l = &listLoad{done: make(chan struct{}), cancel: cancel}
+		q.list = l
+		go func() {
+			defer cancel()
+			defer close(l.done)
+			l.sp, l.err = q.readListStream(readCtx)
+		}()
+	}
+	q.listMu.Unlock()
+	select {
+	case <-l.done:
+		return l.sp, l.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// readListStream reads the ListBundles stream from the database into a new spool.
+func (q *Querier) readListStream(ctx context.Context) (*spool.Spool, error) {
+	if listReadStarted != nil {
+		listReadStarted()
 	}
 	sp := spool.New(listSpoolMemory)
 	err := q.readListBundles(ctx, func(b *api.Bundle) error {
@@ -122,7 +175,6 @@ func (q *Querier) listStream(ctx context.Context) (*spool.Spool, error) {
 		sp.Close()
 		return nil, err
 	}
-	q.list = sp
 	return sp, nil
 }
 

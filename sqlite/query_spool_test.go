@@ -35,7 +35,7 @@ func TestListStreamFromMemoryAndFromFile(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		onDisk := q.list.OnDisk()
+		onDisk := q.list.sp.OnDisk()
 		if err := q.Close(); err != nil {
 			t.Fatal(err)
 		}
