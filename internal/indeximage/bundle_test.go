@@ -3,6 +3,7 @@ package indeximage
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,7 +107,7 @@ func TestFetchBundleFromEveryTransport(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
-				if d := cmp.Diff(want, treeOf(t, os.DirFS(b.Dir))); d != "" {
+				if d := cmp.Diff(want, treeOf(t, writtenOut(t, b))); d != "" {
 					t.Errorf("%s: extracted tree differs from the bundle directory (-want +got):\n%s", ref, d)
 				}
 				if b.Ref != ref || b.ManifestsPath != "/manifests" || b.MetadataPath != "/metadata" || b.LayersRead != 2 {
@@ -140,7 +141,7 @@ func TestFetchOfBundleImageHandsOverTheBundle(t *testing.T) {
 		if b.Ref != ref {
 			t.Errorf("Ref %q, want %q", b.Ref, ref)
 		}
-		if d := cmp.Diff(bundleTree(t, dir), treeOf(t, os.DirFS(b.Dir))); d != "" {
+		if d := cmp.Diff(bundleTree(t, dir), treeOf(t, writtenOut(t, b))); d != "" {
 			t.Errorf("%s: (-want +got):\n%s", ref, d)
 		}
 	}
@@ -159,7 +160,7 @@ func TestFetchBundleFollowsLabelsAndWhiteouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"manifests": "/", "manifests/csv.yaml": "new", "metadata": "/", "metadata/annotations.yaml": "b"}
-	if d := cmp.Diff(want, treeOf(t, os.DirFS(b.Dir))); d != "" {
+	if d := cmp.Diff(want, treeOf(t, writtenOut(t, b))); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	if b.ManifestsPath != "/bundle/m" || b.MetadataPath != "/bundle/md" {
@@ -248,4 +249,13 @@ func TestLabelsOfEveryTransport(t *testing.T) {
 			t.Errorf("%s: got %v, %v", ref, labels, err)
 		}
 	}
+}
+
+// writtenOut writes b out (WriteDir) and gives its directory.
+func writtenOut(t *testing.T, b *Bundle) fs.FS {
+	t.Helper()
+	if err := b.WriteDir(); err != nil {
+		t.Fatal(err)
+	}
+	return os.DirFS(b.Dir)
 }
