@@ -2,6 +2,7 @@ package indeximage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/fbc/bundledir"
 )
 
 func conformanceBundles(t *testing.T) []string {
@@ -258,4 +261,41 @@ func writtenOut(t *testing.T, b *Bundle) fs.FS {
 		t.Fatal(err)
 	}
 	return os.DirFS(b.Dir)
+}
+
+// The trees of an extracted bundle parse and render to the very bytes of the bundle directory
+// the image was built from, with nothing written out.
+func TestExtractedBundleParsesInMemoryAsItsDirectory(t *testing.T) {
+	for _, dir := range conformanceBundles(t) {
+		want, err := renderedJSON(bundledir.Parse(dir))
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		b, err := ExtractBundle(context.Background(), bundleImageOf(t, dir), Options{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		got, err := renderedJSON(bundledir.ParseFS(dir, b.Manifests, b.Metadata))
+		if entries, _ := os.ReadDir(b.Dir); len(entries) != 0 {
+			t.Errorf("%s: %d entries written to %s, want none", dir, len(entries), b.Dir)
+		}
+		b.Cleanup()
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		if d := cmp.Diff(string(want), string(got)); d != "" {
+			t.Errorf("%s: (-directory +in memory):\n%s", dir, d)
+		}
+	}
+}
+
+func renderedJSON(b *bundledir.Bundle, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.Render("")
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(r)
 }
