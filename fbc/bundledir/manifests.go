@@ -3,8 +3,10 @@ package bundledir
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,18 +46,17 @@ func (o Object) Version() string {
 // readManifests decodes every non-hidden file directly under manifests/, in name order. As with
 // opm, only the first document of a file counts and files that are not Kubernetes objects are
 // skipped; each skip is reported as a warning.
-func readManifests(bundleDir string) (objs []Object, warnings []Warning, err error) {
-	dir := filepath.Join(bundleDir, "manifests")
-	entries, err := os.ReadDir(dir)
+func readManifests(bundleDir string, manifests fs.FS) (objs []Object, warnings []Warning, err error) {
+	entries, err := fs.ReadDir(manifests, ".")
 	if err != nil {
-		return nil, nil, fmt.Errorf("bundle %s: read manifests directory: %w", bundleDir, err)
+		return nil, nil, fmt.Errorf("bundle %s: read manifests directory: %w", bundleDir, onDisk(err, filepath.Join(bundleDir, "manifests")))
 	}
 	for _, e := range entries {
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		rel := filepath.ToSlash(filepath.Join("manifests", e.Name()))
-		data, err := readBundleFile(bundleDir, rel)
+		data, err := readBundleFile(bundleDir, manifests, e.Name(), rel)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -155,13 +156,23 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-// readBundleFile reads one file of a bundle directory (see ReadFile).
-func readBundleFile(bundleDir, rel string) ([]byte, error) {
-	data, err := ReadFile(filepath.Join(bundleDir, filepath.FromSlash(rel)), rel)
+// readBundleFile reads the file name of sub, the manifests/ or metadata/ directory of a bundle
+// directory, rel its name in the bundle directory (see ReadFile).
+func readBundleFile(bundleDir string, sub fs.FS, name, rel string) ([]byte, error) {
+	data, err := readFile(sub, name, rel)
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", bundleDir, err)
+		return nil, fmt.Errorf("bundle %s: %w", bundleDir, onDisk(err, filepath.Join(bundleDir, filepath.FromSlash(rel))))
 	}
 	return data, nil
+}
+
+// onDisk names, in a path error of a bundle file system, the file as it is (or would be) on disk.
+func onDisk(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = path
+	}
+	return err
 }
 
 // ReadFile reads a file a bundle is made of (a manifest, a metadata file, a labels file), named
@@ -170,14 +181,20 @@ func readBundleFile(bundleDir, rel string) ([]byte, error) {
 // fbc.DefaultMaxBlobSize bytes, since its content becomes part of a bundle blob, which the loader
 // refuses beyond that size.
 func ReadFile(path, name string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	data, err := readFile(os.DirFS(filepath.Dir(path)), filepath.Base(path), name)
+	return data, onDisk(err, path)
+}
+
+// readFile is ReadFile for the file path of fsys.
+func readFile(fsys fs.FS, path, name string) ([]byte, error) {
+	fi, err := fs.Stat(fsys, path)
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (%s): only regular files are read", name, fbc.FileKind(fi.Mode()))
 	}
-	f, err := os.Open(path)
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, err
 	}

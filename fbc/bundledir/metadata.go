@@ -3,7 +3,7 @@ package bundledir
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -27,11 +27,10 @@ type metadataFiles struct {
 // A file that is not YAML at all is ignored, as opm ignores it, with a warning; when no annotations
 // file remains, the error names the broken files, so that a broken annotations.yaml is reported as
 // such.
-func readMetadata(bundleDir string) (*metadataFiles, error) {
-	dir := filepath.Join(bundleDir, "metadata")
-	entries, err := os.ReadDir(dir)
+func readMetadata(bundleDir string, metadata fs.FS) (*metadataFiles, error) {
+	entries, err := fs.ReadDir(metadata, ".")
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: read metadata directory: %w", bundleDir, err)
+		return nil, fmt.Errorf("bundle %s: read metadata directory: %w", bundleDir, onDisk(err, filepath.Join(bundleDir, "metadata")))
 	}
 	md := &metadataFiles{}
 	var broken []string
@@ -41,7 +40,7 @@ func readMetadata(bundleDir string) (*metadataFiles, error) {
 		}
 		rel := filepath.ToSlash(filepath.Join("metadata", e.Name()))
 		path := filepath.Join(bundleDir, rel)
-		data, err := readBundleFile(bundleDir, rel)
+		data, err := readBundleFile(bundleDir, metadata, e.Name(), rel)
 		if err != nil {
 			return nil, err
 		}

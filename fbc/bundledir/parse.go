@@ -3,6 +3,7 @@ package bundledir
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,13 +39,24 @@ func (b *Bundle) Package() string { return b.Annotations.Package() }
 // the directory and file; what opm silently renders otherwise than the author meant is rendered
 // the same and listed in Warnings.
 func Parse(dir string) (*Bundle, error) {
-	for _, sub := range []string{"manifests", "metadata"} {
-		fi, err := os.Stat(filepath.Join(dir, sub))
+	return ParseFS(dir, os.DirFS(filepath.Join(dir, "manifests")), os.DirFS(filepath.Join(dir, "metadata")))
+}
+
+// ParseFS is Parse for a bundle whose manifests/ and metadata/ directories are the file systems
+// manifests and metadata (an extracted bundle image held in memory, say); dir names the bundle
+// directory in messages and in Dir, as Parse(dir) would. Links are followed as on disk, so the
+// file systems must keep links inside themselves.
+func ParseFS(dir string, manifests, metadata fs.FS) (*Bundle, error) {
+	for _, sub := range []struct {
+		name string
+		fsys fs.FS
+	}{{"manifests", manifests}, {"metadata", metadata}} {
+		fi, err := fs.Stat(sub.fsys, ".")
 		if err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("bundle %s: no %s/ directory (a bundle directory holds manifests/ and metadata/, as in a bundle image)", dir, sub)
+			return nil, fmt.Errorf("bundle %s: no %s/ directory (a bundle directory holds manifests/ and metadata/, as in a bundle image)", dir, sub.name)
 		}
 	}
-	md, err := readMetadata(dir)
+	md, err := readMetadata(dir, metadata)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +64,7 @@ func Parse(dir string) (*Bundle, error) {
 		return nil, fmt.Errorf("%s: media type %q: only %s bundles can be rendered into a catalog",
 			filepath.Join(dir, md.annotations.File), mt, MediaTypeRegistryV1)
 	}
-	objs, warnings, err := readManifests(dir)
+	objs, warnings, err := readManifests(dir, manifests)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func Validate(dir string, opts ValidateOptions) Report {
 	if len(r.Findings) > 0 {
 		return r
 	}
-	md, err := readMetadata(dir)
+	md, err := readMetadata(dir, os.DirFS(filepath.Join(dir, "metadata")))
 	if err != nil {
 		add(SeverityError, "", "%v", err)
 		return r

@@ -30,10 +30,15 @@ const (
 	DefaultMetadataPath  = "/metadata"
 )
 
-// Bundle is an operator bundle extracted from a bundle image into a private temporary directory.
-// Call Cleanup when done with Dir.
+// Bundle is an operator bundle extracted from a bundle image, held in memory (Manifests and
+// Metadata, read with bundledir.ParseFS) until WriteDir writes it out into Dir. Call Cleanup when
+// done with it.
 type Bundle struct {
-	// Dir holds manifests/ and metadata/, laid out as a bundle directory.
+	// Manifests and Metadata are the bundle's manifests/ and metadata/ directories; they keep
+	// every link inside themselves.
+	Manifests, Metadata *filetree.Tree
+	// Dir is a private temporary directory; after WriteDir it holds manifests/ and metadata/,
+	// laid out as a bundle directory.
 	Dir string
 	// ManifestsPath and MetadataPath are where the image keeps them, as its labels say.
 	ManifestsPath, MetadataPath string
@@ -199,7 +204,8 @@ func extractBundle(ctx context.Context, img v1.Image, labels map[string]string, 
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary directory for the bundle of %s: %w", where, err)
 	}
-	b := &Bundle{Dir: tmp, ManifestsPath: manifests, MetadataPath: metadata, Labels: labels, Cleanup: func() { _ = remove() }}
+	b := &Bundle{Dir: tmp, ManifestsPath: manifests, MetadataPath: metadata, Labels: labels}
+	b.Cleanup = func() { b.close(); _ = remove() }
 	if err := b.fill(ctx, img, cf, where, opts.Limits, blobsVerified); err != nil {
 		b.Cleanup()
 		return nil, err
@@ -233,23 +239,39 @@ func (b *Bundle) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, wher
 			return fmt.Errorf("%s: no layer holds /%s, where the bundle keeps its %s (label %s; %d of %d layers read): the image is not a complete operator bundle; rebuild it", where, ws[i].root, []string{"manifests", "metadata"}[i], label, b.LayersRead, b.LayersTotal)
 		}
 	}
-	// A bundle is a few files, read by the bundle directory loader: write them out.
-	for i, sub := range []string{"manifests", "metadata"} {
-		tree, err := ws[i].tree.Tree()
-		if err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+	if b.Manifests, err = ws[0].tree.Tree(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if b.Metadata, err = ws[1].tree.Tree(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	return nil
+}
+
+// WriteDir writes the bundle out into Dir, for readers of a bundle directory on disk.
+func (b *Bundle) WriteDir() error {
+	for _, sub := range []struct {
+		name string
+		tree *filetree.Tree
+	}{{"manifests", b.Manifests}, {"metadata", b.Metadata}} {
+		dest := filepath.Join(b.Dir, sub.name)
+		if err := os.Mkdir(dest, 0o755); err != nil {
+			return err
 		}
-		dest := filepath.Join(b.Dir, sub)
-		err = os.Mkdir(dest, 0o755)
-		if err == nil {
-			err = tree.WriteTo(dest)
-		}
-		tree.Close()
-		if err != nil {
+		if err := sub.tree.WriteTo(dest); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// close releases the bundle's trees (Cleanup also removes Dir).
+func (b *Bundle) close() {
+	for _, t := range []*filetree.Tree{b.Manifests, b.Metadata} {
+		if t != nil {
+			t.Close()
+		}
+	}
 }
 
 // walkerSet reads each layer once for several paths.

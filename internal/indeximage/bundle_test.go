@@ -2,7 +2,9 @@ package indeximage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/fbc/bundledir"
 )
 
 func conformanceBundles(t *testing.T) []string {
@@ -106,7 +110,7 @@ func TestFetchBundleFromEveryTransport(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
-				if d := cmp.Diff(want, treeOf(t, os.DirFS(b.Dir))); d != "" {
+				if d := cmp.Diff(want, treeOf(t, writtenOut(t, b))); d != "" {
 					t.Errorf("%s: extracted tree differs from the bundle directory (-want +got):\n%s", ref, d)
 				}
 				if b.Ref != ref || b.ManifestsPath != "/manifests" || b.MetadataPath != "/metadata" || b.LayersRead != 2 {
@@ -140,7 +144,7 @@ func TestFetchOfBundleImageHandsOverTheBundle(t *testing.T) {
 		if b.Ref != ref {
 			t.Errorf("Ref %q, want %q", b.Ref, ref)
 		}
-		if d := cmp.Diff(bundleTree(t, dir), treeOf(t, os.DirFS(b.Dir))); d != "" {
+		if d := cmp.Diff(bundleTree(t, dir), treeOf(t, writtenOut(t, b))); d != "" {
 			t.Errorf("%s: (-want +got):\n%s", ref, d)
 		}
 	}
@@ -159,7 +163,7 @@ func TestFetchBundleFollowsLabelsAndWhiteouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"manifests": "/", "manifests/csv.yaml": "new", "metadata": "/", "metadata/annotations.yaml": "b"}
-	if d := cmp.Diff(want, treeOf(t, os.DirFS(b.Dir))); d != "" {
+	if d := cmp.Diff(want, treeOf(t, writtenOut(t, b))); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	if b.ManifestsPath != "/bundle/m" || b.MetadataPath != "/bundle/md" {
@@ -248,4 +252,50 @@ func TestLabelsOfEveryTransport(t *testing.T) {
 			t.Errorf("%s: got %v, %v", ref, labels, err)
 		}
 	}
+}
+
+// writtenOut writes b out (WriteDir) and gives its directory.
+func writtenOut(t *testing.T, b *Bundle) fs.FS {
+	t.Helper()
+	if err := b.WriteDir(); err != nil {
+		t.Fatal(err)
+	}
+	return os.DirFS(b.Dir)
+}
+
+// The trees of an extracted bundle parse and render to the very bytes of the bundle directory
+// the image was built from, with nothing written out.
+func TestExtractedBundleParsesInMemoryAsItsDirectory(t *testing.T) {
+	for _, dir := range conformanceBundles(t) {
+		want, err := renderedJSON(bundledir.Parse(dir))
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		b, err := ExtractBundle(context.Background(), bundleImageOf(t, dir), Options{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		got, err := renderedJSON(bundledir.ParseFS(dir, b.Manifests, b.Metadata))
+		if entries, _ := os.ReadDir(b.Dir); len(entries) != 0 {
+			t.Errorf("%s: %d entries written to %s, want none", dir, len(entries), b.Dir)
+		}
+		b.Cleanup()
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		if d := cmp.Diff(string(want), string(got)); d != "" {
+			t.Errorf("%s: (-directory +in memory):\n%s", dir, d)
+		}
+	}
+}
+
+func renderedJSON(b *bundledir.Bundle, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.Render("")
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(r)
 }

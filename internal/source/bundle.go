@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -78,6 +79,9 @@ func ValidateBundleImage(ctx context.Context, ref string, opts indeximage.Option
 		return bundledir.Report{}, err
 	}
 	defer img.Cleanup()
+	if err := img.WriteDir(); err != nil {
+		return bundledir.Report{}, fmt.Errorf("write out the bundle of %s: %w", ref, err)
+	}
 	r := bundledir.Validate(img.Dir, bundledir.ValidateOptions{Labels: img.Labels, LabelsFrom: "image " + ref, Strict: strict})
 	r.Dir = ref
 	for i, f := range r.Findings {
@@ -122,7 +126,7 @@ func bundleImageError(ref string, err error) error {
 func ParseImageBundle(ref string, img *indeximage.Bundle) (*bundledir.Bundle, error) {
 	defer img.Cleanup()
 	display := func(s string) string { return strings.ReplaceAll(s, img.Dir, ref) }
-	b, err := bundledir.Parse(img.Dir)
+	b, err := bundledir.ParseFS(img.Dir, img.Manifests, img.Metadata)
 	if err != nil {
 		return nil, badBundle(ref, display(err.Error()))
 	}
