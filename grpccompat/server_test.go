@@ -87,7 +87,13 @@ func (fakeBackend) ListPackageCustomSchemas(_ context.Context, schema, pkg strin
 
 func start(t *testing.T, b api.Backend) (*grpccompat.Server, *grpc.ClientConn, context.CancelFunc, chan error) {
 	t.Helper()
-	srv := grpccompat.NewServer(grpccompat.ServerOptions{Experimental: true})
+	return startWith(t, b, grpccompat.ServerOptions{Experimental: true})
+}
+
+// startWith serves b with the options o on 127.0.0.1 and connects a client.
+func startWith(t *testing.T, b api.Backend, o grpccompat.ServerOptions) (*grpccompat.Server, *grpc.ClientConn, context.CancelFunc, chan error) {
+	t.Helper()
+	srv := grpccompat.NewServer(o)
 	if b != nil {
 		srv.SetBackend(b)
 	}
@@ -297,20 +303,7 @@ func TestGracefulStopLetsStreamsFinish(t *testing.T) {
 // once with ResourceExhausted, while a unary health Check is still answered.
 func TestHealthWatchCountsTowardCallLimit(t *testing.T) {
 	const limit = 2
-	srv := grpccompat.NewServer(grpccompat.ServerOptions{MaxConcurrentCalls: limit})
-	srv.SetBackend(fakeBackend{})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, lis, 5*time.Second) }()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(); cancel(); <-done })
+	_, conn, _, _ := startWith(t, fakeBackend{}, grpccompat.ServerOptions{MaxConcurrentCalls: limit})
 	h := healthpb.NewHealthClient(conn)
 	callCtx, cancelCalls := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelCalls()

@@ -87,15 +87,7 @@ func runCorpusCommand(t *testing.T, c templatetest.Case, r templatetest.Run, hos
 // `olmcat render TEMPLATE --migrate-level L` is render-template's output for L, and migrate writes
 // the same bundles.
 func TestMigrateLevelAppliesToTemplateInputs(t *testing.T) {
-	var c templatetest.Case
-	for _, rc := range templatetest.Cases(t, "render") {
-		if rc.ID == "semver-clusterpulse" {
-			c = rc
-		}
-	}
-	if c.ID == "" {
-		t.Skip("corpus case semver-clusterpulse not found")
-	}
+	c := templatetest.CaseByID(t, "render", "semver-clusterpulse")
 	host := templatetest.PushImages(t, c)
 	dir := t.TempDir()
 	tmpl := filepath.Join(dir, "semver.yaml")
@@ -136,15 +128,7 @@ func TestTemplateCommandsShareRegistryAndBundleFlags(t *testing.T) {
 		}
 	}
 
-	var c templatetest.Case
-	for _, rc := range templatetest.Cases(t, "render") {
-		if rc.ID == "semver-clusterpulse" {
-			c = rc
-		}
-	}
-	if c.ID == "" {
-		t.Skip("corpus case semver-clusterpulse not found")
-	}
+	c := templatetest.CaseByID(t, "render", "semver-clusterpulse")
 	host := templatetest.PushImages(t, c)
 	tmpl := filepath.Join(t.TempDir(), "semver.yaml")
 	writeFile(t, tmpl, templatetest.ToHost(string(c.Read(t, "template.yaml")), host))

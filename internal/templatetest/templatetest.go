@@ -96,6 +96,19 @@ func Cases(t testing.TB, kind string) []Case {
 	return out
 }
 
+// CaseByID is the corpus case of that kind and id; the test is skipped when the corpus does not
+// have it.
+func CaseByID(t testing.TB, kind, id string) Case {
+	t.Helper()
+	for _, c := range Cases(t, kind) {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Skipf("corpus case %s/%s not found", kind, id)
+	return Case{}
+}
+
 func readCase(t testing.TB, dir, kind string) Case {
 	t.Helper()
 	var c struct {
