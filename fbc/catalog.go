@@ -24,6 +24,9 @@ const (
 	SchemaTemplateSubstitutes = "olm.template.substitutes"
 )
 
+// TemplateSchemas are the schemas of the catalog templates opm renders.
+var TemplateSchemas = []string{SchemaTemplateBasic, SchemaTemplateSemver, SchemaTemplateSubstitutes}
+
 // Location is where a blob was read from. It is never serialized.
 type Location struct {
 	File string // path as given by the loader (relative to the catalog root where there is one)

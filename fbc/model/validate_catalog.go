@@ -2,6 +2,7 @@ package model
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/olmcat/olmcat/fbc"
 )
@@ -15,8 +16,7 @@ var serveSchemaName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`)
 func validateOthers(others []fbc.Meta) Issues {
 	var issues Issues
 	for _, o := range others {
-		switch o.Schema {
-		case fbc.SchemaTemplateBasic, fbc.SchemaTemplateSemver, fbc.SchemaTemplateSubstitutes:
+		if slices.Contains(fbc.TemplateSchemas, o.Schema) {
 			issues = append(issues, newIssue(Warning, "template-in-catalog", o.Loc, o.Package, "", "",
 				"move the template out of the catalog directory and give it as a catalog of its own, or render it (olmcat render-template) into the catalog",
 				"a catalog template (schema %s) inside a catalog is not rendered: opm serves it as a blob of a custom schema, and none of its bundles", o.Schema))

@@ -24,7 +24,7 @@ func RenderBasicTemplate(ctx context.Context, data []byte, name string, bundles 
 	if err := yaml.Unmarshal(data, &tmpl); err != nil {
 		return nil, nil, err
 	}
-	if tmpl.Schema != "olm.template.basic" {
+	if tmpl.Schema != fbc.SchemaTemplateBasic {
 		return nil, nil, errors.New(name + ": the test renderer renders basic templates only")
 	}
 	var refs []string

@@ -30,8 +30,6 @@ import (
 // (problems of a blob are then reported at the template's line, not the rendered stream's).
 type TemplateRenderer func(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, *template.Locations, error)
 
-// TemplateSchemas are the schemas of the catalog templates opm renders.
-var TemplateSchemas = []string{"olm.template.basic", "olm.semver", "olm.template.substitutes"}
 
 // TemplateSchema reads the schema of the first document of r, a YAML or JSON stream, and returns
 // it when it is a template schema. As in opm, the key is matched case-insensitively (`Schema:`
@@ -63,7 +61,7 @@ func TemplateSchema(r io.Reader) (string, bool) {
 	} else {
 		schema = yamlTopLevelSchema(br)
 	}
-	for _, s := range TemplateSchemas {
+	for _, s := range fbc.TemplateSchemas {
 		if schema == s {
 			return s, true
 		}
@@ -288,7 +286,7 @@ var errNotOnlyTemplates = errors.New("not only templates")
 func (s *Source) refuseTemplateDir(ctx context.Context) error {
 	templates := map[string]bool{}
 	err := s.walkFBC(ctx, func(b fbc.Blob) error {
-		if !slices.Contains(TemplateSchemas, b.Schema) {
+		if !slices.Contains(fbc.TemplateSchemas, b.Schema) {
 			return errNotOnlyTemplates
 		}
 		templates[b.Loc.File] = true

@@ -205,7 +205,7 @@ func FuzzTemplateSchema(f *testing.F) {
 		if ok != (schema != "") {
 			t.Fatalf("schema %q, ok %v", schema, ok)
 		}
-		if ok && !slices.Contains(source.TemplateSchemas, schema) {
+		if ok && !slices.Contains(fbc.TemplateSchemas, schema) {
 			t.Fatalf("schema %q is not a template schema", schema)
 		}
 	})
