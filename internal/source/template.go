@@ -30,7 +30,6 @@ import (
 // (problems of a blob are then reported at the template's line, not the rendered stream's).
 type TemplateRenderer func(ctx context.Context, data []byte, name string, bundles template.BundleRenderer) ([]byte, *template.Locations, error)
 
-
 // TemplateSchema reads the schema of the first document of r, a YAML or JSON stream, and returns
 // it when it is a template schema. As in opm, the key is matched case-insensitively (`Schema:`
 // works) and only the first document counts. It reads no further than the first document, except
