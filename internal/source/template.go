@@ -261,7 +261,11 @@ func BundleImageError(ref string, err error) *template.ImageError {
 	if why != err.Error() {
 		cause = &imageCause{why: why, err: err}
 	}
-	return &template.ImageError{Ref: ref, Registry: indeximage.RegistryHost(ref), Err: cause}
+	registry := ""
+	if indeximage.IsImageRef(ref) {
+		registry = indeximage.RegistryHost(ref)
+	}
+	return &template.ImageError{Ref: ref, Registry: registry, Err: cause}
 }
 
 // imageCause is why a bundle image could not be read, in words, keeping the error it came from.
