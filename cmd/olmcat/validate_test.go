@@ -22,7 +22,13 @@ func conformanceCase(t *testing.T, name string) string {
 // validate did (validate.txt), and prints one located line per issue.
 func TestValidateExitCodesMatchOpm(t *testing.T) {
 	conformanceCase(t, "invalid")
-	cases, _ := filepath.Glob(filepath.Join(conformance, "*", "*", "validate.txt"))
+	// invalid/ and fbc/ hold opm validate's verdicts; other corpora (filter/) record theirs in
+	// their own format and are tested by their own tests.
+	var cases []string
+	for _, corpus := range []string{"invalid", "fbc"} {
+		found, _ := filepath.Glob(filepath.Join(conformance, corpus, "*", "validate.txt"))
+		cases = append(cases, found...)
+	}
 	exitRe := regexp.MustCompile(`exit code: (\d+)`)
 	lineRe := regexp.MustCompile(`^[^:]+(:\d+)?: (error|warning): `)
 	for _, vt := range cases {
