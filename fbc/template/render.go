@@ -10,7 +10,6 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/property"
-	"github.com/olmcat/olmcat/sqlite"
 )
 
 // Options tune rendering.
@@ -127,7 +126,7 @@ func csvOf(b fbc.Bundle) []byte {
 			objects = append(objects, o.Data)
 		}
 	}
-	return sqlite.FindCSV(objects)
+	return csvmeta.FindCSV(objects)
 }
 
 // locator locates rendered blobs in their template.
@@ -245,11 +244,11 @@ func (t *Template) Refs() []string {
 
 // csvIcon is the package icon opm takes from a CSV (nil when it has none).
 func csvIcon(csv []byte) *fbc.Icon {
-	icon, err := sqlite.CSVIcon(csv)
-	if err != nil || icon == nil {
+	icon, err := csvmeta.PackageIcon(csv)
+	if err != nil {
 		return nil
 	}
-	return &fbc.Icon{Data: icon.Data, MediaType: icon.MediaType}
+	return icon
 }
 
 // csvDescription is a CSV's spec.description.
