@@ -106,7 +106,8 @@ func newRenderTemplateCmd() *cobra.Command {
 			if err != nil {
 				return fail(err)
 			}
-			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate})
+			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate},
+				migrate == tofbc.LevelCSVMetadata)
 			cat, err := template.Render(cmd.Context(), tmpl, renderer,
 				template.Options{CSVMetadata: migrate == tofbc.LevelCSVMetadata})
 			if err != nil {
@@ -228,7 +229,7 @@ func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
 type templateRun struct {
 	file, typ   string // FILE ("" or "-": standard input) and TYPE ("": from the schema)
 	data        []byte // the template as read, nil when it could not be
-	bundlesFrom string
+	bundlesFrom []string
 	// convertInput: convert-template could not read its FBC file.
 	convertInput bool
 }
@@ -263,8 +264,8 @@ func templateHint(cmd *cobra.Command, run templateRun, err error) string {
 	if run.convertInput {
 		return fmt.Sprintf("convert-template basic reads one FBC file or stream (JSON or YAML); for a whole catalog (a directory, an index.db, an index image) 'olmcat migrate CATALOG OUT --to basic-template' writes a template per package")
 	}
-	if errors.As(err, &input) && input.Ref == run.bundlesFrom {
-		return fmt.Sprintf("--bundles-from %s cannot be read: name a catalog that exists and can be read (an FBC directory or file, an index.db, an index image), or leave --bundles-from out to pull every bundle", run.bundlesFrom)
+	if errors.As(err, &input) && slices.Contains(run.bundlesFrom, input.Ref) {
+		return fmt.Sprintf("--bundles-from %s cannot be read: name a catalog that exists and can be read (an FBC directory or file, an index.db, an index image), or leave it out to pull the bundles it would give", input.Ref)
 	}
 	switch {
 	case errors.As(err, &img):

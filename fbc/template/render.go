@@ -70,6 +70,9 @@ type bundleSource struct {
 type renderedBundle struct {
 	bundle fbc.Bundle
 	csv    []byte
+	// meta is the bundle's olm.csv.metadata when it has no CSV (taken from a catalog in that
+	// form), nil otherwise.
+	meta *csvmeta.Metadata
 }
 
 // render asks the renderer for every ref not rendered yet, in one call.
@@ -107,7 +110,11 @@ func (s *bundleSource) render(ctx context.Context, refs []string) error {
 				return fmt.Errorf("render reference %q: migrate bundle %q to olm.csv.metadata: %v", ref, b.Name, err)
 			}
 		}
-		s.rendered[ref] = renderedBundle{bundle: b, csv: csv}
+		rb := renderedBundle{bundle: b, csv: csv}
+		if csv == nil {
+			rb.meta = csvMetadataOf(b)
+		}
+		s.rendered[ref] = rb
 	}
 	return nil
 }
@@ -127,6 +134,20 @@ func csvOf(b fbc.Bundle) []byte {
 		}
 	}
 	return csvmeta.FindCSV(objects)
+}
+
+// csvMetadataOf is a bundle's olm.csv.metadata, nil if it has none that decodes.
+func csvMetadataOf(b fbc.Bundle) *csvmeta.Metadata {
+	for _, p := range b.Properties {
+		if p.Type != property.TypeCSVMetadata {
+			continue
+		}
+		var m csvmeta.Metadata
+		if json.Unmarshal(p.Value, &m) == nil {
+			return &m
+		}
+	}
+	return nil
 }
 
 // locator locates rendered blobs in their template.
