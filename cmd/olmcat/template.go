@@ -269,8 +269,8 @@ func templateHint(cmd *cobra.Command, run templateRun, err error) string {
 	}
 	switch {
 	case errors.As(err, &img):
-		return fmt.Sprintf("the bundle image %s could not be read from %s: check that it is pushed under this reference and that the registry's credentials are in the docker/podman config (--use-http for a plain-HTTP registry), or take the bundles a catalog already has with --bundles-from CATALOG",
-			img.Ref, img.Registry)
+		// In the words of every command that reads the template as a catalog reference.
+		return source.UnreadImages(cmp.Or(run.file, "-"), template.AllImageErrors(err), err).Error()
 	case errors.As(err, &entry):
 		return fmt.Sprintf("%s: %s", what, entry.Advice())
 	}

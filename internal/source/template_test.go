@@ -184,10 +184,10 @@ func TestTemplateErrors(t *testing.T) {
 	data := strings.Replace(string(mustRead(t, file)), "cat-facts-operator-bundle:1.1.0", "cat-facts-operator-bundle:9.9.9", 1)
 	_, err = source.Open(ctx, "-", source.Options{Templates: imagetest.RenderBasicTemplate, Stdin: strings.NewReader(data)})
 	var ie *template.ImageError
-	if !errors.As(err, &se) || se.Problem != source.BadImage || !errors.As(err, &ie) {
+	if !errors.As(err, &se) || se.Problem != source.UnreadBundleImages || !errors.As(err, &ie) {
 		t.Fatalf("missing image: %v", err)
 	}
-	for _, part := range []string{reg.Host + "/cat-facts-operator-bundle:9.9.9", "from registry " + reg.Host, "not found"} {
+	for _, part := range []string{"bundle images could not be read: 1 image: " + reg.Host + "/cat-facts-operator-bundle:9.9.9 (" + reg.Host + ": ", "not found"} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("missing image: %q does not say %q", err, part)
 		}
