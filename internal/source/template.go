@@ -240,7 +240,7 @@ func UnreadImages(ref string, imgs []*template.ImageError, cause error) *Error {
 	hint := "check the references; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify; or take the bundles a catalog already has with --bundles-from CATALOG"
 	if len(held) > 0 {
 		hint = fmt.Sprintf("--bundles-from %s holds %s as %s, which is printed with --migrate-level bundle-object-to-csv-metadata only: give that flag when the catalog is rendered so, to take %s from it; else %s",
-			heldBy, plural.Of(len(held), "of these bundle"), property.TypeCSVMetadata, itThem(len(held)), hint)
+			heldBy, plural.Of(len(held), "bundle"), property.TypeCSVMetadata, itThem(len(held)), hint)
 	}
 	return &Error{Ref: ref, Problem: UnreadBundleImages, Detail: fmt.Sprintf("%s: %s", plural.Of(len(seen), "image"), strings.Join(parts, "; ")),
 		Hint: hint, Err: cause}
