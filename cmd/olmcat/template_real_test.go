@@ -282,3 +282,30 @@ func TestRemovalDiffTakesBundlesFromTwoCatalogs(t *testing.T) {
 		t.Errorf("the two catalogs hold the same bundles alike, yet:\n%s", stderr)
 	}
 }
+
+// --migrate-level is a flag of every command that reads a template as a catalog, as of
+// render-template, render and migrate: the commands that read and print take the template's
+// csv-metadata bundles from its catalog with it; serve and compat parse it as the others.
+func TestMigrateLevelOnEveryCommand(t *testing.T) {
+	c := realTemplate(t, "dotvirt-operator__semver.yaml__v4.18")
+	level := []string{"--bundles-from", c.bundlesFrom, "--migrate-level", "bundle-object-to-csv-metadata"}
+	for _, args := range [][]string{
+		{"validate", c.template},
+		{"diff", c.catalog, c.template},
+		{"graph", c.template},
+		{"inspect", "packages", c.template},
+		{"inspect", "package", c.template, "dotvirt-operator"},
+		{"render", c.template},
+	} {
+		code, stdout, stderr := runCLI(t, append(args, level...)...)
+		if code != 0 || (stdout == "" && args[0] != "validate") || strings.Contains(stderr, "pulled") || !strings.Contains(stderr, "4 bundle images: 4 from") {
+			t.Errorf("%s: exit %d, stdout %d bytes:\n%s", strings.Join(args[:len(args)-1], " "), code, len(stdout), stderr)
+		}
+	}
+	for _, args := range [][]string{{"serve", c.template}, {"compat", c.catalog, c.template}} {
+		code, _, stderr := runCLI(t, append(args, "--migrate-level", "bogus")...)
+		if code != 2 || !strings.Contains(stderr, `unknown migration level "bogus"`) {
+			t.Errorf("%s --migrate-level bogus: exit %d:\n%s", args[0], code, stderr)
+		}
+	}
+}
