@@ -136,6 +136,11 @@ func TestBundlesFromInAnotherForm(t *testing.T) {
 	if !bytes.Equal(marshal(t, got[0]), marshal(t, rendered(t, images[0], true))) {
 		t.Error("with CSVMetadata: the olm.csv.metadata bundle is not the catalog's")
 	}
+	// The olm.bundle.object bundle is the pulled one, byte for byte: the migration template.Render
+	// applies to both then gives the same olm.csv.metadata.
+	if !bytes.Equal(marshal(t, got[1]), wantJSON(t, images[1].BundleDir, refs[1])) {
+		t.Error("with CSVMetadata: the olm.bundle.object bundle taken is not the one pulling gives")
+	}
 
 	// Offline: the image is not there to pull.
 	gone := rendered(t, images[0], true)
