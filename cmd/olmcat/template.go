@@ -51,7 +51,8 @@ Faster than opm in CI: bundle images are pulled 8 at a time (opm: one after anot
 it on every use (a tag costs one HEAD request, a cached digest none; entries no run used for
 --cache-max-age, 30d, are removed);
 --bundles-from CATALOG takes the bundles a catalog already has (the published
-catalog, its index image) and pulls only the others.
+catalog, its index image; more than once for several) and pulls only the others: olm.csv.metadata
+bundles only with --migrate-level bundle-object-to-csv-metadata, as opm would print them.
 
 Output (-o): json (default) and yaml in opm's order, or mermaid, opm's picture of the channels.
 On failure nothing is written to standard output, stderr has opm's "Error: ..." line and an

@@ -1,8 +1,9 @@
 // Package bundlefetch renders the bundle images a catalog template names, faster than opm: it
 // pulls them in parallel, each distinct reference once per run, keeps pulled bundles in a
 // content-addressed cache (--cache-dir, keyed by manifest digest: a tag is resolved again on every
-// run with one manifest request, a digest never is), and takes bundles it already has from a
-// catalog the user names (--bundles-from), pulling only what is missing. Bundles are pulled and
+// run with one manifest request, a digest never is), and takes bundles it already has from the
+// catalogs the user names (--bundles-from, in the form the command renders), pulling only what is
+// missing. Bundles are pulled and
 // rendered by package source (hostile layers refused as for every image) and come out as
 // `opm render IMAGE` renders them.
 package bundlefetch
@@ -456,9 +457,9 @@ func (c *catalogBundles) take(ctx context.Context, f *Fetcher, mine []claimed) (
 	return got, other, nil
 }
 
-// source gives the catalog: lent when the caller has it open, else opened by the Fetcher the
+// open gives the catalog: lent when the caller has it open, else opened by the Fetcher the
 // first time and kept open until Close, so that each reference is opened once.
-func (c *catalogBundles) source(ctx context.Context, f *Fetcher) (*source.Source, error) {
+func (c *catalogBundles) open(ctx context.Context, f *Fetcher) (*source.Source, error) {
 	if f.opts.Lent != nil {
 		if src := f.opts.Lent(c.ref); src != nil && !src.Closed() {
 			return src, nil
@@ -477,7 +478,7 @@ func (c *catalogBundles) source(ctx context.Context, f *Fetcher) (*source.Source
 // readFrom walks the catalog, keeping the bundles whose image is wanted and fits, the form of
 // every image's bundle and the icon of every package.
 func (c *catalogBundles) readFrom(ctx context.Context, f *Fetcher, want map[string]bool) error {
-	src, err := c.source(ctx, f)
+	src, err := c.open(ctx, f)
 	if err != nil {
 		return fmt.Errorf("--bundles-from: %w", err)
 	}
