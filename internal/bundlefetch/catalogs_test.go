@@ -78,7 +78,7 @@ func TestBundlesFromTwoCatalogs(t *testing.T) {
 	first := writeCatalog(t, rendered(t, images[0], false), rendered(t, images[1], false))
 	second := writeCatalog(t, changed, rendered(t, images[2], false))
 	var log bytes.Buffer
-	f := newFetcher(t, Options{BundlesFrom: []string{first, second}, Log: &log})
+	f := newFetcher(t, Options{BundlesFrom: []string{first, second, first}, Log: &log}) // a repeated one counts once
 	got, err := f.RenderBundles(context.Background(), refs)
 	if err != nil {
 		t.Fatal(err)

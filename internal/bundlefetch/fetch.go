@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,7 +111,9 @@ func New(opts Options, inputs ...string) (*Fetcher, error) {
 	}
 	f := &Fetcher{opts: opts, rendered: map[string]*result{}, unfit: map[string]held{}, iconsSaid: map[string]bool{}}
 	for _, ref := range opts.BundlesFrom {
-		f.catalogs = append(f.catalogs, &catalogBundles{ref: ref})
+		if !slices.ContainsFunc(f.catalogs, func(c *catalogBundles) bool { return c.ref == ref }) { // a repeated one is opened once
+			f.catalogs = append(f.catalogs, &catalogBundles{ref: ref})
+		}
 	}
 	if opts.CacheDir != "" {
 		for _, ref := range opts.BundlesFrom {
@@ -730,7 +733,7 @@ func (f *Fetcher) report(before Stats, claimed, n int, takenBy []int) {
 	add(now.Pulled-before.Pulled, "pulled")
 	add(now.Cached-before.Cached, "from the cache")
 	for i, count := range takenBy {
-		add(count, "from "+f.opts.BundlesFrom[i])
+		add(count, "from "+f.catalogs[i].ref)
 	}
 	add(n-claimed, "already rendered for another input")
 	if r := now.Repaired - before.Repaired; r > 0 {
