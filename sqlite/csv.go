@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -117,43 +116,4 @@ func CSVRelatedImages(csv []byte) ([]RelatedImage, error) {
 		return []RelatedImage{}, nil
 	}
 	return images, nil
-}
-
-// Icon is a decoded package icon.
-type Icon struct {
-	Data      []byte
-	MediaType string
-}
-
-// CSVIcon reads the first spec.icon of a CSV as opm's populatePackageIcons does. It returns nil (and
-// no error) when the CSV has no icon, its data is empty, or the data is not base64 even without
-// spaces (opm only logs a warning then). An error means the CSV itself does not decode.
-func CSVIcon(csv []byte) (*Icon, error) {
-	var doc struct {
-		Spec struct {
-			Icon []struct {
-				Data      string `json:"base64data"`
-				MediaType string `json:"mediatype"`
-			} `json:"icon"`
-		} `json:"spec"`
-	}
-	if err := decodeObject(string(csv), &doc); err != nil {
-		return nil, fmt.Errorf("ClusterServiceVersion: %w", err)
-	}
-	if len(doc.Spec.Icon) == 0 {
-		return nil, nil
-	}
-	first := doc.Spec.Icon[0]
-	data, err := base64.StdEncoding.DecodeString(first.Data)
-	if err != nil {
-		// opm retries once without spaces, which some generators put into long base64 strings.
-		data, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(first.Data, " ", ""))
-		if err != nil {
-			return nil, nil
-		}
-	}
-	if len(data) == 0 {
-		return nil, nil
-	}
-	return &Icon{Data: data, MediaType: first.MediaType}, nil
 }

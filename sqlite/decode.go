@@ -42,16 +42,6 @@ func SplitObjects(blob []byte) ([][]byte, error) {
 	}
 }
 
-// FindCSV returns the first ClusterServiceVersion among the objects, or nil when there is none.
-func FindCSV(objects [][]byte) []byte {
-	for _, o := range objects {
-		if kind, ok := topLevelString(o, "kind"); ok && kind == "ClusterServiceVersion" {
-			return o
-		}
-	}
-	return nil
-}
-
 // SplitSkips splits the operatorbundle.skips column: names joined with ",", "" for none.
 func SplitSkips(s string) []string {
 	if s == "" {

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 // The decoders of stored values are fuzzed against encoding/json doing the same job the slow way:
@@ -51,7 +53,7 @@ func FuzzSplitObjects(f *testing.F) {
 				t.Fatalf("object %d: %q, decoder %q", i, got[i], want[i])
 			}
 		}
-		csv := FindCSV(got)
+		csv := csvmeta.FindCSV(got)
 		var first []byte
 		for _, o := range got {
 			var m map[string]any
@@ -104,7 +106,7 @@ func FuzzCSVFields(f *testing.F) {
 		if fields, err := ParseCSVFields(csv); err == nil && fields == nil {
 			t.Fatal("no fields and no error")
 		}
-		if icon, err := CSVIcon(csv); err == nil && icon != nil && len(icon.Data) == 0 {
+		if icon, err := csvmeta.PackageIcon(csv); err == nil && icon != nil && len(icon.Data) == 0 {
 			t.Fatal("empty icon returned")
 		}
 	})

@@ -72,63 +72,6 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// topLevelString returns the string value of key in a valid JSON object, as a map decoding sees it
-// (exact key match, the last occurrence wins). ok is false when the key is absent or not a string.
-func topLevelString(obj []byte, key string) (value string, ok bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return "", false
-	}
-	i++
-	for {
-		i = skipSpace(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
-			return value, ok
-		}
-		n, err := stringEnd(obj[i:])
-		if err != nil {
-			return value, ok
-		}
-		rawKey := obj[i : i+n]
-		i = skipSpace(obj, i+n)
-		if i >= len(obj) || obj[i] != ':' {
-			return value, ok
-		}
-		i = skipSpace(obj, i+1)
-		m, err := valueEnd(obj[i:])
-		if err != nil {
-			return value, ok
-		}
-		if keyEquals(rawKey, key) {
-			var s string
-			if json.Unmarshal(obj[i:i+m], &s) == nil {
-				value, ok = s, true
-			} else {
-				value, ok = "", false
-			}
-		}
-		i = skipSpace(obj, i+m)
-		if i >= len(obj) || obj[i] != ',' {
-			return value, ok
-		}
-		i++
-	}
-}
-
-// keyEquals compares a raw JSON string (with quotes) to a plain key, decoding escapes when present.
-func keyEquals(raw []byte, key string) bool {
-	if len(raw) == len(key)+2 && string(raw[1:len(raw)-1]) == key {
-		return true
-	}
-	for _, c := range raw {
-		if c == '\\' {
-			var s string
-			return json.Unmarshal(raw, &s) == nil && s == key
-		}
-	}
-	return false
-}
-
 // foldFields returns the values of every member of a valid JSON object whose key matches key the
 // way encoding/json matches struct fields (exactly or case-insensitively), in order. Decoding them in
 // that order into the same value gives what json.Unmarshal into a struct with that field gives.

@@ -17,6 +17,7 @@ import (
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 func init() { register(newCompatCmd) }
@@ -68,13 +69,15 @@ type compatFlags struct {
 	http                                  bool
 	registry                              indeximage.Options // --use-http, --skip-tls-verify
 	templates                             *templateInputs
+	migrateLevel                          tofbc.MigrateLevel
 }
 
 // sourceOptions are how compat opens the catalogs it is given (catalog templates included).
 func (f compatFlags) sourceOptions(cmd *cobra.Command) source.Options {
 	images := indeximage.Options{Platform: f.platform, Insecure: f.insecure, UseHTTP: f.registry.UseHTTP, SkipTLSVerify: f.registry.SkipTLSVerify}
-	o := source.Options{Images: images, AllowEmpty: f.allowEmpty, Stdin: cmd.InOrStdin(), Templates: renderTemplate, Warn: inputWarning(cmd)}
-	o.Bundles = f.templates.bundleRenderer(cmd, images, o)
+	o := source.Options{Images: images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
+		Templates: renderTemplateAt(f.migrateLevel), Warn: inputWarning(cmd)}
+	o.Bundles = f.templates.bundleRenderer(cmd, images, o, f.migrateLevel == tofbc.LevelCSVMetadata)
 	return o
 }
 
@@ -114,6 +117,7 @@ func newCompatCmd() *cobra.Command {
 	fl.StringVar(&f.platform, "platform", indeximage.DefaultPlatform, "for index images: image to read from a multi-arch index, OS/ARCH[/VARIANT]")
 	addRegistryFlags(fl, &f.registry)
 	addTemplateFlags(fl, f.templates)
+	addMigrateLevelFlag(fl, &f.migrateLevel)
 	return cmd
 }
 

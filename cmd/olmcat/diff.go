@@ -119,6 +119,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVar(&minSeverity, "min-severity", "", "table: show only findings of this severity or worse (breaking, warning or info); the verdict line counts the others")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour table severities: auto (on a terminal, unless NO_COLOR is set), always or never")
 	addInputFlags(cmd.Flags(), &in)
+	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)
 	return cmd
 }
 

@@ -71,6 +71,7 @@ func newGraphCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", picture.FormatMermaid, "output format: mermaid, dot, svg or html")
 	cmd.Flags().StringVar(&oldRef, "diff", "", "compare with this older revision of the catalog")
 	addInputFlags(cmd.Flags(), &in)
+	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)
 	return cmd
 }
 

@@ -46,18 +46,19 @@ func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
 // rendered, and the one bundle renderer every template the command reads shares, so that a
 // bundle image two inputs name (both sides of a diff) is pulled once.
 type templateInputs struct {
-	cacheDir, bundlesFrom string
-	cacheMaxAge           cacheAge
-	parallel              pullParallelism
+	cacheDir    string
+	bundlesFrom []string
+	cacheMaxAge cacheAge
+	parallel    pullParallelism
 
 	once    sync.Once
 	bundles template.BundleRenderer
 
-	// lent is the command's own input that is the --bundles-from catalog, once opened: the
-	// renderer reads it instead of opening the catalog a second time (a large index image is
-	// then pulled and extracted once). The command closes it, as its other inputs.
+	// lent are the command's own inputs that are --bundles-from catalogs, once opened, by
+	// reference: the renderer reads them instead of opening a catalog a second time (a large
+	// index image is then pulled and extracted once). The command closes them, as its other inputs.
 	lentMu sync.Mutex
-	lent   *source.Source
+	lent   map[string]*source.Source
 }
 
 // defaultCacheMaxAge is how long a bundle cache entry no run uses is kept.
@@ -65,7 +66,7 @@ const defaultCacheMaxAge = 30 * 24 * time.Hour
 
 func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.StringVar(&t.cacheDir, "cache-dir", "", "keep the bundle images pulled to render catalog templates here (DIR/bundles, by digest) and reuse them")
-	fs.StringVar(&t.bundlesFrom, "bundles-from", "", "render a template's bundles from this catalog reference (e.g. the published catalog) when it has them (same image), pulling only the others")
+	fs.StringArrayVar(&t.bundlesFrom, "bundles-from", nil, "render a template's bundles from this catalog reference (e.g. the published catalog) when it has them (same image, in the form rendered), pulling only the others; may be given more than once (the first that has a bundle gives it)")
 	t.cacheMaxAge = cacheAge(defaultCacheMaxAge)
 	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
 	t.parallel = bundlefetch.DefaultParallel
@@ -98,8 +99,10 @@ func (p *pullParallelism) Set(s string) error {
 }
 
 // bundleRenderer is the renderer of the bundle images of the command's templates: parallel, with
-// --cache-dir and --bundles-from. The cache directory may not be one of the command's inputs.
-func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Options, src source.Options) template.BundleRenderer {
+// --cache-dir and --bundles-from; csvMetadata says the command renders bundles as olm.csv.metadata
+// (--migrate-level bundle-object-to-csv-metadata). The cache directory may not be one of the
+// command's inputs. The --bundles-from catalogs it opens are closed when the command ends.
+func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Options, src source.Options, csvMetadata bool) template.BundleRenderer {
 	t.once.Do(func() {
 		var inputs []string
 		for _, arg := range cmd.Flags().Args() {
@@ -108,33 +111,39 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 			}
 		}
 		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom, Lent: t.lentSource,
-			MaxAge: time.Duration(t.cacheMaxAge), Parallel: int(t.parallel), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
+			CSVMetadata: csvMetadata, MaxAge: time.Duration(t.cacheMaxAge), Parallel: int(t.parallel), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
 		if err != nil {
 			t.bundles = failingRenderer{err}
 			return
 		}
+		atExit(cmd.Context(), func() { f.Close() })
 		t.bundles = f
 	})
 	return t.bundles
 }
 
-// opened lends s to the bundle renderer when it is the --bundles-from catalog.
+// opened lends s to the bundle renderer when it is a --bundles-from catalog.
 func (t *templateInputs) opened(s *source.Source) {
-	from, err := source.Parse(t.bundlesFrom)
-	if err != nil || !from.Same(s.Ref()) {
-		return
-	}
 	t.lentMu.Lock()
 	defer t.lentMu.Unlock()
-	if t.lent == nil || t.lent.Closed() {
-		t.lent = s
+	for _, ref := range t.bundlesFrom {
+		from, err := source.Parse(ref)
+		if err != nil || !from.Same(s.Ref()) {
+			continue
+		}
+		if t.lent == nil {
+			t.lent = map[string]*source.Source{}
+		}
+		if l := t.lent[ref]; l == nil || l.Closed() {
+			t.lent[ref] = s
+		}
 	}
 }
 
-func (t *templateInputs) lentSource() *source.Source {
+func (t *templateInputs) lentSource(ref string) *source.Source {
 	t.lentMu.Lock()
 	defer t.lentMu.Unlock()
-	return t.lent
+	return t.lent[ref]
 }
 
 // failingRenderer reports, when a template is rendered, why its bundles cannot be (a --cache-dir
@@ -158,12 +167,77 @@ func (f inputFlags) options(cmd *cobra.Command) source.Options {
 	o := source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
 		Templates: templates, Warn: inputWarning(cmd)}
 	if f.templates != nil {
-		o.Bundles = f.templates.bundleRenderer(cmd, f.images, o)
-		if f.templates.bundlesFrom != "" {
+		o.Bundles = f.templates.bundleRenderer(cmd, f.images, o, f.migrateLevel == tofbc.LevelCSVMetadata)
+		if len(f.templates.bundlesFrom) > 0 {
 			o.Opened = f.templates.opened // set after: the renderer's own opening lends nothing
 		}
 	}
 	return o
+}
+
+// migrateLevelHelp is the help of --migrate-level on the commands that read catalogs without
+// writing them (diff, validate, graph, inspect, serve, compat).
+const migrateLevelHelp = "none or bundle-object-to-csv-metadata: as render and render-template apply it, to index.db inputs and to the bundles catalog templates render from images"
+
+// addMigrateLevelFlag adds --migrate-level, which sets *level.
+func addMigrateLevelFlag(fs *pflag.FlagSet, level *tofbc.MigrateLevel) {
+	fs.Var(migrateLevelValue{level}, "migrate-level", migrateLevelHelp)
+}
+
+// migrateLevelValue is the value of --migrate-level: none or bundle-object-to-csv-metadata.
+type migrateLevelValue struct{ level *tofbc.MigrateLevel }
+
+func (m migrateLevelValue) String() string {
+	if m.level == nil || *m.level == "" {
+		return string(tofbc.LevelNone)
+	}
+	return string(*m.level)
+}
+func (m migrateLevelValue) Type() string { return "level" }
+func (m migrateLevelValue) Set(s string) error {
+	l, err := tofbc.ParseMigrateLevel(s)
+	if err != nil {
+		return err
+	}
+	*m.level = l
+	return nil
+}
+
+// exitFuncs are what is done when a command ends, whatever its outcome (the --bundles-from
+// catalogs a command opened are closed): execute runs them.
+type exitFuncs struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+type exitFuncsKey struct{}
+
+// withExitFuncs gives ctx a list of functions to run when the command ends, and the function that
+// runs them, last registered first.
+func withExitFuncs(ctx context.Context) (context.Context, func()) {
+	e := &exitFuncs{}
+	return context.WithValue(ctx, exitFuncsKey{}, e), func() {
+		e.mu.Lock()
+		fns := e.fns
+		e.fns = nil
+		e.mu.Unlock()
+		for i := len(fns) - 1; i >= 0; i-- {
+			fns[i]()
+		}
+	}
+}
+
+// atExit runs fn when the command of ctx ends; without withExitFuncs (a test calling a command
+// directly), never.
+func atExit(ctx context.Context, fn func()) {
+	if ctx == nil {
+		return
+	}
+	if e, ok := ctx.Value(exitFuncsKey{}).(*exitFuncs); ok {
+		e.mu.Lock()
+		e.fns = append(e.fns, fn)
+		e.mu.Unlock()
+	}
 }
 
 // inputWarning prints what package source says about an input on the command's stderr.

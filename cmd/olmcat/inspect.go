@@ -98,6 +98,7 @@ func newInspectCmd() *cobra.Command {
 	for _, c := range []*cobra.Command{packages, pkg} {
 		c.Flags().StringVarP(&format, "output", "o", "table", "output format: table or json")
 		addInputFlags(c.Flags(), &inFlags)
+		addMigrateLevelFlag(c.Flags(), &inFlags.migrateLevel)
 		cmd.AddCommand(c)
 	}
 	return cmd

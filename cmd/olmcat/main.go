@@ -131,6 +131,8 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetOut(out)
 	root.SetErr(stderr)
 	root.SetArgs(args)
+	ctx, runExitFuncs := withExitFuncs(ctx)
+	defer runExitFuncs()
 	err := root.ExecuteContext(ctx)
 	if out.err != nil {
 		// Whatever else went wrong, the output is incomplete.

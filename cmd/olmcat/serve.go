@@ -83,6 +83,7 @@ func addServerFlags(f *pflag.FlagSet, s *serverFlags) {
 	f.StringVar(&s.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this address (e.g. :9090); with --http-addr they are also at /metrics there")
 	f.DurationVar(&s.drain, "drain-timeout", 30*time.Second, "on SIGTERM/SIGINT/SIGHUP, how long in-flight calls may run before they are cut")
 	addInputFlags(f, &s.in)
+	addMigrateLevelFlag(f, &s.in.migrateLevel)
 }
 
 // run serves ref as the flags say; o holds what the command adds (cache settings).

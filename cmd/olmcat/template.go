@@ -51,7 +51,8 @@ Faster than opm in CI: bundle images are pulled 8 at a time (opm: one after anot
 it on every use (a tag costs one HEAD request, a cached digest none; entries no run used for
 --cache-max-age, 30d, are removed);
 --bundles-from CATALOG takes the bundles a catalog already has (the published
-catalog, its index image) and pulls only the others.
+catalog, its index image; more than once for several) and pulls only the others: olm.csv.metadata
+bundles only with --migrate-level bundle-object-to-csv-metadata, as opm would print them.
 
 Output (-o): json (default) and yaml in opm's order, or mermaid, opm's picture of the channels.
 On failure nothing is written to standard output, stderr has opm's "Error: ..." line and an
@@ -106,7 +107,8 @@ func newRenderTemplateCmd() *cobra.Command {
 			if err != nil {
 				return fail(err)
 			}
-			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate})
+			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate},
+				migrate == tofbc.LevelCSVMetadata)
 			cat, err := template.Render(cmd.Context(), tmpl, renderer,
 				template.Options{CSVMetadata: migrate == tofbc.LevelCSVMetadata})
 			if err != nil {
@@ -228,7 +230,7 @@ func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
 type templateRun struct {
 	file, typ   string // FILE ("" or "-": standard input) and TYPE ("": from the schema)
 	data        []byte // the template as read, nil when it could not be
-	bundlesFrom string
+	bundlesFrom []string
 	// convertInput: convert-template could not read its FBC file.
 	convertInput bool
 }
@@ -263,13 +265,13 @@ func templateHint(cmd *cobra.Command, run templateRun, err error) string {
 	if run.convertInput {
 		return fmt.Sprintf("convert-template basic reads one FBC file or stream (JSON or YAML); for a whole catalog (a directory, an index.db, an index image) 'olmcat migrate CATALOG OUT --to basic-template' writes a template per package")
 	}
-	if errors.As(err, &input) && input.Ref == run.bundlesFrom {
-		return fmt.Sprintf("--bundles-from %s cannot be read: name a catalog that exists and can be read (an FBC directory or file, an index.db, an index image), or leave --bundles-from out to pull every bundle", run.bundlesFrom)
+	if errors.As(err, &input) && slices.Contains(run.bundlesFrom, input.Ref) {
+		return fmt.Sprintf("--bundles-from %s cannot be read: name a catalog that exists and can be read (an FBC directory or file, an index.db, an index image), or leave it out to pull the bundles it would give", input.Ref)
 	}
 	switch {
 	case errors.As(err, &img):
-		return fmt.Sprintf("the bundle image %s could not be read from %s: check that it is pushed under this reference and that the registry's credentials are in the docker/podman config (--use-http for a plain-HTTP registry), or take the bundles a catalog already has with --bundles-from CATALOG",
-			img.Ref, img.Registry)
+		// In the words of every command that reads the template as a catalog reference.
+		return source.UnreadImages(cmp.Or(run.file, "-"), template.AllImageErrors(err), err).Error()
 	case errors.As(err, &entry):
 		return fmt.Sprintf("%s: %s", what, entry.Advice())
 	}

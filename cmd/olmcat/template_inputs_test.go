@@ -130,7 +130,7 @@ func TestTemplatePullErrorExits2(t *testing.T) {
 	if code != 2 {
 		t.Errorf("exit %d, want 2", code)
 	}
-	for _, part := range []string{reg.Host + "/cat-facts-operator-bundle:9.9.9", "from registry " + reg.Host, "not found", "--bundles-from CATALOG)"} {
+	for _, part := range []string{"bundle images could not be read: 1 image: " + reg.Host + "/cat-facts-operator-bundle:9.9.9 (" + reg.Host + ": ", "not found", "--bundles-from CATALOG)"} {
 		if !strings.Contains(errs, part) {
 			t.Errorf("stderr does not say %q:\n%s", part, errs)
 		}

@@ -87,6 +87,7 @@ func newValidateCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (graph problems opm accepts) as errors")
 	addInputFlags(cmd.Flags(), &in)
+	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)
 	return cmd
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/property"
-	"github.com/olmcat/olmcat/sqlite"
 )
 
 // Options tune rendering.
@@ -71,6 +70,9 @@ type bundleSource struct {
 type renderedBundle struct {
 	bundle fbc.Bundle
 	csv    []byte
+	// meta is the bundle's olm.csv.metadata when it has no CSV (taken from a catalog in that
+	// form), nil otherwise.
+	meta *csvmeta.Metadata
 }
 
 // render asks the renderer for every ref not rendered yet, in one call.
@@ -108,7 +110,11 @@ func (s *bundleSource) render(ctx context.Context, refs []string) error {
 				return fmt.Errorf("render reference %q: migrate bundle %q to olm.csv.metadata: %v", ref, b.Name, err)
 			}
 		}
-		s.rendered[ref] = renderedBundle{bundle: b, csv: csv}
+		rb := renderedBundle{bundle: b, csv: csv}
+		if csv == nil {
+			rb.meta = csvMetadataOf(b)
+		}
+		s.rendered[ref] = rb
 	}
 	return nil
 }
@@ -127,7 +133,21 @@ func csvOf(b fbc.Bundle) []byte {
 			objects = append(objects, o.Data)
 		}
 	}
-	return sqlite.FindCSV(objects)
+	return csvmeta.FindCSV(objects)
+}
+
+// csvMetadataOf is a bundle's olm.csv.metadata, nil if it has none that decodes.
+func csvMetadataOf(b fbc.Bundle) *csvmeta.Metadata {
+	for _, p := range b.Properties {
+		if p.Type != property.TypeCSVMetadata {
+			continue
+		}
+		var m csvmeta.Metadata
+		if json.Unmarshal(p.Value, &m) == nil {
+			return &m
+		}
+	}
+	return nil
 }
 
 // locator locates rendered blobs in their template.
@@ -245,11 +265,11 @@ func (t *Template) Refs() []string {
 
 // csvIcon is the package icon opm takes from a CSV (nil when it has none).
 func csvIcon(csv []byte) *fbc.Icon {
-	icon, err := sqlite.CSVIcon(csv)
-	if err != nil || icon == nil {
+	icon, err := csvmeta.PackageIcon(csv)
+	if err != nil {
 		return nil
 	}
-	return &fbc.Icon{Data: icon.Data, MediaType: icon.MediaType}
+	return icon
 }
 
 // csvDescription is a CSV's spec.description.

@@ -81,9 +81,17 @@ func renderSemver(ctx context.Context, t *Semver, src *bundleSource, loc locator
 	pkg.DefaultChannel = g.defaultChannel
 	if ch := g.channels[g.defaultChannel]; ch != nil && len(ch.Entries) > 0 {
 		head := ch.Entries[len(ch.Entries)-1].Name
-		if csv := g.csvs[head]; csv != nil {
-			pkg.Icon = csvIcon(csv)
-			pkg.Description = csvDescription(csv)
+		switch rb := g.heads[head]; {
+		case rb.csv != nil:
+			pkg.Icon = csvIcon(rb.csv)
+			pkg.Description = csvDescription(rb.csv)
+		case rb.meta != nil:
+			// A bundle taken from a catalog in olm.csv.metadata form: the description is in its
+			// metadata, the icon in the catalog's olm.package blob, which the renderer knows.
+			pkg.Description = rb.meta.Description
+			if icons, ok := src.renderer.(PackageIconer); ok {
+				pkg.Icon, _ = icons.PackageIcon(g.pkg)
+			}
 		}
 	}
 	return out, nil
@@ -94,7 +102,7 @@ type semverGenerator struct {
 	pkg            string
 	defaultChannel string
 	channels       map[string]*fbc.Channel
-	csvs           map[string][]byte         // by bundle name
+	heads          map[string]renderedBundle // by bundle name
 	entryLocs      []map[string]fbc.Location // per archetype, by bundle name
 }
 
@@ -126,10 +134,10 @@ func (g *semverGenerator) versions(images []string, src *bundleSource) (map[stri
 		}
 		out[b.Name] = v
 		order = append(order, b.Name)
-		if g.csvs == nil {
-			g.csvs = map[string][]byte{}
+		if g.heads == nil {
+			g.heads = map[string]renderedBundle{}
 		}
-		g.csvs[b.Name] = rb.csv
+		g.heads[b.Name] = rb
 	}
 	// Versions that differ only by build metadata cannot be ordered.
 	var conflicts []string

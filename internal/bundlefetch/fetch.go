@@ -1,8 +1,9 @@
 // Package bundlefetch renders the bundle images a catalog template names, faster than opm: it
 // pulls them in parallel, each distinct reference once per run, keeps pulled bundles in a
 // content-addressed cache (--cache-dir, keyed by manifest digest: a tag is resolved again on every
-// run with one manifest request, a digest never is), and takes bundles it already has from a
-// catalog the user names (--bundles-from), pulling only what is missing. Bundles are pulled and
+// run with one manifest request, a digest never is), and takes bundles it already has from the
+// catalogs the user names (--bundles-from, in the form the command renders), pulling only what is
+// missing. Bundles are pulled and
 // rendered by package source (hostile layers refused as for every image) and come out as
 // `opm render IMAGE` renders them.
 package bundlefetch
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/bundledir"
+	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/plural"
@@ -39,14 +42,22 @@ type Options struct {
 	// MaxAge bounds the cache: the first time a Fetcher uses it, it removes the entries no run
 	// has used for longer (see cache.go). 0 removes none.
 	MaxAge time.Duration
-	// BundlesFrom is a catalog reference whose bundles are taken, matched by their image, instead
-	// of pulling them; "" takes none. It is opened with Source the first time a bundle is needed.
-	BundlesFrom string
+	// BundlesFrom are catalog references whose bundles are taken, matched by their image, instead
+	// of pulling them; none takes none. Each is opened with Source the first time a bundle is
+	// needed, and once only: the Fetcher keeps it open until Close. When two hold a bundle
+	// differently, the first given wins and the difference is said on Log.
+	BundlesFrom []string
 	Source      source.Options
-	// Lent, if set, gives a source of BundlesFrom the caller has already opened (one of its
-	// inputs), or nil when there is none open. The Fetcher reads a lent source and leaves it open:
-	// the caller closes it. Without one the Fetcher opens BundlesFrom itself, and closes it.
-	Lent func() *source.Source
+	// CSVMetadata says the bundles are rendered in olm.csv.metadata form (--migrate-level
+	// bundle-object-to-csv-metadata). A catalog's bundle is taken only when it gives what pulling
+	// its image would: olm.bundle.object manifests always (the migration makes them
+	// olm.csv.metadata, as opm's does), olm.csv.metadata only with CSVMetadata. Other bundles are
+	// pulled, and an image that cannot be pulled then says which catalog holds it in which form.
+	CSVMetadata bool
+	// Lent, if set, gives a source of the BundlesFrom reference ref that the caller has already
+	// opened (one of its inputs), or nil when there is none open. The Fetcher reads a lent source
+	// and leaves it open: the caller closes it. Without one the Fetcher opens ref itself.
+	Lent func(ref string) *source.Source
 	// Parallel bounds the pulls in flight; 0 means DefaultParallel.
 	Parallel int
 	// Log, if set, receives one line per RenderBundles call that says where its bundles came
@@ -64,8 +75,10 @@ type Fetcher struct {
 	rendered map[string]*result
 	stats    Stats
 
-	catalog   catalogBundles
+	catalogs  []*catalogBundles // one per BundlesFrom, in its order
+	unfit     map[string]held   // refs pulled although a catalog holds them, in another form
 	warnCache sync.Once
+	iconsSaid map[string]bool // packages whose missing icon was said
 	prune     sync.Once
 }
 
@@ -96,10 +109,15 @@ func New(opts Options, inputs ...string) (*Fetcher, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
-	f := &Fetcher{opts: opts, rendered: map[string]*result{}}
+	f := &Fetcher{opts: opts, rendered: map[string]*result{}, unfit: map[string]held{}, iconsSaid: map[string]bool{}}
+	for _, ref := range opts.BundlesFrom {
+		if !slices.ContainsFunc(f.catalogs, func(c *catalogBundles) bool { return c.ref == ref }) { // a repeated one is opened once
+			f.catalogs = append(f.catalogs, &catalogBundles{ref: ref})
+		}
+	}
 	if opts.CacheDir != "" {
-		if opts.BundlesFrom != "" {
-			if r, err := source.Parse(opts.BundlesFrom); err == nil && r.Path != "" {
+		for _, ref := range opts.BundlesFrom {
+			if r, err := source.Parse(ref); err == nil && r.Path != "" {
 				inputs = append(inputs, r.Path)
 			}
 		}
@@ -125,20 +143,27 @@ func (f *Fetcher) Stats() Stats {
 var _ template.BundleRenderer = (*Fetcher)(nil)
 
 // RenderBundles renders one bundle per ref, in the order of refs. Each distinct ref is rendered
-// once per Fetcher; the first error, in the order of refs, is returned (a *template.ImageError
-// for an image that could not be pulled or read).
+// once per Fetcher. When images cannot be pulled or read, the error is a template.ImageErrors
+// naming every one of them, in the order of refs; any other error is the first met.
 func (f *Fetcher) RenderBundles(ctx context.Context, refs []string) ([]fbc.Bundle, error) {
 	before := f.Stats()
 	all, mine := f.claim(refs)
+	var takenBy []int
 	if len(mine) > 0 {
-		rest, err := f.takeFromCatalog(ctx, mine)
+		rest, by, err := f.takeFromCatalog(ctx, mine)
 		if err != nil {
 			f.fail(mine, err)
 			return nil, err
 		}
+		takenBy = by
 		f.pullAll(ctx, rest)
 	}
 	out := make([]fbc.Bundle, len(refs))
+	var (
+		imageErrs template.ImageErrors
+		firstErr  error
+		said      = map[string]bool{}
+	)
 	for i, ref := range refs {
 		r := all[ref]
 		select {
@@ -147,13 +172,42 @@ func (f *Fetcher) RenderBundles(ctx context.Context, refs []string) ([]fbc.Bundl
 			return nil, ctx.Err()
 		}
 		if r.err != nil {
-			f.forgetFailed(refs)
-			return nil, r.err
+			var img *template.ImageError
+			switch {
+			case said[ref]:
+			case errors.As(r.err, &img) && firstErr == nil:
+				said[ref] = true
+				imageErrs = append(imageErrs, f.withHolder(img))
+			case firstErr == nil && len(imageErrs) == 0:
+				firstErr = r.err
+			}
+			continue
 		}
 		out[i] = r.bundle
 	}
-	f.report(before, len(mine), len(all))
+	switch {
+	case firstErr != nil:
+		f.forgetFailed(refs)
+		return nil, firstErr
+	case len(imageErrs) > 0:
+		f.forgetFailed(refs)
+		return nil, imageErrs
+	}
+	f.report(before, len(mine), len(all), takenBy)
 	return out, nil
+}
+
+// withHolder is img, saying which catalog holds its bundle in another form when one does.
+func (f *Fetcher) withHolder(img *template.ImageError) *template.ImageError {
+	f.mu.Lock()
+	h, ok := f.unfit[img.Ref]
+	f.mu.Unlock()
+	if !ok || img.HeldBy != "" {
+		return img
+	}
+	e := *img
+	e.HeldBy, e.HeldAs = h.catalog, h.form.String()
+	return &e
 }
 
 // claimed is a ref this call renders.
@@ -228,80 +282,237 @@ func (f *Fetcher) forgetFailed(refs []string) {
 	}
 }
 
-// catalogBundles is what is known of the BundlesFrom catalog: the images of all its bundles, and
-// the bundles wanted so far. A later call that wants another bundle the catalog has reads the
-// catalog again; a bundle it does not have costs nothing.
-type catalogBundles struct {
-	mu      sync.Mutex
-	read    bool
-	images  map[string]bool
-	bundles map[string]fbc.Bundle
+// form is how a catalog holds a bundle's manifests.
+type form int
+
+const (
+	formOther       form = iota // neither: no manifests at all
+	formObjects                 // olm.bundle.object, as `opm render IMAGE` prints them
+	formCSVMetadata             // olm.csv.metadata, as --migrate-level bundle-object-to-csv-metadata prints them
+)
+
+func (f form) String() string {
+	switch f {
+	case formObjects:
+		return property.TypeBundleObject
+	case formCSVMetadata:
+		return property.TypeCSVMetadata
+	}
+	return "neither olm.bundle.object nor olm.csv.metadata"
 }
 
-// takeFromCatalog fills the refs the BundlesFrom catalog has a bundle for and returns the others.
-func (f *Fetcher) takeFromCatalog(ctx context.Context, mine []claimed) ([]claimed, error) {
-	if f.opts.BundlesFrom == "" {
-		return mine, nil
+func formOf(b fbc.Bundle) form {
+	out := formOther
+	for _, p := range b.Properties {
+		switch p.Type {
+		case property.TypeBundleObject:
+			return formObjects
+		case property.TypeCSVMetadata:
+			out = formCSVMetadata
+		}
 	}
-	c := &f.catalog
+	return out
+}
+
+// fits reports whether a bundle held in form h gives what pulling its image gives: manifests are
+// always what opm renders (the migration, when asked, makes them olm.csv.metadata as it does for a
+// pulled bundle); olm.csv.metadata only when that is what is rendered.
+func (f *Fetcher) fits(h form) bool {
+	return h == formObjects || (h == formCSVMetadata && f.opts.CSVMetadata)
+}
+
+// held is a catalog that holds a bundle, and in which form.
+type held struct {
+	catalog string
+	form    form
+}
+
+// catalogBundles is what is known of one BundlesFrom catalog: the form of the bundle of each of
+// its images, the icons of its packages, and the bundles wanted so far. A later call that wants
+// another bundle the catalog has walks it again (it stays open); one it does not have costs
+// nothing.
+type catalogBundles struct {
+	ref string
+
+	mu      sync.Mutex
+	read    bool
+	images  map[string]form
+	icons   map[string]*fbc.Icon // by package, for the packages it has an olm.package blob of
+	bundles map[string]fbc.Bundle
+	src     *source.Source // opened by the Fetcher, closed by Close
+}
+
+// takeFromCatalog fills the refs a BundlesFrom catalog has a fitting bundle for, from the first
+// catalog that has one, and returns the others; takenBy counts the bundles taken from each
+// catalog. A bundle that a later catalog holds differently (in the same form) is said on Log.
+func (f *Fetcher) takeFromCatalog(ctx context.Context, mine []claimed) (rest []claimed, takenBy []int, err error) {
+	if len(f.catalogs) == 0 {
+		return mine, nil, nil
+	}
+	type holding struct {
+		catalog int
+		bundle  fbc.Bundle
+	}
+	found := map[string][]holding{}
+	unfit := map[string]held{}
+	for i, c := range f.catalogs {
+		got, other, err := c.take(ctx, f, mine)
+		if err != nil {
+			return nil, nil, err
+		}
+		for ref, b := range got {
+			found[ref] = append(found[ref], holding{i, b})
+		}
+		for ref, h := range other {
+			if _, ok := unfit[ref]; !ok {
+				unfit[ref] = held{c.ref, h}
+			}
+		}
+	}
+	takenBy = make([]int, len(f.catalogs))
+	var unfitRefs []string
+	for _, m := range mine {
+		hs := found[m.ref]
+		if len(hs) == 0 {
+			rest = append(rest, m)
+			if h, ok := unfit[m.ref]; ok {
+				f.mu.Lock()
+				f.unfit[m.ref] = h
+				f.mu.Unlock()
+				unfitRefs = append(unfitRefs, m.ref)
+			}
+			continue
+		}
+		first := hs[0]
+		for _, h := range hs[1:] {
+			if formOf(h.bundle) == formOf(first.bundle) && !sameBundle(h.bundle, first.bundle) {
+				f.warn("warning: bundle image %s: --bundles-from %s and %s hold it differently (bundle %q and %q); it is taken from %s, the first given",
+					m.ref, f.catalogs[first.catalog].ref, f.catalogs[h.catalog].ref, first.bundle.Name, h.bundle.Name, f.catalogs[first.catalog].ref)
+			}
+		}
+		takenBy[first.catalog]++
+		f.finish(m.r, first.bundle, taken, nil)
+	}
+	if len(unfitRefs) > 0 {
+		h := unfit[unfitRefs[0]]
+		f.warn("warning: %s %s in --bundles-from %s as %s, which is not what this render prints (%s): pulled instead%s",
+			plural.Of(len(unfitRefs), "bundle image"), isAre(len(unfitRefs)), h.catalog, h.form, f.printedForm(), f.migrateHint(h.form))
+	}
+	return rest, takenBy, nil
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// printedForm is the form of the bundles this render prints.
+func (f *Fetcher) printedForm() string {
+	if f.opts.CSVMetadata {
+		return property.TypeCSVMetadata + ", with --migrate-level bundle-object-to-csv-metadata"
+	}
+	return property.TypeBundleObject + ", as opm renders a bundle image without --migrate-level"
+}
+
+func (f *Fetcher) migrateHint(h form) string {
+	if h == formCSVMetadata && !f.opts.CSVMetadata {
+		return "; give --migrate-level bundle-object-to-csv-metadata when the catalog is rendered so, to take them"
+	}
+	return ""
+}
+
+// sameBundle reports whether two catalogs hold the same bundle (their locations aside).
+func sameBundle(a, b fbc.Bundle) bool {
+	a.Loc, b.Loc = fbc.Location{}, fbc.Location{}
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && string(ja) == string(jb)
+}
+
+// take gives the bundles of the claimed refs the catalog holds in a fitting form (got), and the
+// form of those it holds in another (other).
+func (c *catalogBundles) take(ctx context.Context, f *Fetcher, mine []claimed) (got map[string]fbc.Bundle, other map[string]form, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	want := map[string]bool{}
 	for _, m := range mine {
-		if _, have := c.bundles[m.ref]; !have && (!c.read || c.images[m.ref]) {
+		h, has := c.images[m.ref]
+		if _, kept := c.bundles[m.ref]; !kept && (!c.read || (has && f.fits(h))) {
 			want[m.ref] = true
 		}
 	}
 	if len(want) > 0 {
-		if err := c.readFrom(ctx, f.openBundlesFrom, want); err != nil {
-			return nil, err
+		if err := c.readFrom(ctx, f, want); err != nil {
+			return nil, nil, err
 		}
 	}
-	var rest []claimed
+	got, other = map[string]fbc.Bundle{}, map[string]form{}
 	for _, m := range mine {
 		if b, ok := c.bundles[m.ref]; ok {
-			f.finish(m.r, b, taken, nil)
+			got[m.ref] = b
 			delete(c.bundles, m.ref) // the Fetcher keeps it now
-		} else {
-			rest = append(rest, m)
+		} else if h, has := c.images[m.ref]; has {
+			other[m.ref] = h
 		}
 	}
-	return rest, nil
+	return got, other, nil
 }
 
-// openBundlesFrom gives the BundlesFrom catalog, lent when the caller has it open; release it when
-// done.
-func (f *Fetcher) openBundlesFrom(ctx context.Context) (src *source.Source, release func(), err error) {
+// open gives the catalog: lent when the caller has it open, else opened by the Fetcher the
+// first time and kept open until Close, so that each reference is opened once.
+func (c *catalogBundles) open(ctx context.Context, f *Fetcher) (*source.Source, error) {
 	if f.opts.Lent != nil {
-		if src := f.opts.Lent(); src != nil && !src.Closed() {
-			return src, func() {}, nil
+		if src := f.opts.Lent(c.ref); src != nil && !src.Closed() {
+			return src, nil
 		}
 	}
-	src, err = source.Open(ctx, f.opts.BundlesFrom, f.opts.Source)
-	if err != nil {
-		return nil, nil, err
+	if c.src == nil {
+		src, err := source.Open(ctx, c.ref, f.opts.Source)
+		if err != nil {
+			return nil, err
+		}
+		c.src = src
 	}
-	return src, func() { src.Close() }, nil
+	return c.src, nil
 }
 
-// readFrom walks the catalog open gives, keeping the bundles whose image is wanted.
-func (c *catalogBundles) readFrom(ctx context.Context, open func(context.Context) (*source.Source, func(), error), want map[string]bool) error {
-	src, release, err := open(ctx)
+// readFrom walks the catalog, keeping the bundles whose image is wanted and fits, the form of
+// every image's bundle and the icon of every package.
+func (c *catalogBundles) readFrom(ctx context.Context, f *Fetcher, want map[string]bool) error {
+	src, err := c.open(ctx, f)
 	if err != nil {
 		return fmt.Errorf("--bundles-from: %w", err)
 	}
-	defer release()
-	images, bundles := map[string]bool{}, map[string]fbc.Bundle{}
+	images, icons, bundles := map[string]form{}, map[string]*fbc.Icon{}, map[string]fbc.Bundle{}
 	err = src.Walk(ctx, func(b fbc.Blob) error {
-		if b.Schema != fbc.SchemaBundle {
+		switch b.Schema {
+		case fbc.SchemaPackage:
+			var pkg struct {
+				Name string    `json:"name"`
+				Icon *fbc.Icon `json:"icon"`
+			}
+			if json.Unmarshal(b.Data, &pkg) == nil && pkg.Name != "" {
+				if _, dup := icons[pkg.Name]; !dup {
+					icons[pkg.Name] = pkg.Icon
+				}
+			}
+			return nil
+		case fbc.SchemaBundle:
+		default:
 			return nil
 		}
 		var bundle fbc.Bundle
 		if err := json.Unmarshal(b.Data, &bundle); err != nil || bundle.Image == "" {
 			return nil // a broken blob is the catalog's problem; the image is pulled instead
 		}
-		images[bundle.Image] = true
-		if _, dup := bundles[bundle.Image]; want[bundle.Image] && !dup {
+		if _, dup := images[bundle.Image]; dup {
+			return nil // the first bundle of an image is the one taken
+		}
+		h := formOf(bundle)
+		images[bundle.Image] = h
+		if want[bundle.Image] && f.fits(h) {
 			bundles[bundle.Image] = bundle
 		}
 		return nil
@@ -310,7 +521,7 @@ func (c *catalogBundles) readFrom(ctx context.Context, open func(context.Context
 	if err != nil && !errors.As(err, &lerrs) {
 		return fmt.Errorf("--bundles-from: %w", err)
 	}
-	c.read, c.images = true, images
+	c.read, c.images, c.icons = true, images, icons
 	if c.bundles == nil {
 		c.bundles = map[string]fbc.Bundle{}
 	}
@@ -318,6 +529,46 @@ func (c *catalogBundles) readFrom(ctx context.Context, open func(context.Context
 		c.bundles[image] = b
 	}
 	return nil
+}
+
+// PackageIcon is the icon of package pkg in the first BundlesFrom catalog that has its olm.package
+// blob (template.PackageIconer). When none has one, it says so on Log, once per package.
+func (f *Fetcher) PackageIcon(pkg string) (*fbc.Icon, bool) {
+	var refs []string
+	for _, c := range f.catalogs {
+		c.mu.Lock()
+		icon, ok := c.icons[pkg]
+		c.mu.Unlock()
+		if ok {
+			return icon, true
+		}
+		refs = append(refs, c.ref)
+	}
+	f.mu.Lock()
+	said := f.iconsSaid[pkg]
+	f.iconsSaid[pkg] = true
+	f.mu.Unlock()
+	if !said {
+		f.warn("warning: package %s: the head of its default channel is taken from --bundles-from %s as %s, which keeps no icon, and no olm.package blob there gives the icon opm takes from the bundle image's CSV: the olm.package blob is written without an icon (leave out --bundles-from to pull the bundles for it)",
+			pkg, strings.Join(refs, ", "), property.TypeCSVMetadata)
+	}
+	return nil, false
+}
+
+// Close closes the BundlesFrom catalogs the Fetcher opened (not the lent ones).
+func (f *Fetcher) Close() error {
+	var first error
+	for _, c := range f.catalogs {
+		c.mu.Lock()
+		if c.src != nil {
+			if err := c.src.Close(); err != nil && first == nil {
+				first = err
+			}
+			c.src = nil
+		}
+		c.mu.Unlock()
+	}
+	return first
 }
 
 // pullAll pulls the refs, in their order, with at most Parallel pulls in flight.
@@ -464,12 +715,12 @@ func (f *Fetcher) warn(format string, args ...any) {
 // report writes the line of one RenderBundles call: where its n distinct bundles came from. It is
 // written when it tells more than "pulled": with a cache or a catalog to take bundles from, or when
 // another input had rendered some (opm's commands print nothing on success, nor does olmcat then).
-func (f *Fetcher) report(before Stats, claimed, n int) {
+func (f *Fetcher) report(before Stats, claimed, n int, takenBy []int) {
 	f.mu.Lock()
 	f.stats.Reused += n - claimed
 	now := f.stats
 	f.mu.Unlock()
-	useful := f.cache != nil || f.opts.BundlesFrom != "" || n > claimed
+	useful := f.cache != nil || len(f.opts.BundlesFrom) > 0 || n > claimed
 	if f.opts.Log == nil || n == 0 || !useful {
 		return
 	}
@@ -481,7 +732,9 @@ func (f *Fetcher) report(before Stats, claimed, n int) {
 	}
 	add(now.Pulled-before.Pulled, "pulled")
 	add(now.Cached-before.Cached, "from the cache")
-	add(now.Taken-before.Taken, "from "+f.opts.BundlesFrom)
+	for i, count := range takenBy {
+		add(count, "from "+f.catalogs[i].ref)
+	}
 	add(n-claimed, "already rendered for another input")
 	if r := now.Repaired - before.Repaired; r > 0 {
 		parts = append(parts, fmt.Sprintf("%s repaired", plural.Of(r, "damaged cache entry")))

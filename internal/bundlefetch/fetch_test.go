@@ -114,6 +114,7 @@ func newFetcher(t *testing.T, o Options) *Fetcher {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.Close() })
 	return f
 }
 
@@ -232,7 +233,7 @@ func TestBundlesFromCatalogAreNotPulled(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	f := newFetcher(t, Options{BundlesFrom: file, Log: &log})
+	f := newFetcher(t, Options{BundlesFrom: []string{file}, Log: &log})
 	got, err := f.RenderBundles(context.Background(), refs)
 	if err != nil {
 		t.Fatal(err)
@@ -367,8 +368,9 @@ func withoutImage(b fbc.Bundle, ref string) fbc.Bundle {
 	return b
 }
 
-// --bundles-from an index image: it is read once for the bundles it has, whatever the template
-// names besides, and again only for a bundle it has that no earlier call wanted.
+// --bundles-from an index image: it is pulled once, whatever the template names besides, and kept
+// open: a later call that wants a bundle it has that no earlier call wanted walks it again,
+// without pulling it again.
 func TestBundlesFromIndexImageReadOnce(t *testing.T) {
 	reg, images := corpusRegistry(t)
 	images = images[:4]
@@ -385,15 +387,15 @@ func TestBundlesFromIndexImageReadOnce(t *testing.T) {
 	imagetest.Push(t, index, imagetest.FBCImage(t, dir))
 	reg.Reset()
 	indexReads := func() int { return reg.PerPath()["GET manifests /v2/published/index/manifests/v4.18"] }
-	f := newFetcher(t, Options{BundlesFrom: index})
+	f := newFetcher(t, Options{BundlesFrom: []string{index}})
 	for i, call := range []struct {
 		refs  []string
 		reads int
 	}{
 		{[]string{images[0].Ref, images[3].Ref}, 1}, // 0 taken, 3 pulled
 		{[]string{images[3].Ref, images[0].Ref}, 1}, // both rendered already
-		{[]string{images[1].Ref}, 2},                // the catalog has it: read again
-		{[]string{reg.Host + "/not/in-catalog:v1"}, 2},
+		{[]string{images[1].Ref}, 1},                // the catalog has it: walked again, not pulled
+		{[]string{reg.Host + "/not/in-catalog:v1"}, 1},
 	} {
 		got, err := f.RenderBundles(context.Background(), call.refs)
 		if i == 3 {
@@ -431,7 +433,7 @@ func TestBundlesFromALentSource(t *testing.T) {
 	defer lent.Close()
 	reg.Reset()
 	indexReads := func() int { return reg.PerPath()["GET manifests /v2/published/index/manifests/v4.18"] }
-	f := newFetcher(t, Options{BundlesFrom: index, Lent: func() *source.Source { return lent }})
+	f := newFetcher(t, Options{BundlesFrom: []string{index}, Lent: func(string) *source.Source { return lent }})
 	got, err := f.RenderBundles(context.Background(), []string{images[0].Ref})
 	if err != nil {
 		t.Fatal(err)
@@ -447,7 +449,7 @@ func TestBundlesFromALentSource(t *testing.T) {
 		t.Errorf("the lent source cannot be read after the Fetcher: %v", err)
 	}
 	lent.Close()
-	f = newFetcher(t, Options{BundlesFrom: index, Lent: func() *source.Source { return lent }})
+	f = newFetcher(t, Options{BundlesFrom: []string{index}, Lent: func(string) *source.Source { return lent }})
 	if _, err := f.RenderBundles(context.Background(), []string{images[0].Ref}); err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,14 @@ var layers = []struct {
 		"internal/imagetest", "internal/readonlytest", "internal/templatetest", "internal/certtest"}},
 }
 
+// apart are codecs of one layer that must not import each other, each with why: one room per
+// concern. A template renders bundles, which it reads with the bundle code (fbc/csvmeta finds a
+// bundle's CSV and its icon), never with the SQLite codec.
+var apart = []struct{ from, to, why string }{
+	{"fbc/template", "sqlite", "CSV reading (FindCSV, PackageIcon) is bundle code, in fbc/csvmeta"},
+	{"fbc/template", "sqlite/tofbc", "templates render bundles, not index databases"},
+}
+
 // openers are the codec calls that open a catalog. Above the source layer only package source
 // makes them, so that a reference means the same to every command.
 var openers = []string{"sqlite.Open(", "sqlite.NewQuerier(", "sqlite.IsSQLiteFile(", "fbc.Load(", "fbc.LoadReader(",
@@ -88,6 +96,11 @@ func TestImportsPointOneWay(t *testing.T) {
 			}
 			if to > from {
 				t.Errorf("%s (%s) imports %s (%s): imports must point down the layers", name, layers[from].name, dep, layers[to].name)
+			}
+			for _, a := range apart {
+				if a.from == name && a.to == dep {
+					t.Errorf("%s imports %s: %s", name, dep, a.why)
+				}
 			}
 		}
 		if name := layers[from].name; name == "features" || name == "command" {

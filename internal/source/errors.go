@@ -24,13 +24,15 @@ const (
 	DamagedDatabase   Problem = "damaged index.db"
 	UnsupportedSchema Problem = "unsupported index.db"
 	BadImage          Problem = "bad image"
-	BadBundle         Problem = "bad bundle"
-	BadTemplate       Problem = "bad catalog template"
-	BadGitRevision    Problem = "bad git revision"
-	Unreadable        Problem = "unreadable"
-	TooLarge          Problem = "too large"
-	NotHere           Problem = "not accepted here"
-	OutputIsInput     Problem = "output overlaps an input"
+	// UnreadBundleImages: bundle images a catalog template names could not be pulled or read.
+	UnreadBundleImages Problem = "bundle images could not be read"
+	BadBundle          Problem = "bad bundle"
+	BadTemplate        Problem = "bad catalog template"
+	BadGitRevision     Problem = "bad git revision"
+	Unreadable         Problem = "unreadable"
+	TooLarge           Problem = "too large"
+	NotHere            Problem = "not accepted here"
+	OutputIsInput      Problem = "output overlaps an input"
 )
 
 // Error is an input that cannot be used. Its text is "REF: PROBLEM: DETAIL (HINT)", the same from

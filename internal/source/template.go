@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/plural"
@@ -183,14 +184,8 @@ func templateError(ref, schema string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	var img *template.ImageError
-	if errors.As(err, &img) {
-		detail := fmt.Sprintf("rendering the %s template: bundle image %s", schema, img.Ref)
-		if img.Registry != "" {
-			detail += " from registry " + img.Registry
-		}
-		return &Error{Ref: ref, Problem: BadImage, Detail: detail + ": " + img.Err.Error(), Err: err,
-			Hint: "check the reference; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify; or take the bundles a catalog already has with --bundles-from CATALOG"}
+	if imgs := template.AllImageErrors(err); len(imgs) > 0 {
+		return UnreadImages(ref, imgs, err)
 	}
 	e := &Error{Ref: ref, Problem: BadTemplate, Detail: fmt.Sprintf("rendering the %s template: %v", schema, err), Err: err}
 	var entry *template.BundleEntryError
@@ -198,6 +193,64 @@ func templateError(ref, schema string, err error) error {
 		e.Hint = entry.Advice()
 	}
 	return e
+}
+
+// UnreadImages is the error of a catalog template ref whose bundle images imgs could not be read
+// (cause is the renderer's error): every image in one sentence, those that failed alike grouped
+// with their reason, and what to do. render-template and every command that reads a template as a
+// catalog reference say it in these words.
+func UnreadImages(ref string, imgs []*template.ImageError, cause error) *Error {
+	type group struct {
+		reason string
+		refs   []string
+	}
+	var groups []*group
+	byReason := map[string]*group{}
+	var held []string // the images a --bundles-from catalog holds as olm.csv.metadata
+	heldBy := ""
+	seen := map[string]bool{}
+	for _, img := range imgs {
+		if seen[img.Ref] {
+			continue
+		}
+		seen[img.Ref] = true
+		reason := img.Err.Error()
+		if img.Registry != "" {
+			reason = img.Registry + ": " + reason
+		}
+		if img.HeldBy != "" {
+			reason = fmt.Sprintf("in --bundles-from %s as %s, not what this render prints, so pulled: %s", img.HeldBy, img.HeldAs, reason)
+			if img.HeldAs == property.TypeCSVMetadata {
+				held = append(held, img.Ref)
+				heldBy = img.HeldBy
+			}
+		}
+		g := byReason[reason]
+		if g == nil {
+			g = &group{reason: reason}
+			byReason[reason] = g
+			groups = append(groups, g)
+		}
+		g.refs = append(g.refs, img.Ref)
+	}
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = fmt.Sprintf("%s (%s)", strings.Join(g.refs, ", "), g.reason)
+	}
+	hint := "check the references; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify; or take the bundles a catalog already has with --bundles-from CATALOG"
+	if len(held) > 0 {
+		hint = fmt.Sprintf("--bundles-from %s holds %s as %s, which is printed with --migrate-level bundle-object-to-csv-metadata only: give that flag when the catalog is rendered so, to take %s from it; else %s",
+			heldBy, plural.Of(len(held), "bundle"), property.TypeCSVMetadata, itThem(len(held)), hint)
+	}
+	return &Error{Ref: ref, Problem: UnreadBundleImages, Detail: fmt.Sprintf("%s: %s", plural.Of(len(seen), "image"), strings.Join(parts, "; ")),
+		Hint: hint, Err: cause}
+}
+
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // Template is the schema of the catalog template the source was rendered from, "" when it was

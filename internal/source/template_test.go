@@ -184,10 +184,10 @@ func TestTemplateErrors(t *testing.T) {
 	data := strings.Replace(string(mustRead(t, file)), "cat-facts-operator-bundle:1.1.0", "cat-facts-operator-bundle:9.9.9", 1)
 	_, err = source.Open(ctx, "-", source.Options{Templates: imagetest.RenderBasicTemplate, Stdin: strings.NewReader(data)})
 	var ie *template.ImageError
-	if !errors.As(err, &se) || se.Problem != source.BadImage || !errors.As(err, &ie) {
+	if !errors.As(err, &se) || se.Problem != source.UnreadBundleImages || !errors.As(err, &ie) {
 		t.Fatalf("missing image: %v", err)
 	}
-	for _, part := range []string{reg.Host + "/cat-facts-operator-bundle:9.9.9", "from registry " + reg.Host, "not found"} {
+	for _, part := range []string{"bundle images could not be read: 1 image: " + reg.Host + "/cat-facts-operator-bundle:9.9.9 (" + reg.Host + ": ", "not found"} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("missing image: %q does not say %q", err, part)
 		}
@@ -268,5 +268,34 @@ func TestBundleImageErrorSaysTheReferenceOnce(t *testing.T) {
 	}
 	if got := source.BundleImageError(ref, cause).Error(); got != `failed to pull image "`+ref+`": connection refused` {
 		t.Errorf("a plain cause: %s", got)
+	}
+}
+
+// The images a template names that could not be read are said in one sentence: the count, the
+// images that failed alike grouped with their reason, each image once; the images a --bundles-from
+// catalog holds as olm.csv.metadata get --migrate-level as the fix.
+func TestUnreadImagesSentence(t *testing.T) {
+	dns := errors.New("lookup quay.io: no such host")
+	imgs := []*template.ImageError{
+		{Ref: "quay.io/a:1", Registry: "quay.io", Err: dns},
+		{Ref: "quay.io/a:2", Registry: "quay.io", Err: dns},
+		{Ref: "quay.io/a:1", Registry: "quay.io", Err: dns},
+		{Ref: "r.example/b:1", Registry: "r.example", Err: errors.New("manifest unknown")},
+		{Ref: "quay.io/c:1", Registry: "quay.io", Err: dns, HeldBy: "catalog/", HeldAs: "olm.csv.metadata"},
+	}
+	err := source.UnreadImages("v4.18.yaml", imgs, template.ImageErrors(imgs))
+	want := "v4.18.yaml: bundle images could not be read: 4 images: quay.io/a:1, quay.io/a:2 (quay.io: lookup quay.io: no such host); " +
+		"r.example/b:1 (r.example: manifest unknown); " +
+		"quay.io/c:1 (in --bundles-from catalog/ as olm.csv.metadata, not what this render prints, so pulled: quay.io: lookup quay.io: no such host) " +
+		"(--bundles-from catalog/ holds 1 bundle as olm.csv.metadata, which is printed with --migrate-level bundle-object-to-csv-metadata only"
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got  %s\nwant %s...", err, want)
+	}
+	if !source.IsInputError(err) || err.Problem != source.UnreadBundleImages {
+		t.Errorf("not an input error of its own problem: %#v", err)
+	}
+	var ie *template.ImageError
+	if !errors.As(err, &ie) || ie.Ref != "quay.io/a:1" {
+		t.Errorf("the first image is not found in the error: %v", ie)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/sqlite"
 )
@@ -55,7 +56,7 @@ func (pc *packageConverter) buildBundle(row *sqlite.BundleRow) (*bundleBuild, er
 				Olmcat: "writes the bundle without its manifests"})
 		} else {
 			b.objects = objs
-			b.csvJSON = sqlite.FindCSV(objs)
+			b.csvJSON = csvmeta.FindCSV(objs)
 			if b.csvJSON == nil {
 				pc.depart(Departure{Code: CSVMissing, Bundle: row.Name,
 					Opm:    "fails: no csv in bundle",

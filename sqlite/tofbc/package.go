@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/olmcat/olmcat/fbc"
-	"github.com/olmcat/olmcat/sqlite"
+	"github.com/olmcat/olmcat/fbc/csvmeta"
 )
 
 // buildPackage writes the olm.package blob: name, default channel, and the icon of the default
@@ -17,7 +17,7 @@ func (pc *packageConverter) buildPackage() (*fbc.Package, error) {
 		return nil, err
 	}
 	if icon != nil {
-		pkg.Icon = &fbc.Icon{Data: icon.Data, MediaType: icon.MediaType}
+		pkg.Icon = icon
 	}
 	return pkg, nil
 }
@@ -87,7 +87,7 @@ func (pc *packageConverter) channelHead(channel string) string {
 
 // icon reads the first icon of the default channel head's csv column, as opm's populatePackageIcons
 // does. Where opm fails (no CSV to read), the package gets no icon and a departure.
-func (pc *packageConverter) icon(channel string) (*sqlite.Icon, error) {
+func (pc *packageConverter) icon(channel string) (*fbc.Icon, error) {
 	head := pc.channelHead(channel)
 	var csv []byte
 	if row := pc.data.Bundles[head]; row != nil && row.HasCSV {
@@ -102,7 +102,7 @@ func (pc *packageConverter) icon(channel string) (*sqlite.Icon, error) {
 			Olmcat: "writes the package without an icon"})
 		return nil, nil
 	}
-	icon, err := sqlite.CSVIcon(csv)
+	icon, err := csvmeta.PackageIcon(csv)
 	if err != nil {
 		pc.depart(Departure{Code: IconUnavailable, Channel: channel, Bundle: head,
 			Opm:    "fails: populate package icons: " + err.Error(),
