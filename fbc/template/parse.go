@@ -108,10 +108,12 @@ func parseErrorf(format string, args ...any) error {
 // and error messages are opm's: "auto-detecting template type: ..." when the schema cannot be
 // found or is not a template's, "rendering template: ..." when the template itself is wrong.
 func Parse(typ string, data []byte) (*Template, error) {
+	// The first document is read once, for the schema and for the entries.
+	doc, lines, docErr := firstDocument(data)
 	schema := SchemaOfType(typ)
 	if typ == "" {
 		var err error
-		if schema, err = DetectSchema(data); err != nil {
+		if schema, err = schemaOf(doc, docErr); err != nil {
 			return nil, parseErrorf("auto-detecting template type: %v", err)
 		}
 	} else if schema == "" {
@@ -121,14 +123,15 @@ func Parse(typ string, data []byte) (*Template, error) {
 	var err error
 	switch schema {
 	case SchemaBasic:
-		t.Basic, err = parseBasic(data)
+		t.Basic, err = parseBasic(doc, docErr)
 	case SchemaSemver:
+		lines = nil // a semver template is read whole, and so are its lines
 		t.Semver, err = parseSemver(data)
 		if err != nil {
 			err = fmt.Errorf("render: unable to read file: %v", err)
 		}
 	case SchemaSubstitutes:
-		t.Substitutes, err = parseSubstitutes(data)
+		t.Substitutes, err = parseSubstitutes(doc, docErr)
 		if err != nil {
 			err = fmt.Errorf("render: unable to parse template: %v", err)
 		}
@@ -136,16 +139,24 @@ func Parse(typ string, data []byte) (*Template, error) {
 	if err != nil {
 		return nil, parseErrorf("rendering template: %v", err)
 	}
-	t.Lines = findLines(data)
+	if lines == nil {
+		lines = findLines(data)
+	}
+	t.Lines = lines
 	return &t, nil
 }
 
 // DetectSchema reads the schema of a template: the "schema" key of its first document, matched
 // without regard to case as encoding/json matches keys.
 func DetectSchema(data []byte) (string, error) {
-	doc, err := FirstDocument(data)
-	if err != nil {
-		return "", fmt.Errorf("decoding template input: %v", err)
+	doc, _, err := firstDocument(data)
+	return schemaOf(doc, err)
+}
+
+// schemaOf is the template schema of the first document doc, read with error docErr.
+func schemaOf(doc json.RawMessage, docErr error) (string, error) {
+	if docErr != nil {
+		return "", fmt.Errorf("decoding template input: %v", docErr)
 	}
 	var s struct {
 		Schema string `json:"schema"`
@@ -169,21 +180,28 @@ func DetectSchema(data []byte) (string, error) {
 // document (line numbers in errors count from the start of the stream). When neither reads, the
 // JSON error is the one returned, as Kubernetes returns it.
 func FirstDocument(data []byte) (json.RawMessage, error) {
+	raw, _, err := firstDocument(data)
+	return raw, err
+}
+
+// firstDocument is FirstDocument, with the lines of the template's parts when the document was
+// read item by item (see splitDocument; nil otherwise).
+func firstDocument(data []byte) (json.RawMessage, *Lines, error) {
 	var jsonErr error
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var raw json.RawMessage
 		if jsonErr = json.NewDecoder(bytes.NewReader(t)).Decode(&raw); jsonErr == nil {
-			return raw, nil
+			return raw, nil, nil
 		}
 	}
-	raw, err := firstYAMLDocument(data)
+	raw, lines, err := firstYAMLDocument(data)
 	if err != nil && jsonErr != nil {
-		return nil, jsonErr
+		return nil, nil, jsonErr
 	}
-	return raw, err
+	return raw, lines, err
 }
 
-func firstYAMLDocument(data []byte) (json.RawMessage, error) {
+func firstYAMLDocument(data []byte) (json.RawMessage, *Lines, error) {
 	doc, content := data, false
 	for pos := 0; pos < len(data); {
 		end := bytes.IndexByte(data[pos:], '\n')
@@ -203,13 +221,16 @@ func firstYAMLDocument(data []byte) (json.RawMessage, error) {
 		pos = next
 	}
 	if !content {
-		return nil, io.EOF
+		return nil, nil, io.EOF
+	}
+	if split, ok := splitDocument(doc); ok {
+		return split.json, split.lines, nil
 	}
 	var raw json.RawMessage
 	if err := noPanic(func() error { return yaml.Unmarshal(doc, &raw) }); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return raw, nil
+	return raw, nil, nil
 }
 
 // noPanic runs a YAML parser call, turning a panic of the parser into an error.
@@ -232,37 +253,36 @@ func isSeparator(line []byte) bool {
 	return len(rest) == 0 || rest[0] == '#'
 }
 
-func parseBasic(data []byte) (*Basic, error) {
+func parseBasic(doc json.RawMessage, docErr error) (*Basic, error) {
 	var t struct {
 		Schema  string            `json:"schema"`
 		Entries []json.RawMessage `json:"entries"`
 	}
-	if err := decodeEntriesDocument(data, SchemaBasic, &t, &t.Schema, &t.Entries); err != nil {
+	if err := decodeEntriesDocument(doc, docErr, SchemaBasic, &t, &t.Schema, &t.Entries); err != nil {
 		return nil, err
 	}
 	return &Basic{Entries: t.Entries}, nil
 }
 
-func parseSubstitutes(data []byte) (*Substitutes, error) {
+func parseSubstitutes(doc json.RawMessage, docErr error) (*Substitutes, error) {
 	var t struct {
 		Schema        string            `json:"schema"`
 		Entries       []json.RawMessage `json:"entries"`
 		Substitutions []Substitution    `json:"substitutions"`
 	}
-	if err := decodeEntriesDocument(data, SchemaSubstitutes, &t, &t.Schema, &t.Entries); err != nil {
+	if err := decodeEntriesDocument(doc, docErr, SchemaSubstitutes, &t, &t.Schema, &t.Entries); err != nil {
 		return nil, err
 	}
 	return &Substitutes{Entries: t.Entries, Substitutions: t.Substitutions}, nil
 }
 
-// decodeEntriesDocument decodes the first document of data into t as opm decodes a basic or
+// decodeEntriesDocument decodes the first document doc (read with error docErr) into t as opm decodes a basic or
 // substitutes template, with its error messages: the schema (which lands in *gotSchema) must be
 // schema, and every entry (in *entries) a JSON object. t is an unnamed struct, as opm's: a
 // type's name would show in the decoding errors.
-func decodeEntriesDocument(data []byte, schema string, t any, gotSchema *string, entries *[]json.RawMessage) error {
-	doc, err := FirstDocument(data)
-	if err != nil {
-		return fmt.Errorf("decoding template schema: %v", err)
+func decodeEntriesDocument(doc json.RawMessage, docErr error, schema string, t any, gotSchema *string, entries *[]json.RawMessage) error {
+	if docErr != nil {
+		return fmt.Errorf("decoding template schema: %v", docErr)
 	}
 	if err := json.Unmarshal(doc, t); err != nil {
 		return fmt.Errorf("unmarshalling template: %v", err)
@@ -276,9 +296,14 @@ func decodeEntriesDocument(data []byte, schema string, t any, gotSchema *string,
 	return nil
 }
 
-// checkEntries refuses entries that are not JSON objects, as opm's declcfg.Meta does.
+// checkEntries refuses entries that are not JSON objects, as opm's declcfg.Meta does. Entries
+// are valid JSON (decoded from the document), so one that starts with '{' is an object; any other
+// is decoded for the error opm gives.
 func checkEntries(entries []json.RawMessage) error {
 	for _, e := range entries {
+		if t := bytes.TrimLeft(e, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+			continue
+		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(e, &m); err != nil {
 			return err
