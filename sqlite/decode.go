@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
 // Decoders for the values stored in an index database. They never panic; every malformed input is
@@ -17,7 +19,7 @@ func SplitObjects(blob []byte) ([][]byte, error) {
 	var out [][]byte
 	i := 0
 	for {
-		i = skipSpace(blob, i)
+		i = jsonscan.SkipSpace(blob, i)
 		if i >= len(blob) {
 			return out, nil
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
 // A small JSON scanner for the hot path of reading bundle columns: finding where each manifest ends
@@ -16,60 +18,11 @@ var errTruncatedJSON = errors.New("truncated JSON")
 // valueEnd returns the index just past the JSON value starting at b[0] (an object, array, string or
 // scalar). It tracks only strings and nesting; it does not validate.
 func valueEnd(b []byte) (int, error) {
-	if len(b) == 0 {
+	n, ok := jsonscan.ValueEnd(b)
+	if !ok {
 		return 0, errTruncatedJSON
 	}
-	switch b[0] {
-	case '"':
-		return stringEnd(b)
-	case '{', '[':
-		depth := 0
-		for i := 0; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				n, err := stringEnd(b[i:])
-				if err != nil {
-					return 0, err
-				}
-				i += n - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, nil
-				}
-			}
-		}
-		return 0, errTruncatedJSON
-	}
-	for i, c := range b {
-		switch c {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i, nil
-		}
-	}
-	return len(b), nil
-}
-
-// stringEnd returns the index just past the JSON string starting at b[0] == '"'.
-func stringEnd(b []byte) (int, error) {
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, nil
-		}
-	}
-	return 0, errTruncatedJSON
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
+	return n, nil
 }
 
 // foldFields returns the values of every member of a valid JSON object whose key matches key the
@@ -77,26 +30,26 @@ func skipSpace(b []byte, i int) int {
 // that order into the same value gives what json.Unmarshal into a struct with that field gives.
 func foldFields(obj []byte, key string) [][]byte {
 	var out [][]byte
-	i := skipSpace(obj, 0)
+	i := jsonscan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil
 	}
 	i++
 	for {
-		i = skipSpace(obj, i)
+		i = jsonscan.SkipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
 			return out
 		}
-		n, err := stringEnd(obj[i:])
-		if err != nil {
+		n, ok := jsonscan.StringEnd(obj[i:])
+		if !ok {
 			return out
 		}
 		rawKey := obj[i : i+n]
-		i = skipSpace(obj, i+n)
+		i = jsonscan.SkipSpace(obj, i+n)
 		if i >= len(obj) || obj[i] != ':' {
 			return out
 		}
-		i = skipSpace(obj, i+1)
+		i = jsonscan.SkipSpace(obj, i+1)
 		m, err := valueEnd(obj[i:])
 		if err != nil {
 			return out
@@ -104,7 +57,7 @@ func foldFields(obj []byte, key string) [][]byte {
 		if keyFolds(rawKey, key) {
 			out = append(out, obj[i:i+m])
 		}
-		i = skipSpace(obj, i+m)
+		i = jsonscan.SkipSpace(obj, i+m)
 		if i >= len(obj) || obj[i] != ',' {
 			return out
 		}

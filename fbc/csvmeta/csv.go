@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
 // Reading a bundle's ClusterServiceVersion among its manifests, and what opm takes from it for the
@@ -70,27 +71,27 @@ func PackageIcon(csv []byte) (*fbc.Icon, error) {
 // (exact key match, the last occurrence wins), without decoding the object: ok is false when the
 // key is absent or not a string.
 func topLevelString(obj []byte, key string) (value string, ok bool) {
-	i := skipSpace(obj, 0)
+	i := jsonscan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return "", false
 	}
 	i++
 	for {
-		i = skipSpace(obj, i)
+		i = jsonscan.SkipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
 			return value, ok
 		}
-		n, found := stringEnd(obj[i:])
+		n, found := jsonscan.StringEnd(obj[i:])
 		if !found {
 			return value, ok
 		}
 		rawKey := obj[i : i+n]
-		i = skipSpace(obj, i+n)
+		i = jsonscan.SkipSpace(obj, i+n)
 		if i >= len(obj) || obj[i] != ':' {
 			return value, ok
 		}
-		i = skipSpace(obj, i+1)
-		m, found := valueEnd(obj[i:])
+		i = jsonscan.SkipSpace(obj, i+1)
+		m, found := jsonscan.ValueEnd(obj[i:])
 		if !found {
 			return value, ok
 		}
@@ -102,7 +103,7 @@ func topLevelString(obj []byte, key string) (value string, ok bool) {
 				value, ok = "", false
 			}
 		}
-		i = skipSpace(obj, i+m)
+		i = jsonscan.SkipSpace(obj, i+m)
 		if i >= len(obj) || obj[i] != ',' {
 			return value, ok
 		}
@@ -120,63 +121,4 @@ func keyEquals(raw []byte, key string) bool {
 		return json.Unmarshal(raw, &s) == nil && s == key
 	}
 	return false
-}
-
-// valueEnd returns the index just past the JSON value starting at b[0], tracking only strings and
-// nesting (the object is valid JSON); found is false when it is truncated.
-func valueEnd(b []byte) (n int, found bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	switch b[0] {
-	case '"':
-		return stringEnd(b)
-	case '{', '[':
-		depth := 0
-		for i := 0; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				n, ok := stringEnd(b[i:])
-				if !ok {
-					return 0, false
-				}
-				i += n - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, true
-				}
-			}
-		}
-		return 0, false
-	}
-	for i, c := range b {
-		switch c {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i, true
-		}
-	}
-	return len(b), true
-}
-
-// stringEnd returns the index just past the JSON string starting at b[0] == '"'.
-func stringEnd(b []byte) (int, bool) {
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
-		}
-	}
-	return 0, false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
 }
