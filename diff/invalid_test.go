@@ -39,7 +39,7 @@ func TestTruncatedNewSide(t *testing.T) {
 	newSide := openSide(t, sharedPath(t, "conformance/invalid/malformed-json/catalog"))
 	r := diff.Compare(side("old", validDemo(t)), newSide)
 	assertFindings(t, r,
-		"breaking problem-introduced f=load-error",
+		"breaking problem-introduced f=load-syntax",
 		"breaking problem-introduced ch=stable f=entry-without-bundle",
 		"info bundle-removed b=demo.v1.2.0",
 	)

@@ -26,7 +26,7 @@ func NewValidator(opts Options) *Validator { return &Validator{opts: opts} }
 // b.Data's memory: the caller may reuse it once Add returns.
 func (v *Validator) Add(b fbc.Blob) error {
 	if b.InvalidUTF8Line > 0 {
-		v.issues = append(v.issues, invalidUTF8Issue(b))
+		v.issues = append(v.issues, InvalidUTF8Issue(b))
 	}
 	var one fbc.Catalog
 	if b.Schema == fbc.SchemaBundle {
@@ -177,10 +177,11 @@ func packageProperties(props []fbc.Property) []fbc.Property {
 	return out
 }
 
-// invalidUTF8Issue warns about bytes that are not UTF-8 in a blob, at their line. Like opm
+// InvalidUTF8Issue warns about bytes that are not UTF-8 in a blob (b.InvalidUTF8Line > 0), at their
+// line; olmcat validate and both sides of olmcat diff report it. Like opm
 // (encoding/json), the loader reads them as U+FFFD; opm says nothing, and the catalog it serves
 // then holds replacement characters where the file held other bytes.
-func invalidUTF8Issue(b fbc.Blob) *Issue {
+func InvalidUTF8Issue(b fbc.Blob) *Issue {
 	bundle := ""
 	if b.Schema == fbc.SchemaBundle {
 		bundle = b.Name
