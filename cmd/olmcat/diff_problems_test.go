@@ -41,3 +41,24 @@ func TestDiffFindsADuplicateBundleOfATemplate(t *testing.T) {
 		t.Errorf("diff of the template with itself: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// A template whose schema is misspelled is no catalog of one custom blob, valid: every command
+// refuses it with exit 2 and the same sentence, naming the file, the schema and the one meant.
+func TestMisspelledTemplateExits2(t *testing.T) {
+	withTemplateRenderer(t)
+	real := conformanceCase(t, "templates-real/jumpstarter-operator__basic.yaml__v4.20")
+	text, err := os.ReadFile(filepath.Join(real, "catalog-templates", "basic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "basic.yaml")
+	writeFile(t, file, strings.Replace(string(text), "schema: olm.template.basic", "schema: olm.template.basik", 1))
+	want := "olmcat: " + file + `: bad catalog template: its first document has schema "olm.template.basik" (line 2), which is no catalog schema: it is probably the template schema olm.template.basic misspelled`
+	published := filepath.Join(real, "catalog", "jumpstarter-operator")
+	for _, args := range [][]string{{"validate", file}, {"diff", published, file, "--fail-on", "any"}, {"graph", file}, {"render", file}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "(write schema: olm.template.basic)") {
+			t.Errorf("%v: exit %d, stdout %q, want 2 and\n%s\ngot\n%s", args, code, out, want, errs)
+		}
+	}
+}
