@@ -149,3 +149,52 @@ func invalidUTF8Catalog(t *testing.T) string {
 	}
 	return dir
 }
+
+// A warning whose rule and place stay but whose text changes is one finding that quotes both texts,
+// not the old warning fixed and a new one introduced. On community-operators-prod's
+// ecr-secret-operator: v0.4.0 is on the replaces chain and skipped by v0.5.0; when v0.4.1 skips it
+// too, the warning names both skippers.
+func TestRewordedWarningIsOneFinding(t *testing.T) {
+	const dir = "conformance/fbc/community-v4.20-csvmetadata-subset/catalog"
+	const pkg, v = "ecr-secret-operator", "ecr-secret-operator.v0"
+	oldCat, newCat := loadCatalog(t, dir), loadCatalog(t, dir)
+	editEntry(t, newCat, pkg, "alpha", v+".4.1", func(e *fbc.ChannelEntry) { e.Skips = append(e.Skips, v+".4.0") })
+	r := diff.Compare(side("old", oldCat), side("new", newCat))
+	var mine []string
+	for _, f := range r.Findings {
+		if f.Package == pkg {
+			mine = append(mine, brief(f))
+		}
+	}
+	want := []string{"info problem-changed ch=alpha b=" + v + ".4.0 f=skipped-on-replaces-chain", "info skips-changed ch=alpha b=" + v + ".4.1"}
+	if d := cmp.Diff(want, mine); d != "" {
+		t.Fatalf("findings of %s (-want +got):\n%s", pkg, d)
+	}
+	f := findingOf(t, r, diff.ProblemChanged, "alpha", v+".4.0")
+	for _, part := range []string{"new catalog: bundle \"" + v + ".4.0\" is on the replaces chain but skipped by " + v + ".4.1, " + v + ".5.0",
+		"; the old catalog said: bundle \"" + v + ".4.0\" is on the replaces chain but skipped by " + v + ".5.0:"} {
+		if !strings.Contains(f.Message, part) {
+			t.Errorf("message %q does not say %q", f.Message, part)
+		}
+	}
+	if f.Old == "" || f.New == "" {
+		t.Errorf("not located on both sides: %+v", f)
+	}
+	// An error reworded persists, quoting both texts.
+	oldCat, newCat = validDemo(t), validDemo(t)
+	editEntry(t, oldCat, "demo", "stable", "demo.v1.2.0", func(e *fbc.ChannelEntry) { e.SkipRange = "not-a-range" })
+	editEntry(t, newCat, "demo", "stable", "demo.v1.2.0", func(e *fbc.ChannelEntry) { e.SkipRange = "still-not-a-range" })
+	r = diff.Compare(side("old", oldCat), side("new", newCat))
+	var problems []string
+	for _, f := range r.Findings {
+		if f.Category == diff.CategoryValidation {
+			problems = append(problems, brief(f))
+			if !strings.Contains(f.Message, `"still-not-a-range"`) || !strings.Contains(f.Message, `the old catalog said: `) || !strings.Contains(f.Message, `"not-a-range"`) {
+				t.Errorf("reworded error: %s", f.Message)
+			}
+		}
+	}
+	if len(problems) != 1 || !strings.HasPrefix(problems[0], "warning problem-persists ch=stable b=demo.v1.2.0") {
+		t.Errorf("reworded error: %q, want one problem-persists", problems)
+	}
+}
