@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +61,42 @@ func TestMisspelledTemplateExits2(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "(write schema: olm.template.basic)") {
 			t.Errorf("%v: exit %d, stdout %q, want 2 and\n%s\ngot\n%s", args, code, out, want, errs)
 		}
+	}
+}
+
+// Every problem validate reports on an index.db (its catalog's, and where olmcat's conversion
+// departs from opm migrate) is a problem of that side in diff: compared with itself, a side counts
+// as many problems as validate reports.
+func TestDiffSideCountsValidateProblemsOfIndexDBs(t *testing.T) {
+	conformanceCase(t, "sqlite")
+	dbs, _ := filepath.Glob(filepath.Join(conformance, "sqlite", "*", "input.db"))
+	pairs, _ := filepath.Glob(filepath.Join(conformance, "..", "diffpairs", "sqlite", "*", "*.db"))
+	dbs = append(dbs, pairs...)
+	if len(dbs) < 10 {
+		t.Fatalf("only %d index.db files found", len(dbs))
+	}
+	withProblems := 0
+	for _, db := range dbs {
+		code, out, errs := runCLI(t, "validate", db, "-o", "json")
+		var v struct{ Issues []json.RawMessage }
+		if err := json.Unmarshal([]byte(out), &v); err != nil || code == 2 {
+			t.Errorf("validate %s: exit %d: %v\n%s", db, code, err, errs)
+			continue
+		}
+		code, out, errs = runCLI(t, "diff", db, db, "-o", "json")
+		var d struct{ Old, New struct{ Problems int } }
+		if err := json.Unmarshal([]byte(out), &d); err != nil || code != 0 {
+			t.Errorf("diff %s with itself: exit %d: %v\n%s", db, code, err, errs)
+			continue
+		}
+		if d.Old.Problems != len(v.Issues) || d.New.Problems != len(v.Issues) {
+			t.Errorf("%s: diff counts %d and %d problems, validate reports %d", db, d.Old.Problems, d.New.Problems, len(v.Issues))
+		}
+		if len(v.Issues) > 0 {
+			withProblems++
+		}
+	}
+	if withProblems == 0 {
+		t.Errorf("no index.db with a problem: the test shows nothing")
 	}
 }

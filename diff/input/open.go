@@ -133,7 +133,8 @@ func (l *loader) loadSQLite(src *source.Source) (*diff.Side, error) {
 	for _, d := range src.Departures().Departures {
 		side.Problems = append(side.Problems, &model.Issue{Severity: model.Warning, Rule: "migrate-" + string(d.Code),
 			File: src.String(), Package: d.Package, Channel: d.Channel, Bundle: d.Bundle,
-			Message: "opm migrate " + d.Opm + "; olmcat " + d.Olmcat})
+			Message: "opm migrate " + d.Opm + "; olmcat migrate " + d.Olmcat, // as olmcat validate words it
+			Hint:    "fix the index.db, or migrate it with olmcat, which does what is described"})
 	}
 	return side, nil
 }
