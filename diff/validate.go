@@ -2,6 +2,7 @@ package diff
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +56,23 @@ func validateSides(oldIdx, newIdx *index, unchanged map[string]bool) {
 	}
 	for _, name := range sortedNames(newIssues) {
 		newIdx.problems = append(newIdx.problems, newIssues[name]...)
+	}
+	oldIdx.skipUnchecked()
+	newIdx.skipUnchecked()
+}
+
+// skipUnchecked leaves out, as olmcat validate does, the problems that look across blobs of the
+// packages whose files did not load completely (the blobs missing would only cause misleading
+// ones), each such package getting a package-not-checked warning instead.
+func (idx *index) skipUnchecked() {
+	var load model.Issues
+	for _, i := range idx.side.Problems {
+		if strings.HasPrefix(i.Rule, "load-") { // the rules of model.LoadIssues
+			load = append(load, i)
+		}
+	}
+	if len(load) > 0 {
+		idx.problems = model.SkipUnchecked(idx.problems, idx.catalog, load)
 	}
 }
 
