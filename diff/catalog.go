@@ -57,18 +57,30 @@ func comparePackageBlob(mk func(Kind) Finding, o, n *fbc.Package) []Finding {
 	if oi, ni := iconSummary(o.Icon), iconSummary(n.Icon); oi != ni {
 		f := mk(IconChanged)
 		f.Old, f.New = oi, ni
-		f.Message = "package icon changed"
+		f.Message = "package icon " + changeVerb(oi, ni)
 		out = append(out, f)
 	}
 	if o.Description != n.Description {
 		f := mk(DescriptionChanged)
 		f.Old, f.New = shortValue(o.Description), shortValue(n.Description)
-		f.Message = "package description changed"
+		f.Message = descriptionChange(o.Description, n.Description)
 		out = append(out, f)
 	}
 	out = append(out, compareGenericProperties(mk, "package", o.Properties, n.Properties)...)
 	out = append(out, extraDiff(mk, "olm.package", o.Extra, n.Extra)...)
 	return out
+}
+
+// changeVerb says what happened to a value that differs: added (there was none), removed (there
+// is none now) or changed.
+func changeVerb(old, new string) string {
+	switch {
+	case old == "":
+		return "added"
+	case new == "":
+		return "removed"
+	}
+	return "changed"
 }
 
 // iconSummary names an icon by media type, size and digest: the data itself is no use in a review.

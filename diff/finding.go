@@ -106,6 +106,7 @@ const (
 	ProblemIntroduced Kind = "problem-introduced"
 	ProblemPersists   Kind = "problem-persists"
 	ProblemFixed      Kind = "problem-fixed"
+	ProblemChanged    Kind = "problem-changed"
 )
 
 // Rule is why a kind of finding has its severity.
@@ -172,6 +173,7 @@ var Rules = map[Kind]Rule{
 	ProblemIntroduced: {CategoryValidation, Breaking, "the new catalog has a problem the old one did not"},
 	ProblemPersists:   {CategoryValidation, Warning, "both catalogs have this problem"},
 	ProblemFixed:      {CategoryValidation, Info, "the old catalog's problem is gone"},
+	ProblemChanged:    {CategoryValidation, Info, "both catalogs have this warning (same rule and place), in other words"},
 }
 
 // Finding is one typed, located change or upgrade consequence.

@@ -8,6 +8,10 @@ type PackageStat struct {
 	Status          string `json:"status"` // added, removed, changed or unchanged
 	ChannelsAdded   int    `json:"channelsAdded"`
 	ChannelsRemoved int    `json:"channelsRemoved"`
+	// ChannelsChanged counts the channels both sides have with a catalog or graph finding, of
+	// which HeadsMoved those whose head changed (a release, a rollback).
+	ChannelsChanged int    `json:"channelsChanged"`
+	HeadsMoved      int    `json:"headsMoved"`
 	BundlesAdded    int    `json:"bundlesAdded"`
 	BundlesRemoved  int    `json:"bundlesRemoved"`
 	BundlesChanged  int    `json:"bundlesChanged"`
@@ -31,7 +35,7 @@ func packageStat(name string, op, np *pkgIndex, findings []Finding) PackageStat 
 	if np != nil {
 		newChannels, newBundles = len(np.channels), len(np.bundles)
 	}
-	changedBundles := map[string]bool{}
+	changedBundles, changedChannels, movedHeads := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, f := range findings {
 		s.Findings.add(f.Severity)
 		switch f.Kind {
@@ -53,8 +57,14 @@ func packageStat(name string, op, np *pkgIndex, findings []Finding) PackageStat 
 		if f.Category == CategoryCatalog && f.Bundle != "" && f.Channel == "" && f.Kind != BundleAdded && f.Kind != BundleRemoved {
 			changedBundles[f.Bundle] = true
 		}
+		if f.Category != CategoryValidation && f.Channel != "" && op != nil && op.channels[f.Channel] != nil && np != nil && np.channels[f.Channel] != nil {
+			changedChannels[f.Channel] = true
+			if f.Kind == HeadChanged || f.Kind == HeadMovedBackwards {
+				movedHeads[f.Channel] = true
+			}
+		}
 	}
-	s.BundlesChanged = len(changedBundles)
+	s.BundlesChanged, s.ChannelsChanged, s.HeadsMoved = len(changedBundles), len(changedChannels), len(movedHeads)
 	if s.Status == StatusUnchanged && len(findings) > 0 {
 		s.Status = StatusChanged
 	}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -11,8 +12,10 @@ import (
 
 // validateSides validates both sides package by package (no validation rule looks across packages).
 // A package the comparison found unchanged has the new side's problems of the old side, unless the
-// old side has errors there, whose places in the new side are worth finding: that saves validating
-// most of a catalog twice. Packages are validated on all CPUs at once.
+// old side has errors there, whose places in the new side are worth finding, or the two sides do
+// not hold the same number of blobs and entries (the comparison reads the first blob of a name, so
+// a duplicate added on the new side looks like no change): that saves validating most of a catalog
+// twice. Packages are validated on all CPUs at once.
 func validateSides(oldIdx, newIdx *index, unchanged map[string]bool) {
 	oldParts, newParts := splitByPackage(oldIdx.catalog), splitByPackage(newIdx.catalog)
 	var jobs []validation
@@ -21,7 +24,7 @@ func validateSides(oldIdx, newIdx *index, unchanged map[string]bool) {
 	}
 	var reuse []string
 	for name, part := range newParts {
-		if unchanged[name] && oldParts[name] != nil {
+		if unchanged[name] && oldParts[name] != nil && sameShape(oldParts[name], part) {
 			reuse = append(reuse, name)
 			continue
 		}
@@ -54,6 +57,23 @@ func validateSides(oldIdx, newIdx *index, unchanged map[string]bool) {
 	for _, name := range sortedNames(newIssues) {
 		newIdx.problems = append(newIdx.problems, newIssues[name]...)
 	}
+	oldIdx.skipUnchecked()
+	newIdx.skipUnchecked()
+}
+
+// skipUnchecked leaves out, as olmcat validate does, the problems that look across blobs of the
+// packages whose files did not load completely (the blobs missing would only cause misleading
+// ones), each such package getting a package-not-checked warning instead.
+func (idx *index) skipUnchecked() {
+	var load model.Issues
+	for _, i := range idx.side.Problems {
+		if strings.HasPrefix(i.Rule, "load-") { // the rules of model.LoadIssues
+			load = append(load, i)
+		}
+	}
+	if len(load) > 0 {
+		idx.problems = model.SkipUnchecked(idx.problems, idx.catalog, load)
+	}
 }
 
 // validation is one package of one side to validate, and, once validated, its problems.
@@ -78,6 +98,36 @@ func validateAll(jobs []validation) {
 		}()
 	}
 	wg.Wait()
+}
+
+// sameShape says whether two parts of a catalog hold as many blobs of each schema, channel entries
+// of each channel and deprecation entries. Of two parts the comparison found equal and the first
+// free of duplicates (a validation error), it tells whether the second has duplicates.
+func sameShape(a, b *fbc.Catalog) bool {
+	if len(a.Packages) != len(b.Packages) || len(a.Channels) != len(b.Channels) || len(a.Bundles) != len(b.Bundles) ||
+		len(a.Deprecations) != len(b.Deprecations) || len(a.Others) != len(b.Others) {
+		return false
+	}
+	entries := func(c *fbc.Catalog) map[string]int {
+		out := map[string]int{}
+		for _, ch := range c.Channels {
+			out[ch.Name] += len(ch.Entries)
+		}
+		for _, d := range c.Deprecations {
+			out["\x00deprecations"] += len(d.Entries)
+		}
+		return out
+	}
+	ea, eb := entries(a), entries(b)
+	if len(ea) != len(eb) {
+		return false
+	}
+	for k, n := range ea {
+		if eb[k] != n {
+			return false
+		}
+	}
+	return true
 }
 
 func splitByPackage(c *fbc.Catalog) map[string]*fbc.Catalog {

@@ -191,3 +191,69 @@ func compareGenericProperties(mk func(Kind) Finding, what string, old, new []fbc
 	}
 	return out
 }
+
+// descriptionChange says what happened to a description in a sentence, quoting as much of each
+// text as a line of review holds: from the start, or around the first difference when that is
+// further in (white space is collapsed: a description is Markdown over many lines).
+func descriptionChange(old, new string) string {
+	o, n := []rune(strings.Join(strings.Fields(old), " ")), []rune(strings.Join(strings.Fields(new), " "))
+	switch {
+	case len(n) == 0 && len(o) == 0:
+		return "package description changed only in white space"
+	case len(n) == 0:
+		return fmt.Sprintf("package description removed (it was %s)", quoteBrief(o, 0))
+	case len(o) == 0:
+		return fmt.Sprintf("package description added: %s", quoteBrief(n, 0))
+	}
+	at := 0
+	for at < len(o) && at < len(n) && o[at] == n[at] {
+		at++
+	}
+	if at == len(o) && at == len(n) {
+		return "package description changed only in white space"
+	}
+	return fmt.Sprintf("package description changed from %s to %s", quoteBrief(o, at), quoteBrief(n, at))
+}
+
+// briefRunes is how much of a text quoteBrief quotes; briefContext how much of that comes before
+// the first difference when the quote does not start at the beginning.
+const (
+	briefRunes   = 60
+	briefContext = 20
+)
+
+// quoteBrief quotes about briefRunes of r: from its start, or from briefContext before the rune
+// at when the start would not show it, cut between words where one ends near the cut; "…" marks
+// text left out.
+func quoteBrief(r []rune, at int) string {
+	start := 0
+	if at > briefRunes-briefContext {
+		start = min(at-briefContext, max(len(r)-briefRunes, 0))
+	}
+	end := min(len(r), start+briefRunes)
+	const near = 12 // how far a cut moves to fall between words
+	if end < len(r) {
+		for i := end; i > end-near && i > start; i-- {
+			if r[i] == ' ' {
+				end = i
+				break
+			}
+		}
+	}
+	if start > 0 {
+		for i := start; i < start+near && i < end && i < at; i++ {
+			if r[i-1] == ' ' {
+				start = i
+				break
+			}
+		}
+	}
+	out := strings.TrimSpace(string(r[start:end]))
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(r) {
+		out += "…"
+	}
+	return `"` + out + `"`
+}

@@ -31,7 +31,9 @@ bundles with their image, version, properties, related images, provided and requ
 dependencies, manifests and CSV metadata, deprecations, other blobs) and upgrade-graph consequences
 (head changes, bundles stranded from the head, new and longer paths, removed steps, cycles and second
 heads) are findings, each with a severity (breaking, warning, info) and the rule that decided it.
-Problems of either input (load or validation errors) are findings too; the diff runs on what loads.
+Problems of either input (load errors and every problem olmcat validate reports) are findings too,
+matched by rule and place (package, channel, bundle): introduced, persisting (an error both have),
+fixed, or changed (a warning both have, in other words); the diff runs on what loads.
 Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate does: only entries
 of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
 

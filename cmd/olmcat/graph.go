@@ -120,7 +120,7 @@ func drawGraph(ctx context.Context, catalog, oldRef, pkg, channel string, opts i
 func checkLoaded(side *diff.Side) error {
 	var failed model.Issues
 	for _, p := range side.Problems {
-		if p.Rule == "load-error" {
+		if strings.HasPrefix(p.Rule, "load-") { // the rules of model.LoadIssues
 			failed = append(failed, p)
 		}
 	}

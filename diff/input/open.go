@@ -7,7 +7,6 @@ package input
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/fbc"
@@ -73,7 +72,11 @@ func (l *loader) loadFBC(src *source.Source) (*diff.Side, error) {
 	cat := &fbc.Catalog{}
 	var waiting []pendingBundle
 	var owned []*sharedBundle
+	var problems model.Issues
 	err := src.Walk(l.ctx, func(b fbc.Blob) error {
+		if b.InvalidUTF8Line > 0 {
+			problems = append(problems, model.InvalidUTF8Issue(b)) // as olmcat validate warns
+		}
 		if b.Schema != fbc.SchemaBundle {
 			return cat.Add(b)
 		}
@@ -108,7 +111,7 @@ func (l *loader) loadFBC(src *source.Source) (*diff.Side, error) {
 	if err != nil && !errors.As(err, &lerrs) {
 		return nil, err
 	}
-	problems := append(loadProblems(err), finish(cat, waiting)...)
+	problems = append(append(loadProblems(err), finish(cat, waiting)...), problems...)
 	return &diff.Side{Source: src.String(), Format: FormatFBC, Catalog: cat, Problems: problems}, nil
 }
 
@@ -130,38 +133,19 @@ func (l *loader) loadSQLite(src *source.Source) (*diff.Side, error) {
 	for _, d := range src.Departures().Departures {
 		side.Problems = append(side.Problems, &model.Issue{Severity: model.Warning, Rule: "migrate-" + string(d.Code),
 			File: src.String(), Package: d.Package, Channel: d.Channel, Bundle: d.Bundle,
-			Message: "opm migrate " + d.Opm + "; olmcat " + d.Olmcat})
+			Message: "opm migrate " + d.Opm + "; olmcat migrate " + d.Olmcat, // as olmcat validate words it
+			Hint:    "fix the index.db, or migrate it with olmcat, which does what is described"})
 	}
 	return side, nil
 }
 
-// loadProblems turns the loader's errors into issues, so that they compare and print like
-// validation problems.
+// loadProblems turns the loader's errors (*fbc.LoadErrors) into issues as olmcat validate does
+// (model.LoadIssues: the same rules, e.g. load-syntax, and fix hints), so that they compare and
+// print like validation problems.
 func loadProblems(err error) model.Issues {
-	if err == nil {
-		return nil
+	issues, other := model.LoadIssues(err)
+	if other != nil {
+		return model.Issues{{Severity: model.Error, Rule: "load-io", Message: other.Error(), Hint: "check that the file is readable"}}
 	}
-	var lerrs *fbc.LoadErrors
-	if !errors.As(err, &lerrs) {
-		return model.Issues{{Severity: model.Error, Rule: "load-error", Message: err.Error()}}
-	}
-	out := make(model.Issues, 0, len(lerrs.Errs)+1)
-	for _, e := range lerrs.Errs {
-		i := &model.Issue{Severity: model.Error, Rule: "load-error", Loc: e.Loc, File: e.Loc.File, Line: e.Loc.Line,
-			Package: e.Package, Message: e.Err.Error()}
-		switch e.Schema {
-		case fbc.SchemaBundle:
-			i.Bundle = e.Name
-		case fbc.SchemaChannel:
-			i.Channel = e.Name
-		case fbc.SchemaPackage:
-			i.Package = e.Name
-		}
-		out = append(out, i)
-	}
-	if lerrs.Omitted > 0 {
-		out = append(out, &model.Issue{Severity: model.Error, Rule: "load-error",
-			Message: fmt.Sprintf("%d more load problems not listed", lerrs.Omitted)})
-	}
-	return out
+	return issues
 }

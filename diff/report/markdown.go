@@ -44,7 +44,7 @@ func MarkdownOptions(w io.Writer, r *diff.Report, opts Options) error {
 			c := countOf(groups[name])
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s |\n", cell(displayName(name)), p.Status,
 				emphasize(c.Breaking, fmt.Sprint(c.Breaking)), c.Warning, c.Info,
-				counted(p.ChannelsAdded, p.ChannelsRemoved), counted(p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged))
+				channelsCounted(p), counted(p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged))
 		}
 		b.WriteString("\n")
 	}
@@ -241,6 +241,25 @@ func counted(counts ...int) string {
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, []string{"added", "removed", "changed"}[i]))
 		}
+	}
+	if len(parts) == 0 {
+		return "unchanged"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// channelsCounted writes what happened to a package's channels, each counted once: "1 added, 1
+// head moved, 2 changed" (changed: an entry or edge changed, the head did not move).
+func channelsCounted(p diff.PackageStat) string {
+	var parts []string
+	if n := p.ChannelsAdded + p.ChannelsRemoved; n > 0 {
+		parts = append(parts, counted(p.ChannelsAdded, p.ChannelsRemoved))
+	}
+	if p.HeadsMoved > 0 {
+		parts = append(parts, plural.Of(p.HeadsMoved, "head")+" moved")
+	}
+	if n := p.ChannelsChanged - p.HeadsMoved; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d changed", n))
 	}
 	if len(parts) == 0 {
 		return "unchanged"

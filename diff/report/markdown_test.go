@@ -132,7 +132,7 @@ func TestMarkdownOnInfrawatch(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| package | status | breaking | warnings | info | channels | bundles |",
-		"| smart-gateway-operator | changed | **1** | 3 | 9 | 1 added | 2 changed |",
+		"| smart-gateway-operator | changed | **1** | 3 | 9 | 1 added, 1 head moved | 2 changed |",
 		"<details open><summary><b>smart-gateway-operator</b>: 1 breaking, 3 warnings, 9 info</summary>",
 		"| 🟠 warning | `default-channel-changed` | package smart-gateway-operator | default channel changed",
 		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: OLM offers them no upgrade now; before, it was the head itself |",

@@ -66,6 +66,8 @@ func change(f diff.Finding) string {
 		if f.Old != "" {
 			return fmt.Sprintf("%s (default channel %q)", f.Message, f.Old)
 		}
+	case diff.DescriptionChanged:
+		return f.Message // it quotes what changed, which the values, cut to their start, may not show
 	case diff.HeadChanged:
 		return strings.Replace(f.Message, "channel head changed from", "head moved from", 1)
 	case diff.HeadMovedBackwards:
@@ -86,7 +88,7 @@ func change(f diff.Finding) string {
 		if steps := strings.Split(f.New, " -> "); len(steps) > 1 {
 			return "upgrade cycle introduced: " + strings.Join(steps[:len(steps)-1], ", then ") + ", and back to " + steps[len(steps)-1]
 		}
-	case diff.ProblemIntroduced, diff.ProblemFixed, diff.ProblemPersists:
+	case diff.ProblemIntroduced, diff.ProblemFixed, diff.ProblemPersists, diff.ProblemChanged:
 		if loc := firstNonEmpty(f.New, f.Old); loc != "" {
 			return f.Message + " (" + loc + ")"
 		}
@@ -95,7 +97,8 @@ func change(f diff.Finding) string {
 	return withValues(f)
 }
 
-// withValues adds the values a message does not already name.
+// withValues adds the values a message does not already name. A value "changed" that one side
+// does not have was added or removed, and is said so: "changed: OLD" would read as the new value.
 func withValues(f diff.Finding) string {
 	msg := f.Message
 	hasOld := f.Old == "" || strings.Contains(msg, f.Old)
@@ -105,6 +108,10 @@ func withValues(f diff.Finding) string {
 		return msg
 	case f.Old != "" && f.New != "":
 		return fmt.Sprintf("%s: from %s to %s", msg, f.Old, f.New)
+	case f.New == "" && strings.HasSuffix(msg, " changed"):
+		return strings.TrimSuffix(msg, " changed") + " removed (it was " + f.Old + ")"
+	case f.Old == "" && strings.HasSuffix(msg, " changed"):
+		return strings.TrimSuffix(msg, " changed") + " added: " + f.New
 	}
 	return msg + ": " + f.Old + f.New
 }

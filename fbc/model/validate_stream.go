@@ -26,7 +26,7 @@ func NewValidator(opts Options) *Validator { return &Validator{opts: opts} }
 // b.Data's memory: the caller may reuse it once Add returns.
 func (v *Validator) Add(b fbc.Blob) error {
 	if b.InvalidUTF8Line > 0 {
-		v.issues = append(v.issues, invalidUTF8Issue(b))
+		v.issues = append(v.issues, InvalidUTF8Issue(b))
 	}
 	var one fbc.Catalog
 	if b.Schema == fbc.SchemaBundle {
@@ -93,15 +93,25 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 	issues := append(v.issues, built...)
 	issues = append(issues, validateDeprecationBlobs(&v.kept)...)
 	issues = append(issues, validateModel(m, false)...)
-	if incomplete := v.incompletePackages(loadIssues); len(incomplete) > 0 {
-		issues = dropCrossBlobIssues(issues, incomplete)
-	}
+	issues = SkipUnchecked(issues, &v.kept, loadIssues)
 	return finish(append(loadIssues, issues...), v.opts), nil
 }
 
-// incompletePackages maps each package with blobs in a file that had load problems to the first
-// problem of that file.
-func (v *Validator) incompletePackages(loadIssues Issues) map[string]fbc.Location {
+// SkipUnchecked does to issues what Finish does: the rules that look across blobs are dropped for
+// the packages of c with blobs in a file that did not load completely (loadIssues, as LoadIssues
+// gives them), and each such package gets one package-not-checked warning instead. olmcat diff
+// applies it to a catalog loaded as far as it goes and validated with ValidateCatalog, so that
+// both commands report the same problems.
+func SkipUnchecked(issues Issues, c *fbc.Catalog, loadIssues Issues) Issues {
+	if incomplete := incompletePackages(c, loadIssues); len(incomplete) > 0 {
+		return dropCrossBlobIssues(issues, incomplete)
+	}
+	return issues
+}
+
+// incompletePackages maps each package with blobs of c in a file that had load problems to the
+// first problem of that file.
+func incompletePackages(c *fbc.Catalog, loadIssues Issues) map[string]fbc.Location {
 	badFiles := map[string]fbc.Location{} // file -> its first load problem
 	out := map[string]fbc.Location{}
 	for _, i := range loadIssues {
@@ -118,16 +128,16 @@ func (v *Validator) incompletePackages(loadIssues Issues) map[string]fbc.Locatio
 			out[pkg] = first
 		}
 	}
-	for _, p := range v.kept.Packages {
+	for _, p := range c.Packages {
 		note(p.Name, p.Loc)
 	}
-	for _, c := range v.kept.Channels {
-		note(c.Package, c.Loc)
+	for _, ch := range c.Channels {
+		note(ch.Package, ch.Loc)
 	}
-	for _, b := range v.kept.Bundles {
+	for _, b := range c.Bundles {
 		note(b.Package, b.Loc)
 	}
-	for _, d := range v.kept.Deprecations {
+	for _, d := range c.Deprecations {
 		note(d.Package, d.Loc)
 	}
 	return out
@@ -177,10 +187,11 @@ func packageProperties(props []fbc.Property) []fbc.Property {
 	return out
 }
 
-// invalidUTF8Issue warns about bytes that are not UTF-8 in a blob, at their line. Like opm
+// InvalidUTF8Issue warns about bytes that are not UTF-8 in a blob (b.InvalidUTF8Line > 0), at their
+// line; olmcat validate and both sides of olmcat diff report it. Like opm
 // (encoding/json), the loader reads them as U+FFFD; opm says nothing, and the catalog it serves
 // then holds replacement characters where the file held other bytes.
-func invalidUTF8Issue(b fbc.Blob) *Issue {
+func InvalidUTF8Issue(b fbc.Blob) *Issue {
 	bundle := ""
 	if b.Schema == fbc.SchemaBundle {
 		bundle = b.Name

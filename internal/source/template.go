@@ -37,75 +37,88 @@ type TemplateRenderer func(ctx context.Context, data []byte, name string, bundle
 // for a stream that starts with '{' and is not JSON: flow-style YAML, which it reads (up to
 // fbc.DefaultMaxBlobSize) as opm's YAML-or-JSON decoder does.
 func TemplateSchema(r io.Reader) (string, bool) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	first, err := firstNonSpace(br)
-	if err != nil {
-		return "", false
-	}
-	var schema string
-	if first == '{' {
-		var doc struct{ Schema string } // encoding/json matches keys case-insensitively, as opm's detection does
-		var read bytes.Buffer
-		if json.NewDecoder(io.TeeReader(br, &read)).Decode(&doc) == nil {
-			schema = doc.Schema
-		} else {
-			// Not JSON: flow-style YAML (`{schema: olm.semver, ...}`), read as YAML as opm reads it.
-			data, err := io.ReadAll(io.MultiReader(&read, io.LimitReader(br, fbc.DefaultMaxBlobSize)))
-			if err != nil {
-				return "", false
-			}
-			if schema, err = template.DetectSchema(data); err != nil {
-				return "", false
-			}
-		}
-	} else {
-		schema = yamlTopLevelSchema(br)
-	}
-	for _, s := range fbc.TemplateSchemas {
-		if schema == s {
-			return s, true
-		}
+	schema, _ := firstSchema(r)
+	if slices.Contains(fbc.TemplateSchemas, schema) {
+		return schema, true
 	}
 	return "", false
 }
 
-func firstNonSpace(br *bufio.Reader) (byte, error) {
+// firstSchema reads the schema of the first document of r as TemplateSchema does, and the line it
+// is on (for JSON, the line the document starts on); "" and 0 when there is none.
+func firstSchema(r io.Reader) (schema string, line int) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, blank, err := firstNonSpace(br)
+	if err != nil {
+		return "", 0
+	}
+	line = blank + 1
+	if first == '{' {
+		var doc struct{ Schema string } // encoding/json matches keys case-insensitively, as opm's detection does
+		var read bytes.Buffer
+		if json.NewDecoder(io.TeeReader(br, &read)).Decode(&doc) == nil {
+			return doc.Schema, line
+		}
+		// Not JSON: flow-style YAML (`{schema: olm.semver, ...}`), read as YAML as opm reads it.
+		data, err := io.ReadAll(io.MultiReader(&read, io.LimitReader(br, fbc.DefaultMaxBlobSize)))
+		if err != nil {
+			return "", 0
+		}
+		if schema, err = template.DetectSchema(data); err != nil {
+			return "", 0
+		}
+		return schema, line
+	}
+	schema, at := yamlTopLevelSchema(br)
+	if schema == "" {
+		return "", 0
+	}
+	return schema, line + at
+}
+
+// firstNonSpace skips white space and returns the first other byte, unread, and how many line
+// ends it skipped.
+func firstNonSpace(br *bufio.Reader) (first byte, lines int, err error) {
 	for {
 		b, err := br.ReadByte()
 		if err != nil {
-			return 0, err
+			return 0, lines, err
 		}
 		switch b {
-		case ' ', '\t', '\r', '\n', 0xEF, 0xBB, 0xBF: // a UTF-8 byte order mark too
+		case '\n':
+			lines++
+			continue
+		case ' ', '\t', '\r', 0xEF, 0xBB, 0xBF: // a UTF-8 byte order mark too
 			continue
 		}
-		return b, br.UnreadByte()
+		return b, lines, br.UnreadByte()
 	}
 }
 
 // yamlTopLevelSchema finds the top-level schema key of the first YAML document: a line at column
-// 0 reading `schema: VALUE` (any case), before the document ends.
-func yamlTopLevelSchema(br *bufio.Reader) string {
+// 0 reading `schema: VALUE` (any case), before the document ends; at counts the lines read before
+// it.
+func yamlTopLevelSchema(br *bufio.Reader) (schema string, at int) {
 	started := false
-	for {
+	for ; ; at++ {
 		line, err := br.ReadString('\n')
 		trimmed := strings.TrimRight(line, " \t\r\n")
 		switch {
 		case trimmed == "---" || strings.HasPrefix(trimmed, "--- "):
 			if started {
-				return ""
+				return "", 0
 			}
 		case trimmed == "...":
-			return ""
+			return "", 0
 		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "%"):
 		default:
 			started = true
 			if v, ok := yamlSchemaValue(trimmed); ok {
-				return v
+				return v, at
 			}
 		}
 		if err != nil {
-			return ""
+			return "", 0
 		}
 	}
 }
@@ -128,21 +141,34 @@ func yamlSchemaValue(line string) (string, bool) {
 // templateFile reports whether the FBC file at path is a catalog template, reading its first
 // document only.
 func templateFile(path string) (string, bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	schema, _, err := firstSchemaOf(path)
+	if err != nil || !slices.Contains(fbc.TemplateSchemas, schema) {
 		return "", false, err
 	}
+	return schema, true, nil
+}
+
+// firstSchemaOf is firstSchema of the file at path.
+func firstSchemaOf(path string) (string, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
 	defer f.Close()
-	schema, ok := TemplateSchema(f)
-	return schema, ok, nil
+	schema, line := firstSchema(f)
+	return schema, line, nil
 }
 
 // openIfTemplate opens the FBC file at path (the reference's file, or the spool of a stream) as
-// the catalog template it is, rendered; isTemplate false when it is not one.
+// the catalog template it is, rendered; isTemplate false when it is not one. A file that is no
+// template but looks meant to be one is an error (see notQuiteTemplate).
 func (s *Source) openIfTemplate(ctx context.Context, path string) (isTemplate bool, err error) {
-	schema, ok, err := templateFile(path)
-	if err != nil || !ok {
+	schema, line, err := firstSchemaOf(path)
+	if err != nil {
 		return false, classify(s.ref.Raw, err)
+	}
+	if !slices.Contains(fbc.TemplateSchemas, schema) {
+		return false, s.notQuiteTemplate(schema, line)
 	}
 	data, err := ReadInput(ctx, path, nil, fbc.DefaultMaxBlobSize)
 	if e, ok := err.(*Error); ok {
