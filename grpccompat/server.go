@@ -176,6 +176,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, drainTimeout time.
 	}
 	s.log.Info("shutting down: draining in-flight calls", "timeout", drainTimeout)
 	s.health.Shutdown() // probes now see NOT_SERVING
+	s.registry.Stop()   // calls still waiting for the catalog give up
 	drained := make(chan struct{})
 	go func() { s.grpc.GracefulStop(); close(drained) }()
 	select {

@@ -22,7 +22,8 @@ an index.db (recognized by its SQLite header) is answered straight from SQL the 
 'opm registry serve' (v1.72) answers; a File-Based Catalog (directory or file) the way 'opm serve'
 answers, with api.ExperimentalRegistry too. Also served: grpc.health.v1.Health (services "" and
 "Registry" report NOT_SERVING until the catalog is loaded, then SERVING) and server reflection
-(v1 and v1alpha).
+(v1 and v1alpha). The port opens before the catalog is loaded: a call made meanwhile waits for it,
+up to the call's deadline (opm does not listen until it has loaded the catalog).
 
 A catalog that fails validation is refused at start: every problem is reported, the report goes
 to the termination log, and the exit code is 1.
