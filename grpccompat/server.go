@@ -48,7 +48,13 @@ type ServerOptions struct {
 	// few calls of each connection are admitted beyond it, up to as many again on all connections;
 	// health Check is never refused (health Watch streams count as calls).
 	MaxConcurrentCalls int
+	// HandshakeTimeout closes a connection that has not completed HTTP/2's handshake in this time
+	// (default DefaultHandshakeTimeout; grpc's own default, 120 s, let silent connections pile up).
+	HandshakeTimeout time.Duration
 }
+
+// DefaultHandshakeTimeout bounds a new connection's HTTP/2 handshake: a client sends it at once.
+const DefaultHandshakeTimeout = 10 * time.Second
 
 // The defaults of the bounds on open calls. opm has none: a client that opened ListBundles
 // streams without reading them made opm (and olmcat before these bounds) keep about 100 KB per
@@ -109,6 +115,9 @@ func NewServer(o ServerOptions) *Server {
 	if o.MaxConcurrentCalls <= 0 {
 		o.MaxConcurrentCalls = DefaultMaxConcurrentCalls
 	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
 	s := &Server{registry: NewRegistry(nil), health: health.NewServer(), log: o.Logger}
 	s.registry.rawSendable = true
 	logCalls := callLogger{o.Logger}
@@ -131,6 +140,7 @@ func NewServer(o ServerOptions) *Server {
 		grpc.MaxHeaderListSize(maxRequestMetadata),
 		grpc.SharedWriteBuffer(true), // a connection's write buffer is released while it is idle
 		grpc.KeepaliveParams(ka),
+		grpc.ConnectionTimeout(o.HandshakeTimeout),
 		// Clients that ping more often than this are not punished with GOAWAY.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(unary...),

@@ -148,6 +148,10 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer stop()
 	}
+	conns := capConnections(log, &lis, &hlis, &mlis)
+	if m != nil {
+		m.reg.MustRegister(conns.collectors()...)
+	}
 	scheme := "HTTP"
 	if certs != nil {
 		scheme = "HTTPS"
@@ -247,6 +251,32 @@ func Run(ctx context.Context, o Options) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// capConnections wraps the listeners so that together they stay within the file descriptor limit
+// (raised to its hard limit first), less a reserve for the process's own files.
+func capConnections(log *slog.Logger, ls ...*net.Listener) *connMetrics {
+	m := newConnMetrics()
+	limit, err := raiseFileLimit()
+	if err != nil {
+		log.Warn("cannot read the file descriptor limit; connections are capped for 1024", "error", err)
+		limit = 1024
+	}
+	n := 0
+	for _, l := range ls {
+		if *l != nil {
+			n++
+		}
+	}
+	per := connLimit(limit, n)
+	names := []string{"grpc", "http", "metrics"}
+	for i, l := range ls {
+		if *l != nil {
+			*l = newConnListener(*l, names[i], per, m, log)
+		}
+	}
+	log.Info("connection limits", "file-descriptors", limit, "connections-per-listener", per)
+	return m
 }
 
 func cacheOnly(ctx context.Context, src *source.Source, o Options, log *slog.Logger) error {
