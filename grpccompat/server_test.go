@@ -323,7 +323,8 @@ func TestGracefulStopLetsStreamsFinish(t *testing.T) {
 
 // Health Watch streams stay open, so they count toward MaxConcurrentCalls: on one connection with
 // a limit of 2, the first 4 Watches (2 reserved, 2 shared) are admitted and the next one fails at
-// once with ResourceExhausted, while a unary health Check is still answered.
+// once with ResourceExhausted, while a unary health Check is still answered (NOT_SERVING while
+// the calls are open).
 func TestHealthWatchCountsTowardCallLimit(t *testing.T) {
 	const limit = 2
 	_, conn, _, _ := startWith(t, fakeBackend{}, grpccompat.ServerOptions{MaxConcurrentCalls: limit})
@@ -347,9 +348,27 @@ func TestHealthWatchCountsTowardCallLimit(t *testing.T) {
 			t.Errorf("Watch %d beside %d open Watches: %v, %v; want ResourceExhausted", i+1, admitted, r, err)
 		}
 	}
-	if r, err := h.Check(callCtx, &healthpb.HealthCheckRequest{}); err != nil || r.Status != healthpb.HealthCheckResponse_SERVING {
-		t.Errorf("Check beside %d open Watches: %v, %v; want SERVING", admitted, r, err)
+	// Check is still answered, and says the server cannot take calls (issue 27.6: it said
+	// SERVING while every call was refused) until one ends.
+	check := func(want healthpb.HealthCheckResponse_ServingStatus) {
+		t.Helper()
+		var r *healthpb.HealthCheckResponse
+		var err error
+		for range 100 { // the status follows the calls within moments
+			if r, err = h.Check(callCtx, &healthpb.HealthCheckRequest{}); err != nil || r.Status == want {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err != nil || r.Status != want {
+			t.Errorf("Check: %v, %v; want %v", r, err, want)
+		}
 	}
+	check(healthpb.HealthCheckResponse_NOT_SERVING)
+	cancelCalls()
+	callCtx, cancelCalls = context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelCalls()
+	check(healthpb.HealthCheckResponse_SERVING)
 }
 
 // A server stopped before its catalog was loaded does not keep the calls waiting for it until the

@@ -65,6 +65,8 @@ type Options struct {
 	Version, Revision string
 	// MaxConcurrentCalls bounds the gRPC calls open at once (0: grpccompat.DefaultMaxConcurrentCalls).
 	MaxConcurrentCalls int
+	// StallTimeout ends gRPC streams whose client reads nothing (0: grpccompat.DefaultStallTimeout).
+	StallTimeout time.Duration
 }
 
 // guardOutputs refuses what serving would write into its own input: a --cache-dir that is, holds
@@ -177,14 +179,18 @@ func Run(ctx context.Context, o Options) error {
 	var srv *grpccompat.Server
 	if lis != nil {
 		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC, Registerer: m.registerer(),
-			MaxConcurrentCalls: o.MaxConcurrentCalls})
+			MaxConcurrentCalls: o.MaxConcurrentCalls, StallTimeout: o.StallTimeout})
 		go func() { served <- srv.Serve(serveCtx, lis, o.DrainTimeout) }()
 		log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
 	}
 	var hsrv *httpapi.Server
 	if hlis != nil {
-		hsrv = httpapi.NewServer(httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log,
-			DisableMetas: o.HTTPNoMetas, Metrics: m.httpHandler(), Registerer: m.registerer()})
+		ho := httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log,
+			DisableMetas: o.HTTPNoMetas, Metrics: m.httpHandler(), Registerer: m.registerer()}
+		if srv != nil {
+			ho.Serving = srv.Serving // /readyz follows gRPC health
+		}
+		hsrv = httpapi.NewServer(ho)
 		go func() { served <- hsrv.Serve(serveCtx, hlis, o.DrainTimeout) }()
 		log.Info("listening ("+scheme+", catalogd API); loading catalog", "http-addr", hlis.Addr().String(), "path", o.Path, "kind", kind)
 	}
