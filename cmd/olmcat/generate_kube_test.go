@@ -156,3 +156,23 @@ func TestGenerateKubeRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Without --memory the request is measured by loading the catalog, here from --catalog.
+func TestGenerateKubeMeasuresMemory(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "generate", "kube", "quay.io/example/catalog:v1", "--catalog", "../../fixtures/catalog")
+	if code != 0 || !strings.Contains(stderr, "peaked at") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var dep appsv1.Deployment
+	for _, doc := range strings.Split(stdout, "\n---\n") {
+		if strings.Contains(doc, "\nkind: Deployment\n") {
+			if err := yaml.UnmarshalStrict([]byte(doc), &dep); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	req := dep.Spec.Template.Spec.Containers[0].Resources.Requests.Memory().Value()
+	if req < 16<<20 || req%(16<<20) != 0 {
+		t.Errorf("measured memory request %d: want a multiple of 16Mi, at least 16Mi", req)
+	}
+}
