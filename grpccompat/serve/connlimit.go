@@ -27,7 +27,7 @@ import (
 // the spool, logs, the listeners, DNS) out of limit.
 func fdReserve(limit int) int { return max(64, limit/8) }
 
-// connLimits are the per-listener connection caps for a process allowed limit descriptors with
+// connLimit is the per-listener connection cap of a process allowed limit descriptors with
 // listeners listeners.
 func connLimit(limit, listeners int) int {
 	if listeners < 1 {

@@ -33,7 +33,7 @@ func MeasureMemory(ctx context.Context, o Options) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	peak, err := peakRSS()
+	peak, err := selfPeakRSS()
 	if backend != nil {
 		backend.Close()
 	}
@@ -48,8 +48,8 @@ func MeasureMemory(ctx context.Context, o Options) (uint64, error) {
 	return peak, nil
 }
 
-// peakRSS reads VmHWM from /proc/self/status.
-func peakRSS() (uint64, error) {
+// selfPeakRSS reads VmHWM from /proc/self/status.
+func selfPeakRSS() (uint64, error) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0, err
