@@ -60,6 +60,12 @@ Flags are opm serve's (v1.73), with the same meaning; --pprof-addr is off unless
 listens on localhost:6060 by default). --metrics-addr, --log-format and the --http-* flags are
 olmcat's.
 
+Limits (opm has none): each listener holds at most its share of the file descriptor limit (raised
+to the hard limit at start), evicting the oldest connection that has sent nothing for a new one;
+a gRPC connection must complete its handshake within 10 s. A stream whose client reads nothing
+gives its call slot back after 10 s and is ended after 30 s. While every call slot is taken, health
+answers NOT_SERVING and /readyz 503. See olmcat_connections_* and olmcat_grpc_stalled_streams_total.
+
 SIGTERM, SIGINT and SIGHUP stop accepting calls and let in-flight calls finish (--drain-timeout),
 then remove the temporary cache and exit 0.
 
