@@ -534,7 +534,7 @@ func (l *callLimit) watchStalls(srv any, ss grpc.ServerStream, method string, sl
 		defer l.handlers.Done()
 		done <- h(srv, ws)
 	}()
-	tick := time.NewTicker(min(l.stallTimeout/6, time.Second))
+	tick := time.NewTicker(max(min(l.stallTimeout/6, time.Second), time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
