@@ -233,8 +233,8 @@ func kubeManifests(o kubeOptions) []map[string]any {
 					// SCC assigns its own; drop runAsUser and runAsGroup there).
 					"securityContext": map[string]any{"runAsNonRoot": true, "runAsUser": kubeUser, "runAsGroup": kubeUser, "fsGroup": kubeUser,
 						"seccompProfile": map[string]any{"type": "RuntimeDefault"}},
-					"containers":      []any{container},
-					"volumes":         []any{map[string]any{"name": "tmp", "emptyDir": map[string]any{}}},
+					"containers": []any{container},
+					"volumes":    []any{map[string]any{"name": "tmp", "emptyDir": map[string]any{}}},
 				},
 			},
 		},
@@ -270,4 +270,3 @@ func writeKube(w io.Writer, o kubeOptions) error {
 	}
 	return nil
 }
-
