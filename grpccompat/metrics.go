@@ -14,6 +14,7 @@ import (
 type serverMetrics struct {
 	std      *grpcprom.ServerMetrics
 	inFlight *prometheus.GaugeVec
+	stalled  *prometheus.CounterVec
 }
 
 func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
@@ -23,8 +24,14 @@ func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
 			Name: "olmcat_grpc_calls_in_flight",
 			Help: "gRPC calls being answered (unary calls and streams such as ListBundles), by service and method.",
 		}, []string{"grpc_service", "grpc_method"}),
+		stalled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "olmcat_grpc_stalled_streams_total",
+			Help: "Server streams whose client read nothing: released (the call's slot given back, after a third of the stall timeout), ended (after the stall timeout).",
+		}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.std, m.inFlight)
+	m.stalled.WithLabelValues("released")
+	m.stalled.WithLabelValues("ended")
+	reg.MustRegister(m.std, m.inFlight, m.stalled)
 	return m
 }
 

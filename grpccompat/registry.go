@@ -2,7 +2,9 @@ package grpccompat
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
@@ -15,19 +17,25 @@ import (
 )
 
 // Registry implements api.RegistryServer and api.ExperimentalRegistryServer on top of a Backend
-// that can be installed after the server has started listening: until then every call fails
-// with Unavailable, and health reports NOT_SERVING.
+// that can be installed after the server has started listening: until then a call waits for it,
+// up to the call's deadline (a client that dials as soon as the port opens is answered once the
+// catalog is loaded, where opm would not have been listening yet), and health reports
+// NOT_SERVING. A call still waiting when the server stops fails with Unavailable.
 type Registry struct {
 	api.UnimplementedRegistryServer
 	api.UnimplementedExperimentalRegistryServer
 	backend atomic.Pointer[api.Backend]
+	ready   chan struct{} // closed once a backend is installed
+	stopped chan struct{} // closed when the server stops: waiting calls give up
+	once    sync.Once
+	stop    sync.Once
 	// rawSendable is set when the grpc server uses the codec that sends api.PreEncoded messages.
 	rawSendable bool
 }
 
 // NewRegistry returns a Registry answering from b (nil: not ready yet; see SetBackend).
 func NewRegistry(b api.Backend) *Registry {
-	r := &Registry{}
+	r := &Registry{ready: make(chan struct{}), stopped: make(chan struct{})}
 	if b != nil {
 		r.SetBackend(b)
 	}
@@ -35,18 +43,36 @@ func NewRegistry(b api.Backend) *Registry {
 }
 
 // SetBackend installs the backend that answers from now on.
-func (r *Registry) SetBackend(b api.Backend) { r.backend.Store(&b) }
+func (r *Registry) SetBackend(b api.Backend) {
+	r.backend.Store(&b)
+	r.once.Do(func() { close(r.ready) })
+}
 
-func (r *Registry) get() (api.Backend, error) {
-	b := r.backend.Load()
-	if b == nil {
-		return nil, status.Error(codes.Unavailable, "catalog is still loading")
+// Stop makes the calls waiting for the catalog fail with Unavailable (the server is stopping
+// before it was loaded).
+func (r *Registry) Stop() { r.stop.Do(func() { close(r.stopped) }) }
+
+// get returns the backend, waiting for it while the catalog loads: until it is installed, the
+// call's context ends (its deadline: the client gets DeadlineExceeded) or the server stops.
+func (r *Registry) get(ctx context.Context) (api.Backend, error) {
+	if b := r.backend.Load(); b != nil {
+		return *b, nil
 	}
-	return *b, nil
+	select {
+	case <-r.ready:
+		return *r.backend.Load(), nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, status.Error(codes.DeadlineExceeded, "catalog is still loading: the call's deadline passed while it waited")
+		}
+		return nil, status.Error(codes.Canceled, "catalog is still loading: the call was cancelled while it waited")
+	case <-r.stopped:
+		return nil, status.Error(codes.Unavailable, "the server is stopping before its catalog was loaded")
+	}
 }
 
 func (r *Registry) ListPackages(_ *api.ListPackageRequest, stream grpc.ServerStreamingServer[api.PackageName]) error {
-	b, err := r.get()
+	b, err := r.get(stream.Context())
 	if err != nil {
 		return err
 	}
@@ -63,7 +89,7 @@ func (r *Registry) ListPackages(_ *api.ListPackageRequest, stream grpc.ServerStr
 }
 
 func (r *Registry) GetPackage(ctx context.Context, req *api.GetPackageRequest) (*api.Package, error) {
-	b, err := r.get()
+	b, err := r.get(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +97,7 @@ func (r *Registry) GetPackage(ctx context.Context, req *api.GetPackageRequest) (
 }
 
 func (r *Registry) GetBundle(ctx context.Context, req *api.GetBundleRequest) (*api.Bundle, error) {
-	b, err := r.get()
+	b, err := r.get(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +105,7 @@ func (r *Registry) GetBundle(ctx context.Context, req *api.GetBundleRequest) (*a
 }
 
 func (r *Registry) GetBundleForChannel(ctx context.Context, req *api.GetBundleInChannelRequest) (*api.Bundle, error) {
-	b, err := r.get()
+	b, err := r.get(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +113,7 @@ func (r *Registry) GetBundleForChannel(ctx context.Context, req *api.GetBundleIn
 }
 
 func (r *Registry) GetChannelEntriesThatReplace(req *api.GetAllReplacementsRequest, stream grpc.ServerStreamingServer[api.ChannelEntry]) error {
-	b, err := r.get()
+	b, err := r.get(stream.Context())
 	if err != nil {
 		return err
 	}
@@ -97,7 +123,7 @@ func (r *Registry) GetChannelEntriesThatReplace(req *api.GetAllReplacementsReque
 }
 
 func (r *Registry) GetBundleThatReplaces(ctx context.Context, req *api.GetReplacementRequest) (*api.Bundle, error) {
-	b, err := r.get()
+	b, err := r.get(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +131,7 @@ func (r *Registry) GetBundleThatReplaces(ctx context.Context, req *api.GetReplac
 }
 
 func (r *Registry) GetChannelEntriesThatProvide(req *api.GetAllProvidersRequest, stream grpc.ServerStreamingServer[api.ChannelEntry]) error {
-	b, err := r.get()
+	b, err := r.get(stream.Context())
 	if err != nil {
 		return err
 	}
@@ -115,7 +141,7 @@ func (r *Registry) GetChannelEntriesThatProvide(req *api.GetAllProvidersRequest,
 }
 
 func (r *Registry) GetLatestChannelEntriesThatProvide(req *api.GetLatestProvidersRequest, stream grpc.ServerStreamingServer[api.ChannelEntry]) error {
-	b, err := r.get()
+	b, err := r.get(stream.Context())
 	if err != nil {
 		return err
 	}
@@ -125,7 +151,7 @@ func (r *Registry) GetLatestChannelEntriesThatProvide(req *api.GetLatestProvider
 }
 
 func (r *Registry) GetDefaultBundleThatProvides(ctx context.Context, req *api.GetDefaultProviderRequest) (*api.Bundle, error) {
-	b, err := r.get()
+	b, err := r.get(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +159,7 @@ func (r *Registry) GetDefaultBundleThatProvides(ctx context.Context, req *api.Ge
 }
 
 func (r *Registry) ListBundles(_ *api.ListBundlesRequest, stream grpc.ServerStreamingServer[api.Bundle]) error {
-	b, err := r.get()
+	b, err := r.get(stream.Context())
 	if err != nil {
 		return err
 	}
@@ -175,7 +201,7 @@ func (r *Registry) ExperimentalListPackageCustomSchemas(req *api.ExperimentalLis
 	if err := validateCustomSchemaQuery(req.GetSchema(), req.GetPackageName()); err != nil {
 		return status.Error(codes.InvalidArgument, "invalid custom schema query: "+err.Error())
 	}
-	b, err := r.get()
+	b, err := r.get(stream.Context())
 	if err != nil {
 		return err
 	}

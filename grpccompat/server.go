@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,7 +49,22 @@ type ServerOptions struct {
 	// few calls of each connection are admitted beyond it, up to as many again on all connections;
 	// health Check is never refused (health Watch streams count as calls).
 	MaxConcurrentCalls int
+	// HandshakeTimeout closes a connection that has not completed HTTP/2's handshake in this time
+	// (default DefaultHandshakeTimeout; grpc's own default, 120 s, let silent connections pile up).
+	HandshakeTimeout time.Duration
+	// StallTimeout ends a server stream (ListBundles...) whose client has read nothing for this
+	// long: its send has been blocked by flow control. After a third of it, the stream already
+	// gives its slot among MaxConcurrentCalls back, so that stalled clients cannot lock fresh ones
+	// out. Default DefaultStallTimeout; negative: streams are never ended nor released.
+	StallTimeout time.Duration
 }
+
+// DefaultStallTimeout is how long a stream's client may read nothing before the stream is ended.
+// A client that reads, however slowly, unblocks the server's send every time it grants window.
+const DefaultStallTimeout = 30 * time.Second
+
+// DefaultHandshakeTimeout bounds a new connection's HTTP/2 handshake: a client sends it at once.
+const DefaultHandshakeTimeout = 10 * time.Second
 
 // The defaults of the bounds on open calls. opm has none: a client that opened ListBundles
 // streams without reading them made opm (and olmcat before these bounds) keep about 100 KB per
@@ -82,6 +98,11 @@ type Server struct {
 	health   *health.Server
 	log      *slog.Logger
 	services []string
+	limit    *callLimit
+
+	mu        sync.Mutex // guards loaded and saturated, and orders health updates
+	loaded    bool       // a backend is installed
+	saturated bool       // a call from a new client would be refused (see callLimit)
 }
 
 // NewServer builds a server whose health answers NOT_SERVING until SetBackend is called, so it can
@@ -109,15 +130,24 @@ func NewServer(o ServerOptions) *Server {
 	if o.MaxConcurrentCalls <= 0 {
 		o.MaxConcurrentCalls = DefaultMaxConcurrentCalls
 	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if o.StallTimeout == 0 {
+		o.StallTimeout = DefaultStallTimeout
+	}
 	s := &Server{registry: NewRegistry(nil), health: health.NewServer(), log: o.Logger}
 	s.registry.rawSendable = true
 	logCalls := callLogger{o.Logger}
-	limit := &callLimit{max: o.MaxConcurrentCalls, log: o.Logger, freeMemory: debug.FreeOSMemory, freeEvery: freeMemoryEvery}
+	limit := &callLimit{max: o.MaxConcurrentCalls, log: o.Logger, freeMemory: debug.FreeOSMemory, freeEvery: freeMemoryEvery,
+		stallTimeout: o.StallTimeout, onSaturated: s.setSaturated}
+	s.limit = limit
 	unary := []grpc.UnaryServerInterceptor{limit.unary, logCalls.unary}
 	stream := []grpc.StreamServerInterceptor{limit.stream, logCalls.stream}
 	var metrics *serverMetrics
 	if o.Registerer != nil {
 		metrics = newServerMetrics(o.Registerer)
+		limit.stalled = metrics.stalled
 		unary = append([]grpc.UnaryServerInterceptor{metrics.unary()}, unary...)
 		stream = append([]grpc.StreamServerInterceptor{metrics.stream()}, stream...)
 	}
@@ -131,6 +161,7 @@ func NewServer(o ServerOptions) *Server {
 		grpc.MaxHeaderListSize(maxRequestMetadata),
 		grpc.SharedWriteBuffer(true), // a connection's write buffer is released while it is idle
 		grpc.KeepaliveParams(ka),
+		grpc.ConnectionTimeout(o.HandshakeTimeout),
 		// Clients that ping more often than this are not punished with GOAWAY.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(unary...),
@@ -156,9 +187,46 @@ func NewServer(o ServerOptions) *Server {
 // SetBackend installs the catalog and reports SERVING.
 func (s *Server) SetBackend(b api.Backend) {
 	s.registry.SetBackend(b)
-	for _, name := range s.services {
-		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loaded = true
+	s.reportHealthLocked()
+}
+
+// setSaturated records whether the server can take a call from a new client: health reports
+// NOT_SERVING while it cannot (issue 27.6: it said SERVING while every call was refused).
+func (s *Server) setSaturated() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	full := s.limit.isSaturated()
+	if s.saturated == full {
+		return
 	}
+	s.saturated = full
+	if full {
+		s.log.Warn("every call slot is taken: health reports NOT_SERVING until calls end", "limit", s.limit.max)
+	} else {
+		s.log.Info("call slots are free again: health reports SERVING")
+	}
+	s.reportHealthLocked()
+}
+
+func (s *Server) reportHealthLocked() {
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if s.loaded && !s.saturated {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	for _, name := range s.services {
+		s.health.SetServingStatus(name, st) // ignored once the server shuts down
+	}
+}
+
+// Serving reports whether health says SERVING: the catalog is loaded and a new client's call
+// would be admitted. The HTTP API's /readyz follows it.
+func (s *Server) Serving() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loaded && !s.saturated
 }
 
 // GRPC exposes the underlying server (e.g. to register more services before Serve).
@@ -176,6 +244,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, drainTimeout time.
 	}
 	s.log.Info("shutting down: draining in-flight calls", "timeout", drainTimeout)
 	s.health.Shutdown() // probes now see NOT_SERVING
+	s.registry.Stop()   // calls still waiting for the catalog give up
 	drained := make(chan struct{})
 	go func() { s.grpc.GracefulStop(); close(drained) }()
 	select {
@@ -188,6 +257,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, drainTimeout time.
 		// ListBundles still reading it (a spool file closed while a stream reads it).
 		<-drained
 	}
+	// Handlers of streams ended for stalling may still be returning: wait for them too, for the
+	// same reason.
+	s.limit.handlers.Wait()
 	if err := <-errc; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		return err
 	}
@@ -252,6 +324,13 @@ type callLimit struct {
 	freePending bool // a give-back is scheduled or running
 	freeRunning bool // it is running: a crowd that ends now is not covered by it
 	freeAgain   bool // a crowd ended while it ran: give back once more, an interval later
+
+	stallTimeout time.Duration          // see ServerOptions.StallTimeout
+	released     int                    // open calls whose slot was given back (stalled streams)
+	handlers     sync.WaitGroup         // handlers of streams run beside their interceptor
+	stalled      *prometheus.CounterVec // by outcome: released, ended; nil without metrics
+	onSaturated  func()                 // told when a new client's call would start or stop being refused
+	saturated    bool
 }
 
 // freeMemoryEvery bounds how often crowds make the server give memory back: each time is a full
@@ -273,8 +352,27 @@ const (
 const crowd = 64
 
 func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err error) {
+	slot, err := l.admit(ctx, method)
+	if err != nil {
+		return nil, err
+	}
+	return slot.leave, nil
+}
+
+// callSlot is an admitted call's place among the open calls.
+type callSlot struct {
+	l       *callLimit
+	conn    string
+	shared  bool
+	counted bool // it counts among the open calls (health Check does not)
+	given   bool // its slot was given back (guarded by l.mu)
+	left    bool // guarded by l.mu
+}
+
+// admit takes a slot for a call, or refuses it with ResourceExhausted.
+func (l *callLimit) admit(ctx context.Context, method string) (*callSlot, error) {
 	if strings.HasPrefix(method, healthMethods) && method != healthWatch {
-		return func() {}, nil
+		return &callSlot{l: l}, nil
 	}
 	conn := ""
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
@@ -288,7 +386,7 @@ func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err
 	shared := l.perConn[conn] >= reservedPerConnection || l.reserved >= l.max
 	if shared && l.shared >= l.max {
 		l.log.Debug("refused a call: too many calls open", "method", method, "peer", conn, "limit", l.max)
-		return nil, status.Errorf(codes.ResourceExhausted, "the server has %d calls open, its limit; retry later", l.max)
+		return nil, status.Errorf(codes.ResourceExhausted, "the server has %d calls open, its limit (beside %d stalled streams); retry later", l.open-l.released, l.released)
 	}
 	l.perConn[conn]++
 	if shared {
@@ -298,22 +396,78 @@ func (l *callLimit) enter(ctx context.Context, method string) (leave func(), err
 	}
 	l.open++
 	l.peak = max(l.peak, l.open)
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.perConn[conn]--; l.perConn[conn] == 0 {
-			delete(l.perConn, conn)
-		}
-		if shared {
-			l.shared--
-		} else {
-			l.reserved--
-		}
-		if l.open--; l.open == 0 && l.peak >= crowd {
-			l.peak = 0
-			l.giveBackMemory()
-		}
-	}, nil
+	l.checkSaturatedLocked()
+	return &callSlot{l: l, conn: conn, shared: shared, counted: true}, nil
+}
+
+// giveBack frees the slot of a call that stays open (a stalled stream), at most max of them.
+func (c *callSlot) giveBack() bool {
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !c.counted || c.given || c.left || l.released >= l.max {
+		return false
+	}
+	c.given = true
+	l.released++
+	l.freeSlotLocked(c)
+	return true
+}
+
+func (c *callSlot) leave() {
+	if !c.counted {
+		return
+	}
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.left {
+		return
+	}
+	c.left = true
+	if c.given {
+		l.released--
+	} else {
+		l.freeSlotLocked(c)
+	}
+	if l.open--; l.open == 0 && l.peak >= crowd {
+		l.peak = 0
+		l.giveBackMemory()
+	}
+}
+
+func (l *callLimit) freeSlotLocked(c *callSlot) {
+	if l.perConn[c.conn]--; l.perConn[c.conn] == 0 {
+		delete(l.perConn, c.conn)
+	}
+	if c.shared {
+		l.shared--
+	} else {
+		l.reserved--
+	}
+	l.checkSaturatedLocked()
+}
+
+// checkSaturatedLocked tells onSaturated when a call from a new connection starts or stops being
+// refused: every reserved and every shared slot is taken.
+func (l *callLimit) checkSaturatedLocked() {
+	full := l.reserved >= l.max && l.shared >= l.max
+	if full == l.saturated {
+		return
+	}
+	l.saturated = full
+	if l.onSaturated != nil {
+		// Not under l.mu: the health server has locks of its own. It reads the state then, so
+		// that changes told out of order still end in the last one.
+		go l.onSaturated()
+	}
+}
+
+// isSaturated reports whether a call from a new connection would be refused.
+func (l *callLimit) isSaturated() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.saturated
 }
 
 // giveBackMemory gives memory back to the system now, or once freeEvery has passed since it last
@@ -355,10 +509,74 @@ func (l *callLimit) unary(ctx context.Context, req any, info *grpc.UnaryServerIn
 }
 
 func (l *callLimit) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	leave, err := l.enter(ss.Context(), info.FullMethod)
+	slot, err := l.admit(ss.Context(), info.FullMethod)
 	if err != nil {
 		return err
 	}
-	defer leave()
-	return h(srv, ss)
+	defer slot.leave()
+	if !info.IsServerStream || l.stallTimeout <= 0 || !slot.counted {
+		return h(srv, ss)
+	}
+	return l.watchStalls(srv, ss, info.FullMethod, slot, h)
+}
+
+// watchStalls runs a server stream's handler beside a watch on its sends (issue 27.6: 2,000
+// unread ListBundles streams locked every fresh call out for minutes). A send blocked for a
+// third of stallTimeout (the client grants no flow-control window: it reads nothing) gives the
+// call's slot back; one blocked for stallTimeout ends the stream with Unavailable, which also
+// unblocks the send (grpc cancels the stream's context once its status is written), and the
+// handler returns soon after; Serve waits for it.
+func (l *callLimit) watchStalls(srv any, ss grpc.ServerStream, method string, slot *callSlot, h grpc.StreamHandler) error {
+	ws := &watchedStream{ServerStream: ss}
+	done := make(chan error, 1)
+	l.handlers.Add(1)
+	go func() {
+		defer l.handlers.Done()
+		done <- h(srv, ws)
+	}()
+	tick := time.NewTicker(max(min(l.stallTimeout/6, time.Second), time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			blocked := ws.blockedFor()
+			if blocked >= l.stallTimeout/3 && slot.giveBack() {
+				l.countStall("released")
+				l.log.Debug("a stream's client reads nothing: its call slot is given back", "method", method, "peer", slot.conn, "blocked", blocked)
+			}
+			if blocked >= l.stallTimeout {
+				l.countStall("ended")
+				l.log.Debug("ended a stream whose client read nothing", "method", method, "peer", slot.conn, "blocked", blocked)
+				return status.Errorf(codes.Unavailable, "the client read nothing for %s: the stream was ended; read the answer as it comes, then retry", l.stallTimeout)
+			}
+		}
+	}
+}
+
+func (l *callLimit) countStall(outcome string) {
+	if l.stalled != nil {
+		l.stalled.WithLabelValues(outcome).Inc()
+	}
+}
+
+// watchedStream records since when its SendMsg has been blocked.
+type watchedStream struct {
+	grpc.ServerStream
+	sendingSince atomic.Int64 // UnixNano; 0 while not sending
+}
+
+func (w *watchedStream) SendMsg(m any) error {
+	w.sendingSince.Store(time.Now().UnixNano())
+	defer w.sendingSince.Store(0)
+	return w.ServerStream.SendMsg(m)
+}
+
+func (w *watchedStream) blockedFor() time.Duration {
+	since := w.sendingSince.Load()
+	if since == 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, since))
 }

@@ -192,10 +192,33 @@ func TestHealthReportsReadiness(t *testing.T) {
 			t.Errorf("before the catalog is loaded, Check(%q) = %v, %v; want NOT_SERVING", svc, r, err)
 		}
 	}
-	if _, err := api.NewRegistryClient(conn).GetPackage(ctx, &api.GetPackageRequest{Name: "demo"}); status.Code(err) != codes.Unavailable {
-		t.Errorf("a call before the catalog is loaded: %v, want Unavailable", err)
+	// A call made while the catalog loads waits for it, up to its deadline (issue 29.4).
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if _, err := api.NewRegistryClient(conn).GetPackage(short, &api.GetPackageRequest{Name: "demo"}); status.Code(err) != codes.DeadlineExceeded {
+		t.Errorf("a call before the catalog is loaded, past its deadline: %v, want DeadlineExceeded", err)
+	}
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := api.NewRegistryClient(conn).GetPackage(ctx, &api.GetPackageRequest{Name: "demo"})
+		waiting <- err
+	}()
+	stream, err := api.NewRegistryClient(conn).ListPackages(ctx, &api.ListPackageRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-waiting:
+		t.Fatalf("a call made while the catalog loads returned before it was loaded: %v", err)
+	case <-time.After(100 * time.Millisecond):
 	}
 	srv.SetBackend(fakeBackend{})
+	if err := <-waiting; err != nil {
+		t.Errorf("a call that waited for the catalog: %v, want its answer", err)
+	}
+	if p, err := stream.Recv(); err != nil || p.GetName() != "demo" {
+		t.Errorf("a stream that waited for the catalog: %v, %v; want demo", p, err)
+	}
 	for _, svc := range []string{"", "Registry"} {
 		r, err := h.Check(ctx, &healthpb.HealthCheckRequest{Service: svc})
 		if err != nil || r.Status != healthpb.HealthCheckResponse_SERVING {
@@ -300,7 +323,8 @@ func TestGracefulStopLetsStreamsFinish(t *testing.T) {
 
 // Health Watch streams stay open, so they count toward MaxConcurrentCalls: on one connection with
 // a limit of 2, the first 4 Watches (2 reserved, 2 shared) are admitted and the next one fails at
-// once with ResourceExhausted, while a unary health Check is still answered.
+// once with ResourceExhausted, while a unary health Check is still answered (NOT_SERVING while
+// the calls are open).
 func TestHealthWatchCountsTowardCallLimit(t *testing.T) {
 	const limit = 2
 	_, conn, _, _ := startWith(t, fakeBackend{}, grpccompat.ServerOptions{MaxConcurrentCalls: limit})
@@ -324,7 +348,50 @@ func TestHealthWatchCountsTowardCallLimit(t *testing.T) {
 			t.Errorf("Watch %d beside %d open Watches: %v, %v; want ResourceExhausted", i+1, admitted, r, err)
 		}
 	}
-	if r, err := h.Check(callCtx, &healthpb.HealthCheckRequest{}); err != nil || r.Status != healthpb.HealthCheckResponse_SERVING {
-		t.Errorf("Check beside %d open Watches: %v, %v; want SERVING", admitted, r, err)
+	// Check is still answered, and says the server cannot take calls (issue 27.6: it said
+	// SERVING while every call was refused) until one ends.
+	check := func(want healthpb.HealthCheckResponse_ServingStatus) {
+		t.Helper()
+		var r *healthpb.HealthCheckResponse
+		var err error
+		for range 100 { // the status follows the calls within moments
+			if r, err = h.Check(callCtx, &healthpb.HealthCheckRequest{}); err != nil || r.Status == want {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err != nil || r.Status != want {
+			t.Errorf("Check: %v, %v; want %v", r, err, want)
+		}
 	}
+	check(healthpb.HealthCheckResponse_NOT_SERVING)
+	cancelCalls()
+	callCtx, cancelCalls = context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelCalls()
+	check(healthpb.HealthCheckResponse_SERVING)
+}
+
+// A server stopped before its catalog was loaded does not keep the calls waiting for it until the
+// drain timeout: they fail at once with Unavailable.
+func TestStopWhileLoadingReleasesWaitingCalls(t *testing.T) {
+	_, conn, cancel, done := start(t, nil)
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := api.NewRegistryClient(conn).GetPackage(context.Background(), &api.GetPackageRequest{Name: "demo"})
+		waiting <- err
+	}()
+	// The call is waiting once the server counts it in flight; health answers meanwhile.
+	h := healthpb.NewHealthClient(conn)
+	if r, err := h.Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil || r.Status != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("health while loading: %v, %v", r, err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	if err := <-waiting; status.Code(err) != codes.Unavailable {
+		t.Errorf("a call waiting when the server stopped: %v, want Unavailable", err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	done <- nil // for the cleanup
 }

@@ -19,7 +19,7 @@ func newGenerateCmd() *cobra.Command {
 		Use:   "generate",
 		Short: "Generate artifacts for File-Based Catalog index images",
 	}
-	cmd.AddCommand(newGenerateDockerfileCmd())
+	cmd.AddCommand(newGenerateDockerfileCmd(), newGenerateKubeCmd())
 	return cmd
 }
 

@@ -22,7 +22,8 @@ an index.db (recognized by its SQLite header) is answered straight from SQL the 
 'opm registry serve' (v1.72) answers; a File-Based Catalog (directory or file) the way 'opm serve'
 answers, with api.ExperimentalRegistry too. Also served: grpc.health.v1.Health (services "" and
 "Registry" report NOT_SERVING until the catalog is loaded, then SERVING) and server reflection
-(v1 and v1alpha).
+(v1 and v1alpha). The port opens before the catalog is loaded: a call made meanwhile waits for it,
+up to the call's deadline (opm does not listen until it has loaded the catalog).
 
 A catalog that fails validation is refused at start: every problem is reported, the report goes
 to the termination log, and the exit code is 1.
@@ -58,6 +59,12 @@ format (time="..." level=info msg="..." key=value), or JSON with --log-format js
 Flags are opm serve's (v1.73), with the same meaning; --pprof-addr is off unless given (opm
 listens on localhost:6060 by default). --metrics-addr, --log-format and the --http-* flags are
 olmcat's.
+
+Limits (opm has none): each listener holds at most its share of the file descriptor limit (raised
+to the hard limit at start), evicting the oldest connection that has sent nothing for a new one;
+a gRPC connection must complete its handshake within 10 s. A stream whose client reads nothing
+gives its call slot back after 10 s and is ended after 30 s. While every call slot is taken, health
+answers NOT_SERVING and /readyz 503. See olmcat_connections_* and olmcat_grpc_stalled_streams_total.
 
 SIGTERM, SIGINT and SIGHUP stop accepting calls and let in-flight calls finish (--drain-timeout),
 then remove the temporary cache and exit 0.

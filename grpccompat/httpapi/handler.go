@@ -177,7 +177,7 @@ func handleLive(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if s.store.Load() == nil || s.draining.Load() {
+	if s.store.Load() == nil || s.draining.Load() || (s.serving != nil && !s.serving()) {
 		httpError(w, http.StatusServiceUnavailable, "NOT_SERVING")
 		return
 	}

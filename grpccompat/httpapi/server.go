@@ -26,6 +26,9 @@ type Options struct {
 	Metrics http.Handler
 	// Registerer, if set, receives the per-route request metrics (olmcat_http_*).
 	Registerer prometheus.Registerer
+	// Serving, if set, is asked by /readyz and /healthz besides the catalog being loaded: the
+	// gRPC server's health (false while it cannot take a new client's call).
+	Serving func() bool
 }
 
 // Server answers catalogd's HTTP API for one catalog. Until SetStore it answers 503 (the catalog
@@ -39,6 +42,7 @@ type Server struct {
 	// a catalog that finishes loading during the drain does not report SERVING again.
 	draining atomic.Bool
 	handler  http.Handler
+	serving  func() bool
 }
 
 // NewServer builds a server with no catalog yet.
@@ -46,7 +50,7 @@ func NewServer(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{name: o.CatalogName, noMetas: o.DisableMetas, log: o.Logger}
+	s := &Server{name: o.CatalogName, noMetas: o.DisableMetas, log: o.Logger, serving: o.Serving}
 	mux := s.routes(o.Metrics)
 	s.handler = s.logRequests(instrument(o.Registerer, mux, compress(mux)))
 	return s

@@ -65,6 +65,8 @@ type Options struct {
 	Version, Revision string
 	// MaxConcurrentCalls bounds the gRPC calls open at once (0: grpccompat.DefaultMaxConcurrentCalls).
 	MaxConcurrentCalls int
+	// StallTimeout ends gRPC streams whose client reads nothing (0: grpccompat.DefaultStallTimeout).
+	StallTimeout time.Duration
 }
 
 // guardOutputs refuses what serving would write into its own input: a --cache-dir that is, holds
@@ -148,6 +150,10 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer stop()
 	}
+	conns := capConnections(log, &lis, &hlis, &mlis)
+	if m != nil {
+		m.reg.MustRegister(conns.collectors()...)
+	}
 	scheme := "HTTP"
 	if certs != nil {
 		scheme = "HTTPS"
@@ -173,14 +179,18 @@ func Run(ctx context.Context, o Options) error {
 	var srv *grpccompat.Server
 	if lis != nil {
 		srv = grpccompat.NewServer(grpccompat.ServerOptions{Logger: log, Experimental: kind == source.FormatFBC, Registerer: m.registerer(),
-			MaxConcurrentCalls: o.MaxConcurrentCalls})
+			MaxConcurrentCalls: o.MaxConcurrentCalls, StallTimeout: o.StallTimeout})
 		go func() { served <- srv.Serve(serveCtx, lis, o.DrainTimeout) }()
 		log.Info("listening; loading catalog", "addr", lis.Addr().String(), "path", o.Path, "kind", kind)
 	}
 	var hsrv *httpapi.Server
 	if hlis != nil {
-		hsrv = httpapi.NewServer(httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log,
-			DisableMetas: o.HTTPNoMetas, Metrics: m.httpHandler(), Registerer: m.registerer()})
+		ho := httpapi.Options{CatalogName: o.HTTPCatalogName, Logger: log,
+			DisableMetas: o.HTTPNoMetas, Metrics: m.httpHandler(), Registerer: m.registerer()}
+		if srv != nil {
+			ho.Serving = srv.Serving // /readyz follows gRPC health
+		}
+		hsrv = httpapi.NewServer(ho)
 		go func() { served <- hsrv.Serve(serveCtx, hlis, o.DrainTimeout) }()
 		log.Info("listening ("+scheme+", catalogd API); loading catalog", "http-addr", hlis.Addr().String(), "path", o.Path, "kind", kind)
 	}
@@ -247,6 +257,32 @@ func Run(ctx context.Context, o Options) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// capConnections wraps the listeners so that together they stay within the file descriptor limit
+// (raised to its hard limit first), less a reserve for the process's own files.
+func capConnections(log *slog.Logger, ls ...*net.Listener) *connMetrics {
+	m := newConnMetrics()
+	limit, err := raiseFileLimit()
+	if err != nil {
+		log.Warn("cannot read the file descriptor limit; connections are capped for 1024", "error", err)
+		limit = 1024
+	}
+	n := 0
+	for _, l := range ls {
+		if *l != nil {
+			n++
+		}
+	}
+	per := connLimit(limit, n)
+	names := []string{"grpc", "http", "metrics"}
+	for i, l := range ls {
+		if *l != nil {
+			*l = newConnListener(*l, names[i], per, m, log)
+		}
+	}
+	log.Info("connection limits", "file-descriptors", limit, "connections-per-listener", per)
+	return m
 }
 
 func cacheOnly(ctx context.Context, src *source.Source, o Options, log *slog.Logger) error {

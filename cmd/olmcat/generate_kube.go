@@ -1,0 +1,272 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/grpccompat/httpapi"
+	"github.com/olmcat/olmcat/grpccompat/serve"
+)
+
+const generateKubeLong = `Write the Kubernetes manifests that serve a catalog image built with
+'olmcat migrate CATALOG OUT --to-image IMAGE --server olmcat' (or 'generate dockerfile --server olmcat'),
+as a platform team applies them (kubectl apply -f -), one YAML document each, on standard output:
+
+  CatalogSource   OLM v0: sourceType grpc, the image; OLM runs it (restricted security context)
+  ClusterCatalog  OLM v1: catalogd unpacks the image and serves it
+  Deployment      the image served directly (gRPC on 50051, catalogd's HTTP API on 8080, metrics on
+                  9090): restricted pod security (runAsNonRoot, readOnlyRootFilesystem, no
+                  capabilities, seccomp RuntimeDefault), startupProbe and readinessProbe on /readyz,
+                  livenessProbe on /livez, Prometheus scrape annotations, JSON logs, an emptyDir for
+                  TMPDIR (the image's /tmp holds the pre-built cache, so /tmp is not mounted over),
+                  UID 65532 (on OpenShift drop runAsUser and runAsGroup: its restricted SCC
+                  assigns them)
+  Service         in front of the Deployment: more replicas serve more clusters
+
+Memory: the request is the peak memory of serving the catalog, measured by loading it here (from
+the image, or from --catalog, a local copy of what the image holds), with a quarter more headroom and
+rounded up to 16Mi; the limit is twice the request. --memory sets the request instead, without
+measuring.`
+
+func newGenerateKubeCmd() *cobra.Command {
+	var (
+		name, namespace, catalog, memory string
+		replicas                         int
+		in                               inputFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "kube IMAGE",
+		Short: "Write a CatalogSource, a ClusterCatalog and a Deployment + Service serving a catalog image",
+		Long:  generateKubeLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			image := args[0]
+			if !imageRefPattern.MatchString(image) {
+				return usageError{fmt.Errorf("%q is not an image reference: give REGISTRY/REPOSITORY:TAG or @sha256:DIGEST as a cluster pulls it", image)}
+			}
+			if name == "" {
+				name = nameFromImage(image)
+			}
+			if err := httpapi.CheckCatalogName(name); err != nil || len(name) > 63 {
+				return usageError{fmt.Errorf("--name %q: a catalog name must be a DNS-1123 label of at most 63 characters (lower case letters, digits, '-')", name)}
+			}
+			if replicas < 1 {
+				return usageError{fmt.Errorf("--replicas must be 1 or more, not %d", replicas)}
+			}
+			var request uint64
+			if memory != "" {
+				var err error
+				if request, err = parseMemory(memory); err != nil {
+					return usageError{fmt.Errorf("--memory %q: %v", memory, err)}
+				}
+			} else {
+				ref := catalog
+				if ref == "" {
+					ref = image
+				}
+				peak, err := serve.MeasureMemory(cmd.Context(), serve.Options{Path: ref, Source: in.options(cmd), HTTPAddr: ":0"})
+				if err != nil {
+					return fmt.Errorf("measuring the memory serving %s needs (give --catalog DIR with what the image holds, or --memory): %w", ref, err)
+				}
+				request = roundUp(peak+peak/4, 16<<20)
+				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: serving %s peaked at %s; memory request %s, limit %s\n", ref, quantity(peak), quantity(request), quantity(2*request))
+			}
+			return writeKube(cmd.OutOrStdout(), kubeOptions{Image: image, Name: name, Namespace: namespace, MemoryRequest: request, Replicas: replicas})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&name, "name", "", "the catalog's name (CatalogSource, ClusterCatalog, Deployment, Service); default: from the image's repository")
+	f.StringVarP(&namespace, "namespace", "n", "olm", "namespace of the CatalogSource, Deployment and Service (ClusterCatalog is cluster-scoped)")
+	f.StringVar(&catalog, "catalog", "", "measure memory on this catalog reference (what the image holds) instead of pulling the image")
+	f.StringVar(&memory, "memory", "", "memory request, e.g. 256Mi, instead of measuring (the limit is twice it)")
+	f.IntVar(&replicas, "replicas", 2, "replicas of the Deployment")
+	addImageFlags(f, &in.images)
+	in.templates = &templateInputs{}
+	return cmd
+}
+
+// imageRefPattern is a loose image reference: what a kubelet can pull, not a local archive.
+var imageRefPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9._:-]*[a-z0-9])?(/[a-z0-9._-]+)+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$|^[a-z0-9._-]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
+
+// nameFromImage is the last path element of the repository, made a DNS label.
+func nameFromImage(image string) string {
+	repo := image
+	if i := strings.Index(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	}
+	if i := strings.LastIndex(repo, "/"); i >= 0 {
+		repo = repo[i+1:]
+	}
+	if i := strings.Index(repo, ":"); i >= 0 {
+		repo = repo[:i]
+	}
+	repo = strings.Trim(regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(strings.ToLower(repo), "-"), "-")
+	if len(repo) > 63 {
+		repo = strings.TrimRight(repo[:63], "-")
+	}
+	if repo == "" {
+		return "catalog"
+	}
+	return repo
+}
+
+var memoryPattern = regexp.MustCompile(`^([0-9]+)(Ki|Mi|Gi)?$`)
+
+func parseMemory(s string) (uint64, error) {
+	m := memoryPattern.FindStringSubmatch(s)
+	if m == nil {
+		return 0, errors.New("give a size in bytes or Ki, Mi, Gi, e.g. 256Mi")
+	}
+	n, err := strconv.ParseUint(m[1], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	shift := map[string]uint{"": 0, "Ki": 10, "Mi": 20, "Gi": 30}[m[2]]
+	if n == 0 || n > (1<<40)>>shift {
+		return 0, errors.New("it must be more than 0 and at most 1Ti")
+	}
+	return n << shift, nil
+}
+
+func roundUp(n, to uint64) uint64 { return (n + to - 1) / to * to }
+
+// quantity writes bytes as Kubernetes does for whole Mi or Ki, else in bytes.
+func quantity(n uint64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return strconv.FormatUint(n>>20, 10) + "Mi"
+	case n%(1<<10) == 0:
+		return strconv.FormatUint(n>>10, 10) + "Ki"
+	}
+	return strconv.FormatUint(n, 10)
+}
+
+type kubeOptions struct {
+	Image, Name, Namespace string
+	MemoryRequest          uint64
+	Replicas               int
+}
+
+// The ports of the Deployment's server.
+const (
+	kubeGRPCPort    = 50051
+	kubeHTTPPort    = 8080
+	kubeMetricsPort = 9090
+	kubeTmpDir      = "/var/tmp"
+	kubeUser        = 65532 // distroless's nonroot
+)
+
+// kubeManifests are the objects generate kube writes, in apply order.
+func kubeManifests(o kubeOptions) []map[string]any {
+	labels := map[string]any{"app.kubernetes.io/name": o.Name, "app.kubernetes.io/component": "catalog-server", "app.kubernetes.io/managed-by": "olmcat"}
+	selector := map[string]any{"app.kubernetes.io/name": o.Name, "app.kubernetes.io/component": "catalog-server"}
+	meta := func(namespaced bool) map[string]any {
+		m := map[string]any{"name": o.Name, "labels": labels}
+		if namespaced {
+			m["namespace"] = o.Namespace
+		}
+		return m
+	}
+	request, limit := quantity(o.MemoryRequest), quantity(2*o.MemoryRequest)
+	probe := func(path string, period, failures int) map[string]any {
+		return map[string]any{"httpGet": map[string]any{"path": path, "port": "http"}, "periodSeconds": period, "failureThreshold": failures, "timeoutSeconds": 5}
+	}
+	catalogSource := map[string]any{
+		"apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource", "metadata": meta(true),
+		"spec": map[string]any{
+			"sourceType": "grpc", "image": o.Image, "displayName": o.Name,
+			"grpcPodConfig": map[string]any{"securityContextConfig": "restricted", "memoryTarget": request},
+		},
+	}
+	clusterCatalog := map[string]any{
+		"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterCatalog", "metadata": meta(false),
+		"spec": map[string]any{"source": map[string]any{"type": "Image", "image": map[string]any{"ref": o.Image}}},
+	}
+	container := map[string]any{
+		"name": "server", "image": o.Image,
+		"args": []any{"serve", "/configs", "--cache-dir=/tmp/cache",
+			fmt.Sprintf("--port=%d", kubeGRPCPort), fmt.Sprintf("--http-addr=:%d", kubeHTTPPort), fmt.Sprintf("--metrics-addr=:%d", kubeMetricsPort),
+			"--http-catalog-name=" + o.Name, "--log-format=json", "--termination-log=/dev/termination-log"},
+		"env": []any{map[string]any{"name": "TMPDIR", "value": kubeTmpDir}},
+		"ports": []any{
+			map[string]any{"name": "grpc", "containerPort": kubeGRPCPort, "protocol": "TCP"},
+			map[string]any{"name": "http", "containerPort": kubeHTTPPort, "protocol": "TCP"},
+			map[string]any{"name": "metrics", "containerPort": kubeMetricsPort, "protocol": "TCP"},
+		},
+		// The catalog loads before /readyz answers 200: up to 5 minutes for a large one.
+		"startupProbe":   probe("/readyz", 2, 150),
+		"readinessProbe": probe("/readyz", 10, 3),
+		"livenessProbe":  probe("/livez", 10, 6),
+		"resources": map[string]any{
+			"requests": map[string]any{"cpu": "10m", "memory": request},
+			"limits":   map[string]any{"memory": limit},
+		},
+		"securityContext": map[string]any{
+			"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "runAsNonRoot": true,
+			"capabilities":   map[string]any{"drop": []any{"ALL"}},
+			"seccompProfile": map[string]any{"type": "RuntimeDefault"},
+		},
+		"terminationMessagePolicy": "FallbackToLogsOnError",
+		"volumeMounts":             []any{map[string]any{"name": "tmp", "mountPath": kubeTmpDir}},
+	}
+	deployment := map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(true),
+		"spec": map[string]any{
+			"replicas": o.Replicas,
+			"selector": map[string]any{"matchLabels": selector},
+			"strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels, "annotations": map[string]any{
+					"prometheus.io/scrape": "true", "prometheus.io/port": strconv.Itoa(kubeMetricsPort), "prometheus.io/path": "/metrics"}},
+				"spec": map[string]any{
+					"automountServiceAccountToken": false,
+					// SIGTERM drains in-flight calls (--drain-timeout, 30 s by default).
+					"terminationGracePeriodSeconds": 40,
+					// The image names no user: runAsNonRoot needs one given (OpenShift's restricted
+					// SCC assigns its own; drop runAsUser and runAsGroup there).
+					"securityContext": map[string]any{"runAsNonRoot": true, "runAsUser": kubeUser, "runAsGroup": kubeUser, "fsGroup": kubeUser,
+						"seccompProfile": map[string]any{"type": "RuntimeDefault"}},
+					"containers": []any{container},
+					"volumes":    []any{map[string]any{"name": "tmp", "emptyDir": map[string]any{}}},
+				},
+			},
+		},
+	}
+	service := map[string]any{
+		"apiVersion": "v1", "kind": "Service", "metadata": meta(true),
+		"spec": map[string]any{
+			"selector": selector,
+			"ports": []any{
+				map[string]any{"name": "grpc", "port": kubeGRPCPort, "targetPort": "grpc", "protocol": "TCP"},
+				map[string]any{"name": "http", "port": kubeHTTPPort, "targetPort": "http", "protocol": "TCP"},
+				map[string]any{"name": "metrics", "port": kubeMetricsPort, "targetPort": "metrics", "protocol": "TCP"},
+			},
+		},
+	}
+	return []map[string]any{catalogSource, clusterCatalog, deployment, service}
+}
+
+func writeKube(w io.Writer, o kubeOptions) error {
+	for i, m := range kubeManifests(o) {
+		b, err := yaml.Marshal(m)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, "---\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
