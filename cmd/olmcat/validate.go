@@ -144,6 +144,10 @@ func writeValidateReport(stdout, stderr io.Writer, r model.Report, output string
 	if !r.Passed {
 		verdict = "invalid"
 	}
-	_, err := fmt.Fprintf(stderr, "olmcat: %s: %s, %s\n", verdict, plural.Of(r.Errors, "error"), plural.Of(r.Warnings, "warning"))
+	info := ""
+	if r.Info > 0 {
+		info = fmt.Sprintf(", %d info", r.Info)
+	}
+	_, err := fmt.Fprintf(stderr, "olmcat: %s: %s, %s%s\n", verdict, plural.Of(r.Errors, "error"), plural.Of(r.Warnings, "warning"), info)
 	return err
 }

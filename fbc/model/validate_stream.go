@@ -93,6 +93,10 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 	issues := append(v.issues, built...)
 	issues = append(issues, validateDeprecationBlobs(&v.kept)...)
 	issues = append(issues, validateModel(m, false)...)
+	if len(loadIssues) == 0 {
+		// a provider may be among the blobs that did not load
+		issues = append(issues, unmetRequirements(m)...)
+	}
 	if incomplete := v.incompletePackages(loadIssues); len(incomplete) > 0 {
 		issues = dropCrossBlobIssues(issues, incomplete)
 	}
@@ -142,6 +146,7 @@ var crossBlobRules = map[string]bool{
 	"bundle-in-no-channel": true, "duplicate-version": true,
 	"no-head": true, "multiple-heads": true, "replaces-cycle": true, "stranded-bundles": true,
 	"upgrade-cycle": true, "skipped-on-replaces-chain": true, "unreachable-from-head": true,
+	"downgrade-offered": true,
 }
 
 func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issues {
@@ -165,12 +170,14 @@ func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issu
 	return kept
 }
 
-// packageProperties copies the olm.package properties, which are all the package-level rules read
-// of a bundle's properties.
+// packageProperties copies the properties the package-level rules read of a bundle: olm.package,
+// and what bundles provide and require of each other (olm.gvk, olm.gvk.required,
+// olm.package.required).
 func packageProperties(props []fbc.Property) []fbc.Property {
 	var out []fbc.Property
 	for _, p := range props {
-		if p.Type == property.TypePackage {
+		switch p.Type {
+		case property.TypePackage, property.TypeGVK, property.TypeGVKRequired, property.TypePackageRequired:
 			out = append(out, fbc.Property{Type: p.Type, Value: append([]byte(nil), p.Value...)})
 		}
 	}
