@@ -23,7 +23,7 @@ type Upgrade struct {
 // Reach is where upgrades lead from one bundle in one channel on one side.
 type Reach struct {
 	InChannel   bool     `json:"inChannel"` // the bundle is an entry of the channel on this side
-	Targets     []string `json:"targets"`   // direct upgrade targets (replaces, skips, skipRange)
+	Targets     []string `json:"targets"`   // OLM's offers, nearest the head first (downgrades and the bundle itself included)
 	Head        string   `json:"head"`      // the channel's head on this side ("" when it has none)
 	ReachesHead bool     `json:"reachesHead"`
 	Hops        int      `json:"hops"`          // fewest upgrades to the head, when reachable
