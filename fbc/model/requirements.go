@@ -8,6 +8,7 @@ import (
 
 	"github.com/blang/semver/v4"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
 )
 
@@ -29,15 +30,27 @@ func NewProvision(m *Model) *Provision {
 			if b.VersionErr == nil && b.VersionString != "" {
 				p.versions[name] = append(p.versions[name], b.Version)
 			}
-			for _, raw := range b.PropertiesOfType(property.TypeGVK) {
-				var g property.GVK
-				if json.Unmarshal(raw, &g) == nil {
-					p.gvks[g] = true
-				}
-			}
+			p.gvks = addProvidedGVKs(p.gvks, b.Properties)
 		}
 	}
 	return p
+}
+
+// addProvidedGVKs adds the olm.gvk values among props to the set (made when nil), which it returns.
+func addProvidedGVKs(set map[property.GVK]bool, props []fbc.Property) map[property.GVK]bool {
+	for _, prop := range props {
+		if prop.Type != property.TypeGVK {
+			continue
+		}
+		var g property.GVK
+		if json.Unmarshal(prop.Value, &g) == nil {
+			if set == nil {
+				set = map[property.GVK]bool{}
+			}
+			set[g] = true
+		}
+	}
+	return set
 }
 
 // Unmet describes each requirement of the bundle that no bundle of the catalog provides, sorted:
@@ -88,8 +101,13 @@ func gvkText(g property.GVK) string {
 // the cluster. When none has one, OLM installs nothing that needs the bundle and keeps the users of
 // older bundles on their installed version instead of upgrading them to it. This rule looks across
 // packages, so it runs on whole catalogs only (olmcat validate), never package by package.
-func unmetRequirements(m *Model) Issues {
+// provided adds olm.gvk values the model's bundles no longer hold (the streaming validator keeps them
+// apart).
+func unmetRequirements(m *Model, provided map[property.GVK]bool) Issues {
 	p := NewProvision(m)
+	for g := range provided {
+		p.gvks[g] = true
+	}
 	var issues Issues
 	for _, pkg := range m.SortedPackages() {
 		for _, b := range pkg.SortedBundles() {

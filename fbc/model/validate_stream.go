@@ -12,10 +12,11 @@ import (
 // arrives, then only what the package-level rules need is kept (names, channels, the olm.package
 // property, locations). Use Add as the callback of fbc.Walk, then Finish.
 type Validator struct {
-	opts    Options
-	kept    fbc.Catalog
-	issues  Issues
-	scratch []byte
+	opts     Options
+	kept     fbc.Catalog
+	provided map[property.GVK]bool // the olm.gvk values of every bundle, for unmetRequirements
+	issues   Issues
+	scratch  []byte
 }
 
 // NewValidator starts a streaming validation.
@@ -56,6 +57,7 @@ func (v *Validator) add(c *fbc.Catalog, adopt bool) {
 	for i := range c.Bundles {
 		bundle := &c.Bundles[i]
 		v.issues = append(v.issues, checkBundleBlob(bundle, &v.scratch)...)
+		v.provided = addProvidedGVKs(v.provided, bundle.Properties)
 		v.kept.Bundles = append(v.kept.Bundles, fbc.Bundle{
 			Name: bundle.Name, Package: bundle.Package, Image: bundle.Image, Loc: bundle.Loc,
 			Properties: packageProperties(bundle.Properties),
@@ -95,7 +97,7 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 	issues = append(issues, validateModel(m, false)...)
 	if len(loadIssues) == 0 {
 		// a provider may be among the blobs that did not load
-		issues = append(issues, unmetRequirements(m)...)
+		issues = append(issues, unmetRequirements(m, v.provided)...)
 	}
 	if incomplete := v.incompletePackages(loadIssues); len(incomplete) > 0 {
 		issues = dropCrossBlobIssues(issues, incomplete)
@@ -171,13 +173,13 @@ func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issu
 }
 
 // packageProperties copies the properties the package-level rules read of a bundle: olm.package,
-// and what bundles provide and require of each other (olm.gvk, olm.gvk.required,
-// olm.package.required).
+// and what it requires of other bundles (olm.gvk.required, olm.package.required). What bundles
+// provide (olm.gvk) is kept once per value, in Validator.provided.
 func packageProperties(props []fbc.Property) []fbc.Property {
 	var out []fbc.Property
 	for _, p := range props {
 		switch p.Type {
-		case property.TypePackage, property.TypeGVK, property.TypeGVKRequired, property.TypePackageRequired:
+		case property.TypePackage, property.TypeGVKRequired, property.TypePackageRequired:
 			out = append(out, fbc.Property{Type: p.Type, Value: append([]byte(nil), p.Value...)})
 		}
 	}
