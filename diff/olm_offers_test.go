@@ -46,9 +46,19 @@ func TestDowngradeOfferedIntroducedAndFixed(t *testing.T) {
 		t.Errorf("2.7.0-final's offers as the old head, itself first (-want +got):\n%s", d)
 	}
 
+	if u.Old.Downgrade != "" || u.New.Downgrade != "" {
+		t.Errorf("OLM takes no downgrade for 2.7.0-final's users: %+v", u)
+	}
+
 	back := diff.Compare(fixture(t, "debezium/new"), fixture(t, "debezium/old"))
 	if f := findingOf(t, back, diff.ProblemFixed, "debezium-2.7.x", p+"2.7.3-final"); f.Field != "downgrade-offered" {
 		t.Errorf("fixed: %+v", f)
+	}
+	// the head 2.7.3-final, gone from the new side: on the old side OLM moved its users down (and
+	// back), on the new one down to the new head 2.7.0-final, as a rollback does
+	if u := upgradeOf(t, back, "debezium-2.7.x", p+"2.7.3-final"); u.Old.Downgrade != p+"2.7.0-final" || !u.Old.ReachesHead ||
+		u.New.Downgrade != p+"2.7.0-final" || u.New.Hops != 1 {
+		t.Errorf("the old head's reach: %+v", u)
 	}
 }
 
