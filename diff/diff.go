@@ -93,6 +93,7 @@ func Compare(oldSide, newSide *Side) *Report {
 		unchanged[name] = len(pf) == 0
 		gf, gu := compareGraphs(name, op, np)
 		findings = append(append(findings, pf...), gf...)
+		findings = append(findings, headRequirementFindings(name, oldIdx, newIdx)...)
 		upgrades = append(upgrades, gu...)
 	}
 	validateSides(oldIdx, newIdx, unchanged)

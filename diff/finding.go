@@ -99,6 +99,7 @@ const (
 	LongerPath            Kind = "longer-path"
 	ShorterPath           Kind = "shorter-path"
 	RemovedFromPath       Kind = "removed-from-path"
+	HeadRequirementUnmet  Kind = "head-requirement-not-in-catalog"
 )
 
 // Validation findings: problems of the inputs themselves.
@@ -169,6 +170,7 @@ var Rules = map[Kind]Rule{
 	LongerPath:            {CategoryGraph, Warning, "users of this bundle need more upgrades than before to reach the head"},
 	ShorterPath:           {CategoryGraph, Info, "users of this bundle need fewer upgrades than before to reach the head"},
 	RemovedFromPath:       {CategoryGraph, Warning, "the bundle was a step on other bundles' way to the head"},
+	HeadRequirementUnmet:  {CategoryGraph, Warning, "OLM upgrades the channel's users to the head only where another catalog provides what it requires; elsewhere they stay on their installed version"},
 
 	ProblemIntroduced: {CategoryValidation, Breaking, "the new catalog has a problem the old one did not"},
 	ProblemPersists:   {CategoryValidation, Warning, "both catalogs have this problem"},

@@ -14,6 +14,7 @@ type index struct {
 	catalog  *fbc.Catalog
 	problems model.Issues // load problems, then validation problems once validate has run
 	packages map[string]*pkgIndex
+	provides *model.Provision // what the side's bundles provide to requirements
 	channels int
 	bundles  int
 }
@@ -44,7 +45,7 @@ func newIndex(s *Side) *index {
 		cat = &fbc.Catalog{}
 	}
 	m, _ := model.FromCatalog(cat)
-	idx := &index{side: s, packages: map[string]*pkgIndex{}, catalog: cat}
+	idx := &index{side: s, packages: map[string]*pkgIndex{}, catalog: cat, provides: model.NewProvision(m)}
 	idx.problems = append(idx.problems, s.Problems...)
 
 	pkg := func(name string) *pkgIndex {

@@ -23,16 +23,20 @@ type Upgrade struct {
 // Reach is where upgrades lead from one bundle in one channel on one side.
 type Reach struct {
 	InChannel   bool     `json:"inChannel"` // the bundle is an entry of the channel on this side
-	Targets     []string `json:"targets"`   // direct upgrade targets (replaces, skips, skipRange)
+	Targets     []string `json:"targets"`   // OLM's offers, nearest the head first (downgrades and the bundle itself included)
 	Head        string   `json:"head"`      // the channel's head on this side ("" when it has none)
 	ReachesHead bool     `json:"reachesHead"`
 	Hops        int      `json:"hops"`          // fewest upgrades to the head, when reachable
 	End         string   `json:"end,omitempty"` // where upgrading ends, when the head is out of reach
+	// Downgrade is the offer OLM takes when it has a lower version than the bundle (a skipRange with
+	// no upper bound on an older entry): OLM moves the users down to it ("" otherwise).
+	Downgrade string `json:"downgrade,omitempty"`
 }
 
 func (r Reach) equal(o Reach) bool {
 	return r.InChannel == o.InChannel && strings.Join(r.Targets, "\x00") == strings.Join(o.Targets, "\x00") &&
-		r.Head == o.Head && r.ReachesHead == o.ReachesHead && r.Hops == o.Hops && r.End == o.End
+		r.Head == o.Head && r.ReachesHead == o.ReachesHead && r.Hops == o.Hops && r.End == o.End &&
+		r.Downgrade == o.Downgrade
 }
 
 // channelGraph is one side of one channel, read as OLM's resolver reads it (model.UpgradeGraph).
@@ -56,6 +60,11 @@ func (g *channelGraph) reach(name string, version *semver.Version) Reach {
 	r := Reach{InChannel: in, Head: g.head, Targets: g.graph.Successors(name, version)}
 	if r.Targets == nil {
 		r.Targets = []string{}
+	}
+	if len(r.Targets) > 0 && r.Targets[0] != name && version != nil {
+		if v := model.EntryVersion(g.channel.Entries[r.Targets[0]]); v != nil && v.LT(*version) {
+			r.Downgrade = r.Targets[0]
+		}
 	}
 	if g.head == "" {
 		return r

@@ -35,14 +35,21 @@ Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
   template-in-catalog         a catalog template among a catalog's files: served as a custom blob, not rendered
   invalid-utf8                bytes that are not UTF-8, read as U+FFFD (opm reads them so without a word)
+  downgrade-offered           a bundle whose users OLM offers a lower version (a skipRange with no upper
+                              bound covers newer bundles); when that offer comes first, OLM moves them down
+
+Facts that may be fine where the catalog is used are info (never exit 1, not even with --strict):
+  requirement-not-in-catalog  a bundle requiring a package or API (olm.package.required, olm.gvk.required)
+                              no bundle of the catalog provides: OLM keeps users on their installed version
+                              unless another catalog of the cluster provides it
 
 Text output (default): one line per issue on stdout,
   FILE:LINE: SEVERITY: package "P", channel "C", bundle "B": MESSAGE (fix: HINT)
 and a summary line on stderr.
 
 JSON output (-o json) is a stable document:
-  {"passed": bool, "errors": N, "warnings": N,
-   "issues": [{"severity": "error"|"warning", "rule": "...", "file": "...", "line": N,
+  {"passed": bool, "errors": N, "warnings": N, "info": N (only when there is any),
+   "issues": [{"severity": "error"|"warning"|"info", "rule": "...", "file": "...", "line": N,
                "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "..."}]}
 Empty fields are left out; issues are sorted by file and line; "rule" values are stable identifiers.
 
@@ -145,6 +152,10 @@ func writeValidateReport(stdout, stderr io.Writer, r model.Report, output string
 	if !r.Passed {
 		verdict = "invalid"
 	}
-	_, err := fmt.Fprintf(stderr, "olmcat: %s: %s, %s\n", verdict, plural.Of(r.Errors, "error"), plural.Of(r.Warnings, "warning"))
+	info := ""
+	if r.Info > 0 {
+		info = fmt.Sprintf(", %d info", r.Info)
+	}
+	_, err := fmt.Fprintf(stderr, "olmcat: %s: %s, %s%s\n", verdict, plural.Of(r.Errors, "error"), plural.Of(r.Warnings, "warning"), info)
 	return err
 }

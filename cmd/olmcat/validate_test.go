@@ -30,7 +30,7 @@ func TestValidateExitCodesMatchOpm(t *testing.T) {
 		cases = append(cases, found...)
 	}
 	exitRe := regexp.MustCompile(`exit code: (\d+)`)
-	lineRe := regexp.MustCompile(`^[^:]+(:\d+)?: (error|warning): `)
+	lineRe := regexp.MustCompile(`^[^:]+(:\d+)?: (error|warning|info): `)
 	for _, vt := range cases {
 		dir := filepath.Dir(vt)
 		name, _ := filepath.Rel(conformance, dir)
@@ -175,5 +175,33 @@ func TestValidateWarnsAboutATemplateInACatalog(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "validate", dir)
 	if code != exitOK || !strings.HasPrefix(stdout, "catalog-templates/basic.yaml:") || !strings.Contains(stdout, "warning: a catalog template (schema olm.template.basic) inside a catalog is not rendered") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// The OLM-behaviour rules keep opm's exit codes: downgrade-offered is a warning (exit 0, 1 with
+// --strict), requirement-not-in-catalog is info (exit 0 even with --strict), counted apart.
+func TestValidateDowngradeAndRequirementExitCodes(t *testing.T) {
+	testdata := filepath.Join("..", "..", "fbc", "model", "testdata")
+	debezium := filepath.Join(testdata, "debezium", "new")
+	if out, code := runCommand(t, "validate", debezium); code != 0 || !strings.Contains(out, ": warning: ") || !strings.Contains(out, "downgrade") {
+		t.Errorf("debezium: exit %d\n%s", code, out)
+	}
+	if out, code := runCommand(t, "validate", "--strict", debezium); code != 1 {
+		t.Errorf("debezium --strict: exit %d, want 1\n%s", code, out)
+	}
+	reqs := filepath.Join(testdata, "requirements", "new")
+	for _, args := range [][]string{{"validate", reqs}, {"validate", "--strict", reqs}} {
+		out, code := runCommand(t, args...)
+		if code != 0 || !strings.Contains(out, "catalog.json:50: info: ") || !strings.Contains(out, "olmcat: valid: 0 errors, 0 warnings, 1 info") {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+	code, out, _ := runCLI(t, "validate", "-o", "json", reqs)
+	var report struct {
+		Passed bool `json:"passed"`
+		Info   int  `json:"info"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil || code != 0 || !report.Passed || report.Info != 1 {
+		t.Errorf("json: exit %d, %+v, %v\n%s", code, report, err, out)
 	}
 }

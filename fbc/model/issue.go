@@ -15,6 +15,9 @@ const (
 	Error Severity = "error"
 	// Warning is a problem opm accepts but that hurts users (e.g. a cycle through skips).
 	Warning Severity = "warning"
+	// Info is a fact worth knowing that may be fine where the catalog is used (e.g. a requirement
+	// another catalog of the cluster may provide). It never fails validation, not even with Strict.
+	Info Severity = "info"
 )
 
 // Issue is one problem found while building or validating a model, located as precisely as the

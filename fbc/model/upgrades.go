@@ -99,7 +99,10 @@ func (g *UpgradeGraph) Order() []string { return g.order }
 func (g *UpgradeGraph) Skippers(name string) []string { return g.skippers[name] }
 
 // Successors returns the entries OLM offers a user of this bundle (name and, when known, version),
-// in OLM's order of preference: nearest the head first. The bundle itself is left out.
+// in OLM's order of preference: nearest the head first. As in OLM (getSubscriptionVariables filters
+// the channel order with no exception for the installed CSV), the bundle itself is among them when
+// its own entry replaces or skips its name or its skipRange covers its version, and offers of a
+// lower version (downgrades) are listed like any other.
 func (g *UpgradeGraph) Successors(name string, version *semver.Version) []string {
 	set := map[string]bool{}
 	for _, n := range g.replacing[name] {
@@ -115,7 +118,6 @@ func (g *UpgradeGraph) Successors(name string, version *semver.Version) []string
 			}
 		}
 	}
-	delete(set, name)
 	out := make([]string, 0, len(set))
 	for n := range set {
 		out = append(out, n)
@@ -149,9 +151,10 @@ func (g *UpgradeGraph) Naming(name string, version *semver.Version) []string {
 	return out
 }
 
-// Next is the offer OLM takes for a user of this bundle (the one nearest the head), "" for none.
+// Next is the offer OLM takes for a user of this bundle (the one nearest the head), "" for none or
+// when that offer is the bundle itself: OLM then keeps its users where they are.
 func (g *UpgradeGraph) Next(name string, version *semver.Version) string {
-	if next := g.Successors(name, version); len(next) > 0 {
+	if next := g.Successors(name, version); len(next) > 0 && next[0] != name {
 		return next[0]
 	}
 	return ""

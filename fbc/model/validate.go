@@ -48,7 +48,9 @@ func validateModel(m *Model, withBundleBlobs bool) Issues {
 func finish(issues Issues, opts Options) Issues {
 	if opts.Strict {
 		for _, i := range issues {
-			i.Severity = Error
+			if i.Severity == Warning {
+				i.Severity = Error
+			}
 		}
 	}
 	SortIssues(issues)
@@ -70,7 +72,7 @@ func SortIssues(issues Issues) {
 			return x.Line < y.Line
 		}
 		if x.Severity != y.Severity {
-			return x.Severity == Error
+			return severityRank(x.Severity) > severityRank(y.Severity)
 		}
 		for _, pair := range [][2]string{
 			{x.Package, y.Package}, {x.Channel, y.Channel}, {x.Bundle, y.Bundle},
@@ -101,6 +103,7 @@ type Report struct {
 	Passed   bool   `json:"passed"`
 	Errors   int    `json:"errors"`
 	Warnings int    `json:"warnings"`
+	Info     int    `json:"info,omitempty"`
 	Issues   Issues `json:"issues"`
 }
 
@@ -116,8 +119,21 @@ func NewReport(issues Issues) Report {
 			r.Errors++
 		case Warning:
 			r.Warnings++
+		case Info:
+			r.Info++
 		}
 	}
 	r.Passed = r.Errors == 0
 	return r
+}
+
+// severityRank orders severities for sorting: error, warning, info.
+func severityRank(s Severity) int {
+	switch s {
+	case Error:
+		return 2
+	case Warning:
+		return 1
+	}
+	return 0
 }

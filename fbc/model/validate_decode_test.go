@@ -148,6 +148,10 @@ func FuzzValidateStream(f *testing.F) {
 	f.Add(demo.Bytes())
 	f.Add([]byte(`{"schema":"olm.package","name":"p","defaultChannel":"c"}{"schema":"olm.channel","name":"c","package":"p","entries":[{"name":"a","replaces":"b","skips":["b",""],"skipRange":"<1.0.0 >x"},{"name":"b","replaces":"a"}]}`))
 	f.Add([]byte("schema: olm.bundle\nname: a\npackage: p\nproperties:\n- type: olm.package\n  value: {packageName: p, version: 1.0.0, release: \"01\"}\n"))
+	// a downgrade offered (b's range covers a) and requirements nothing provides
+	f.Add([]byte(`{"schema":"olm.package","name":"p","defaultChannel":"c"}{"schema":"olm.channel","name":"c","package":"p","entries":[{"name":"a","replaces":"b"},{"name":"b","skipRange":">0.1.0"}]}` +
+		`{"schema":"olm.bundle","name":"a","package":"p","image":"i","properties":[{"type":"olm.package","value":{"packageName":"p","version":"2.0.0"}},{"type":"olm.gvk.required","value":{"group":"g","kind":"K","version":"v1"}}]}` +
+		`{"schema":"olm.bundle","name":"b","package":"p","image":"i","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.0"}},{"type":"olm.package.required","value":{"packageName":"q","versionRange":">=1.0.0"}}]}`))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		v := NewValidator(Options{})
 		issues, err := v.Finish(fbc.Loader{}.WalkReader(bytes.NewReader(text), "catalog.json", v.Add))

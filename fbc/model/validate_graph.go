@@ -53,6 +53,7 @@ func validateGraph(ch *Channel) Issues {
 	g := NewUpgradeGraph(ch)
 	issues = append(issues, skippedOnReplacesChain(ch, head, g)...)
 	issues = append(issues, unreachableFromHead(ch, g, stranded)...)
+	issues = append(issues, downgradesOffered(ch, g)...)
 	return issues
 }
 
@@ -146,6 +147,71 @@ func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues
 		issues = append(issues, newIssue(Warning, "unreachable-from-head", ch.Loc, ch.Package.Name, ch.Name, e.Name,
 			fmt.Sprintf("let the head %q, or an entry on its replaces chain that no entry skips, replace or skip %q, or cover its version with a skipRange", g.Head(), end),
 			"%s", msg))
+	}
+	return issues
+}
+
+// downgradesOffered finds the entries whose users OLM offers a bundle of a lower version: mostly a
+// skipRange with no upper bound (">2.6.1-final") on an older bundle, which covers every newer
+// bundle. One issue per entry whose users are offered the downgrade, so that adding a newer bundle
+// to the channel adds one issue and leaves the others' messages alone. When the downgrade is the
+// offer OLM takes (the one nearest the head, as for a head that no entry names), its users are moved
+// down, and, when the lower bundle's own first offer is the bundle they left, back up on the next
+// resolve: an endless flip.
+func downgradesOffered(ch *Channel, g *UpgradeGraph) Issues {
+	var issues Issues
+	for _, e := range ch.SortedEntries() {
+		v := EntryVersion(e)
+		if v == nil {
+			continue
+		}
+		offers := g.Successors(e.Name, v)
+		var lower []string
+		var rangeFix, edgeFix string
+		for _, to := range offers {
+			low := ch.Entries[to]
+			tv := EntryVersion(low)
+			if to == e.Name || tv == nil || !tv.LT(*v) {
+				continue
+			}
+			named := low.Replaces == e.Name
+			for _, s := range low.Skips {
+				named = named || s == e.Name
+			}
+			if named {
+				lower = append(lower, fmt.Sprintf("%q (%s, replaces or skips it)", to, low.Bundle.VersionString))
+				if edgeFix == "" {
+					edgeFix = fmt.Sprintf("drop %q from the replaces/skips of the older %q", e.Name, to)
+				}
+				continue
+			}
+			lower = append(lower, fmt.Sprintf("%q (%s, skipRange %q)", to, low.Bundle.VersionString, low.SkipRange))
+			if rangeFix == "" {
+				rangeFix = fmt.Sprintf("give each skipRange named an upper bound no higher than its own bundle's version (e.g. %q for %q)",
+					low.SkipRange+" <"+low.Bundle.VersionString, to)
+			}
+		}
+		if len(lower) == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("OLM offers the users of %q (%s) a downgrade to %s",
+			e.Name, e.Bundle.VersionString, strings.Join(lower, ", "))
+		if first := offers[0]; first != e.Name {
+			if tv := EntryVersion(ch.Entries[first]); tv != nil && tv.LT(*v) {
+				msg += fmt.Sprintf("; it is the offer nearest the head, so OLM moves them down to %q", first)
+				if g.Next(first, tv) == e.Name {
+					msg += fmt.Sprintf(" and, on the next resolve, back up to %q: an endless flip", e.Name)
+				}
+			}
+		}
+		var fixes []string
+		for _, f := range []string{rangeFix, edgeFix} {
+			if f != "" {
+				fixes = append(fixes, f)
+			}
+		}
+		issues = append(issues, newIssue(Warning, "downgrade-offered", ch.Loc, ch.Package.Name, ch.Name, e.Name,
+			strings.Join(fixes, "; "), "%s", msg))
 	}
 	return issues
 }

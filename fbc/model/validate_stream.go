@@ -12,10 +12,11 @@ import (
 // arrives, then only what the package-level rules need is kept (names, channels, the olm.package
 // property, locations). Use Add as the callback of fbc.Walk, then Finish.
 type Validator struct {
-	opts    Options
-	kept    fbc.Catalog
-	issues  Issues
-	scratch []byte
+	opts     Options
+	kept     fbc.Catalog
+	provided map[property.GVK]bool // the olm.gvk values of every bundle, for unmetRequirements
+	issues   Issues
+	scratch  []byte
 }
 
 // NewValidator starts a streaming validation.
@@ -56,6 +57,7 @@ func (v *Validator) add(c *fbc.Catalog, adopt bool) {
 	for i := range c.Bundles {
 		bundle := &c.Bundles[i]
 		v.issues = append(v.issues, checkBundleBlob(bundle, &v.scratch)...)
+		v.provided = addProvidedGVKs(v.provided, bundle.Properties)
 		v.kept.Bundles = append(v.kept.Bundles, fbc.Bundle{
 			Name: bundle.Name, Package: bundle.Package, Image: bundle.Image, Loc: bundle.Loc,
 			Properties: packageProperties(bundle.Properties),
@@ -93,6 +95,10 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 	issues := append(v.issues, built...)
 	issues = append(issues, validateDeprecationBlobs(&v.kept)...)
 	issues = append(issues, validateModel(m, false)...)
+	if len(loadIssues) == 0 {
+		// a provider may be among the blobs that did not load
+		issues = append(issues, unmetRequirements(m, v.provided)...)
+	}
 	issues = SkipUnchecked(issues, &v.kept, loadIssues)
 	return finish(append(loadIssues, issues...), v.opts), nil
 }
@@ -152,6 +158,7 @@ var crossBlobRules = map[string]bool{
 	"bundle-in-no-channel": true, "duplicate-version": true,
 	"no-head": true, "multiple-heads": true, "replaces-cycle": true, "stranded-bundles": true,
 	"upgrade-cycle": true, "skipped-on-replaces-chain": true, "unreachable-from-head": true,
+	"downgrade-offered": true,
 }
 
 func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issues {
@@ -175,12 +182,14 @@ func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issu
 	return kept
 }
 
-// packageProperties copies the olm.package properties, which are all the package-level rules read
-// of a bundle's properties.
+// packageProperties copies the properties the package-level rules read of a bundle: olm.package,
+// and what it requires of other bundles (olm.gvk.required, olm.package.required). What bundles
+// provide (olm.gvk) is kept once per value, in Validator.provided.
 func packageProperties(props []fbc.Property) []fbc.Property {
 	var out []fbc.Property
 	for _, p := range props {
-		if p.Type == property.TypePackage {
+		switch p.Type {
+		case property.TypePackage, property.TypeGVKRequired, property.TypePackageRequired:
 			out = append(out, fbc.Property{Type: p.Type, Value: append([]byte(nil), p.Value...)})
 		}
 	}
