@@ -3,6 +3,7 @@ package diff_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -71,6 +72,9 @@ func TestSidesHoldEveryValidateProblem(t *testing.T) {
 		t.Run(strings.TrimPrefix(dir, sharedDir+"/"), func(t *testing.T) {
 			var want []string
 			errs := 0
+			// requirement-not-in-catalog looks across packages and is validate's alone (info); diff
+			// says what a review needs of it, head-requirement-not-in-catalog, when a head gains one.
+			issues = slices.DeleteFunc(issues, func(i *model.Issue) bool { return i.Rule == "requirement-not-in-catalog" })
 			for _, i := range issues {
 				want = append(want, problemKey(i.Rule, i.Package, i.Channel, i.Bundle, i.Message, i.Hint))
 				if i.Severity == model.Error {
