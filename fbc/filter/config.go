@@ -241,7 +241,9 @@ func parseISC(data []byte, name string, sel Selector) (*Config, error) {
 		}
 	}
 	cfg := &Config{Full: op.Full, Origin: name}
-	at := func(i int) string { return fmt.Sprintf("%s: mirror.operators[%d]", name, indexOf(ops, op)) + fmt.Sprintf(".packages[%d]", i) }
+	at := func(i int) string {
+		return fmt.Sprintf("%s: mirror.operators[%d]", name, indexOf(ops, op)) + fmt.Sprintf(".packages[%d]", i)
+	}
 	for i, p := range op.Packages {
 		if p.Name == "" {
 			return nil, fmt.Errorf("%s has no name: give the package's name", at(i))
@@ -362,7 +364,11 @@ func strictError(data []byte, name string, err error) error {
 			break
 		}
 	}
-	return fmt.Errorf("%s: unknown key %q (%s): check its spelling; an unknown key is refused so that a typo cannot mirror nothing", loc, key, m[1])
+	path := ""
+	if m[1] != key {
+		path = " (" + m[1] + ")"
+	}
+	return fmt.Errorf("%s: unknown key %q%s: check its spelling; an unknown key is refused so that a typo cannot mirror nothing", loc, key, path)
 }
 
 // cleanYAMLError drops the decoder's prefixes ("error converting YAML to JSON: yaml: ...").
@@ -371,7 +377,9 @@ func cleanYAMLError(err error) string {
 	for _, p := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: ", "json: "} {
 		s = strings.ReplaceAll(s, p, "")
 	}
-	return s
+	// "unmarshal errors:\n  line 5: ..." becomes one line.
+	s = strings.ReplaceAll(s, ":\n", ": ")
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }
 
 // errNoPackage is wrapped by the error for a package the catalog lacks.
