@@ -120,3 +120,18 @@ func TestFilterToSQLiteAndImagesOnStdout(t *testing.T) {
 		t.Errorf("index.db does not hold koku-metrics-operator's bundle")
 	}
 }
+
+// TestFilterReadmeConfig: the ImageSetConfiguration the README shows is the one its examples run.
+func TestFilterReadmeConfig(t *testing.T) {
+	readme, err := os.ReadFile(readmeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isc, err := os.ReadFile("testdata/readme/imageset-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```yaml\n"+string(isc)+"```") {
+		t.Error("README's \"Mirroring a subset\" does not show testdata/readme/imageset-config.yaml as it is")
+	}
+}
