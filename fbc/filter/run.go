@@ -81,8 +81,12 @@ func Select(ctx context.Context, src *source.Source, cfg *Config, fn func(pkg st
 	for i := range cfg.Packages {
 		wanted[cfg.Packages[i].Name] = &cfg.Packages[i]
 	}
-	found := map[string]bool{}
-	err := src.WalkPackages(ctx, func(pkg string, c *fbc.Catalog) error {
+	found := map[string]bool{} // every package of the catalog
+	keep := func(pkg string) bool {
+		found[pkg] = true
+		return len(wanted) == 0 || wanted[pkg] != nil
+	}
+	err := src.WalkSomePackages(ctx, keep, func(pkg string, c *fbc.Catalog) error {
 		if pkg == "" {
 			return fn(pkg, c) // blobs of no package: oc-mirror keeps them too
 		}
