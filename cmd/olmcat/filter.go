@@ -129,6 +129,10 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if dest != "" && images.server == "opm" && src.Image() == nil {
 		return usageError{errors.New("--to-image and --oci-layout with --server opm need an index image as CATALOG (the new image is built on its layers); for a local catalog, use --server olmcat")}
 	}
+	if dest != "" && images.server == "opm" && src.Format() != source.FormatSQLite {
+		// The image would be built on the input's layers, whose catalog (every package) lies under the filtered one.
+		return usageError{fmt.Errorf("%s is a File-Based Catalog image: an image built on its layers would still hold every package of its catalog; write the filtered image with --server olmcat", src)}
+	}
 	if err := guardMigrateOutputs(src, out, ff.report, dest); err != nil {
 		return err
 	}
