@@ -170,7 +170,7 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 		if len(keptNames) == 0 {
 			return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: the filter keeps no bundle of any selected channel (the default channel %s %s): widen the version range", name, p.DefaultChannel, why)}
 		}
-		return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: its default channel %s %s: set defaultChannel to one of the kept channels (%s), or keep channel %s", name, p.DefaultChannel, why, strings.Join(keptNames, ", "), p.DefaultChannel)}
+		return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: its default channel %s %s: set defaultChannel to one of the kept channels (%s; with flags --default-channel %s=%s), or keep channel %s", name, p.DefaultChannel, why, strings.Join(keptNames, ", "), name, keptNames[0], p.DefaultChannel)}
 	}
 	for _, e := range emptied {
 		if e.named && e.rng.IsSet() {
