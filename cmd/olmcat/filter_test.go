@@ -135,3 +135,29 @@ func TestFilterReadmeConfig(t *testing.T) {
 		t.Error("README's \"Mirroring a subset\" does not show testdata/readme/imageset-config.yaml as it is")
 	}
 }
+
+// TestFilterImagesIsAnOutput: --images goes through the output guard: never into an input, never
+// the report or inside OUT.
+func TestFilterImagesIsAnOutput(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "catalog")
+	copyDir(t, "../../fixtures/catalog", input)
+	out := filepath.Join(dir, "out")
+	for _, args := range [][]string{
+		{"--images", filepath.Join(input, "images.txt")},
+		{"--images", filepath.Join(out, "images.txt")},
+		{"--images", filepath.Join(dir, "r.json"), "--report", filepath.Join(dir, "r.json")},
+		{"--images", "-", "--report", "-"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"filter", input, out}, args...)...)
+		if code != 2 || !strings.HasPrefix(stderr, "olmcat: ") {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", args, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(input, "images.txt")); err == nil {
+		t.Error("wrote into the input")
+	}
+}

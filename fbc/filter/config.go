@@ -224,7 +224,7 @@ func parseISC(data []byte, name string, sel Selector) (*Config, error) {
 		op = &ops[sel.Index]
 	default:
 		for i := range ops {
-			if ops[i].Catalog == sel.Catalog {
+			if sameCatalog(ops[i].Catalog, sel.Catalog) {
 				op = &ops[i]
 				break
 			}
@@ -267,6 +267,20 @@ func parseISC(data []byte, name string, sel Selector) (*Config, error) {
 		cfg.Packages = append(cfg.Packages, pkg)
 	}
 	return cfg, cfg.Check()
+}
+
+// sameCatalog says whether an ImageSetConfiguration's catalog names the catalog reference given:
+// oc-mirror writes docker:// before registry references and oci:// before local OCI layouts,
+// where olmcat reads a bare reference and oci-layout:.
+func sameCatalog(isc, ref string) bool {
+	norm := func(s string) string {
+		s = strings.TrimPrefix(strings.TrimSpace(s), "docker://")
+		if rest, ok := strings.CutPrefix(s, "oci://"); ok {
+			s = "oci-layout:" + rest
+		}
+		return strings.TrimSuffix(s, "/")
+	}
+	return norm(isc) == norm(ref)
 }
 
 func indexOf(ops []iscOperator, op *iscOperator) int {

@@ -46,6 +46,13 @@ func TestParseISC(t *testing.T) {
 	if err != nil || !cfg.Full || cfg.Packages[0].Name != "infinispan" {
 		t.Errorf("--operator 1: %+v %v", cfg, err)
 	}
+	cfg, err = ParseConfig([]byte(twoCatalogs), "isc.yaml", Selector{Index: -1, Catalog: "docker://registry.redhat.io/redhat/community-operator-index:v4.18"})
+	if err != nil || !cfg.Full {
+		t.Errorf("docker:// reference: %+v %v", cfg, err)
+	}
+	if !sameCatalog("oci:///srv/catalog", "oci-layout:/srv/catalog/") || sameCatalog("oci:///srv/a", "oci-layout:/srv/b") {
+		t.Error("oci:// and oci-layout: name the same layout")
+	}
 	_, err = ParseConfig([]byte(twoCatalogs), "isc.yaml", Selector{Index: -1, Catalog: "other:v1"})
 	if err == nil || !strings.Contains(err.Error(), "--operator") || !strings.Contains(err.Error(), "community-operator-index") {
 		t.Errorf("no entry for the catalog: %v", err)
