@@ -274,7 +274,7 @@ func keepPaths(ch *model.Channel, in *model.UpgradeGraph, kept map[string]bool) 
 				done[name] = true
 				d := in.Destination(name, v)
 				cut = append(cut, CutOff{Bundle: name, InInput: true,
-					Why: fmt.Sprintf("in the input too, OLM takes its users to %s, not to the head %s", d.End, in.Head())})
+					Why: fmt.Sprintf("OLM takes its users to %s and no further", d.End)})
 				continue
 			}
 			var add []string

@@ -60,11 +60,11 @@ func (r *Report) CutOff() []string {
 	for _, p := range r.Packages {
 		for _, c := range p.Channels {
 			for _, x := range c.CutOff {
-				how := "by the filter"
+				how := "cut off by the filter"
 				if x.InInput {
-					how = "already in the input"
+					how = "already cut off in the input"
 				}
-				out = append(out, fmt.Sprintf("package %s channel %s: bundle %s does not reach the head %s (cut off %s: %s)", p.Package, c.Channel, x.Bundle, c.Head, how, x.Why))
+				out = append(out, fmt.Sprintf("package %s channel %s: bundle %s does not reach the head %s (%s: %s)", p.Package, c.Channel, x.Bundle, c.Head, how, x.Why))
 			}
 		}
 	}
