@@ -86,35 +86,52 @@ func Select(ctx context.Context, src *source.Source, cfg *Config, fn func(pkg st
 		found[pkg] = true
 		return len(wanted) == 0 || wanted[pkg] != nil
 	}
-	err := src.WalkSomePackages(ctx, keep, func(pkg string, c *fbc.Catalog) error {
-		if pkg == "" {
-			return fn(pkg, c) // blobs of no package: oc-mirror keeps them too
-		}
-		found[pkg] = true
-		sel := wanted[pkg]
-		if len(wanted) > 0 && sel == nil {
-			return nil
-		}
-		out, prep, err := filterPackage(pkg, c, sel, cfg.Full)
-		if err != nil {
-			return err
-		}
-		if errs := model.ValidateCatalog(out, model.Options{}).Errors(); len(errs) > 0 {
-			return &Error{Package: pkg, Msg: fmt.Sprintf("package %s would be invalid after filtering (%s): the input is invalid there; fix it or leave the package out", pkg, errs[0].Error())}
-		}
-		for _, b := range out.Bundles {
-			if b.Image != "" {
-				rep.images[b.Image] = true
-			}
-			for _, ri := range b.RelatedImages {
-				if ri.Image != "" {
-					rep.images[ri.Image] = true
+	// Each package is filtered, validated and handed to fn by one goroutine while the next is
+	// read: reading is most of the work, and the two overlap on a second core. At most a few
+	// packages are held at once.
+	type part struct {
+		pkg string
+		c   *fbc.Catalog
+	}
+	parts := make(chan part, 2)
+	done := make(chan error, 1)
+	go func() {
+		var failed error
+		for p := range parts {
+			if failed == nil {
+				failed = rep.take(p.pkg, p.c, wanted[p.pkg], cfg.Full, fn)
+				if failed != nil {
+					done <- failed // seen by the reader at its next package
 				}
 			}
 		}
-		rep.Packages = append(rep.Packages, prep)
-		return fn(pkg, out)
+		if failed == nil {
+			done <- nil
+		}
+		close(done)
+	}()
+	var workerErr error
+	err := src.WalkSomePackages(ctx, keep, func(pkg string, c *fbc.Catalog) error {
+		if pkg != "" {
+			found[pkg] = true
+			if len(wanted) > 0 && wanted[pkg] == nil {
+				return nil
+			}
+		}
+		select {
+		case workerErr = <-done:
+			return workerErr
+		case parts <- part{pkg, c}:
+			return nil
+		}
 	})
+	close(parts)
+	if workerErr == nil {
+		workerErr = <-done
+	}
+	if workerErr != nil {
+		return nil, workerErr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +174,33 @@ func nearNames(missing []string, found map[string]bool) string {
 		near = near[:5]
 	}
 	return " (the catalog has " + strings.Join(near, ", ") + ")"
+}
+
+// take filters one package (its blobs c; blobs of no package are handed on as they are), records
+// it in the report and hands the result to fn.
+func (rep *Report) take(pkg string, c *fbc.Catalog, sel *Package, full bool, fn func(string, *fbc.Catalog) error) error {
+	if pkg == "" {
+		return fn(pkg, c) // blobs of no package: oc-mirror keeps them too
+	}
+	out, prep, err := filterPackage(pkg, c, sel, full)
+	if err != nil {
+		return err
+	}
+	if errs := model.ValidateCatalog(out, model.Options{}).Errors(); len(errs) > 0 {
+		return &Error{Package: pkg, Msg: fmt.Sprintf("package %s would be invalid after filtering (%s): the input is invalid there; fix it or leave the package out", pkg, errs[0].Error())}
+	}
+	for _, b := range out.Bundles {
+		if b.Image != "" {
+			rep.images[b.Image] = true
+		}
+		for _, ri := range b.RelatedImages {
+			if ri.Image != "" {
+				rep.images[ri.Image] = true
+			}
+		}
+	}
+	rep.Packages = append(rep.Packages, prep)
+	return fn(pkg, out)
 }
 
 // Options are the options of Write.
