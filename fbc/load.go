@@ -36,6 +36,10 @@ type Loader struct {
 	// then what the walk returns. A directory of large files that hold no blob would otherwise
 	// be read to the end before a callback could notice.
 	Context context.Context
+	// Packages, when set, limits WalkPackages and WalkPackagesFS to the packages it accepts (and the
+	// blobs of no package): the files of the others are scanned for their package names but their
+	// blobs are not decoded. Walk and Load ignore it.
+	Packages func(name string) bool
 }
 
 // stopped is the error of the loader's context, nil without one.

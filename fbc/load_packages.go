@@ -87,6 +87,9 @@ func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(strin
 	broken := map[string]bool{}     // packages with a blob that did not decode
 	errs := l.newErrorList()
 	for _, pkg := range idx.sortedPackages() {
+		if pkg != "" && l.Packages != nil && !l.Packages(pkg) {
+			continue
+		}
 		c, ok := loaded[pkg]
 		if !ok {
 			group := map[string]*Catalog{}

@@ -306,6 +306,13 @@ func readmeSandbox(t *testing.T) (dir string, git bool) {
 	at := func(n string) string { return filepath.Join(dir, n) }
 	copyDir(t, "../../fixtures/catalog", at("old"))
 	copyDir(t, "testdata/readme/bundle-dir", at("bundle-dir"))
+	isc, err := os.ReadFile("testdata/readme/imageset-config.yaml") // the README's "Mirroring a subset"
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(at("imageset-config.yaml"), isc, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	db, err := os.ReadFile("../../fixtures/index.db")
 	if err != nil {
 		t.Fatal(err)
@@ -400,8 +407,8 @@ type readmeRun struct {
 
 // pathFlags name a file or directory; outputFlags among them name what the command writes.
 var (
-	pathFlags   = map[string]bool{"report": true, "output-dir": true, "output-db": true, "cache-dir": true, "oci-layout": true, "labels": true, "plan": true, "save-plan": true, "ca-file": true, "termination-log": true}
-	outputFlags = map[string]bool{"report": true, "output-dir": true, "output-db": true, "oci-layout": true, "save-plan": true}
+	pathFlags   = map[string]bool{"report": true, "output-dir": true, "output-db": true, "cache-dir": true, "oci-layout": true, "labels": true, "plan": true, "save-plan": true, "ca-file": true, "termination-log": true, "config": true, "images": true}
+	outputFlags = map[string]bool{"report": true, "output-dir": true, "output-db": true, "oci-layout": true, "save-plan": true, "images": true}
 	refFlags    = map[string]bool{"diff": true, "to-image": true, "bundles-from": true}
 	bareAddr    = regexp.MustCompile(`^(localhost|127\.0\.0\.1|\[::1\]):\d+$`)
 )
@@ -473,8 +480,8 @@ func (r *readmeRunner) prepare(t *testing.T, sandbox string, ex readmeExample) (
 	for i := depth; i < len(ex.args); i++ {
 		a := ex.args[i]
 		if len(a) < 2 || a[0] != '-' {
-			// The second argument of migrate and unpack is what they write.
-			output := positional == 1 && (cmd.CommandPath() == "olmcat migrate" || cmd.CommandPath() == "olmcat unpack")
+			// The second argument of migrate, unpack and filter is what they write.
+			output := positional == 1 && (cmd.CommandPath() == "olmcat migrate" || cmd.CommandPath() == "olmcat unpack" || cmd.CommandPath() == "olmcat filter")
 			a, err := ref(a, output)
 			if err != nil {
 				return nil, err

@@ -25,7 +25,7 @@ var layers = []struct {
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
 		"grpccompat/fbcbackend"}},
 	{"source", []string{"internal/source", "internal/bundlefetch"}},
-	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops",
+	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops", "fbc/filter",
 		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
 	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/gencatalog", "fixtures/serveready", "fixtures/procstat", "fixtures/hostile", "fixtures/e2e",

@@ -44,8 +44,15 @@ func (s *Source) Walk(ctx context.Context, fn func(fbc.Blob) error) error {
 // fbc.WalkPackages: a catalog with load problems is not handed over; the problems are returned).
 // An index.db is converted one package at a time, so its size does not matter.
 func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Catalog) error) error {
+	return s.WalkSomePackages(ctx, nil, fn)
+}
+
+// WalkSomePackages is WalkPackages for the packages keep accepts (nil: all), and the blobs of no
+// package. keep sees every package name of the catalog; the packages it refuses are not converted
+// (an index.db) or not decoded (an FBC), so that a few packages of a large catalog are read fast.
+func (s *Source) WalkSomePackages(ctx context.Context, keep func(pkg string) bool, fn func(pkg string, c *fbc.Catalog) error) error {
 	if s.format == FormatSQLite {
-		report, err := tofbc.Convert(ctx, s.db, tofbc.Options{MigrateLevel: s.opts.MigrateLevel}, func(pkg string, c *fbc.Catalog) error {
+		report, err := tofbc.Convert(ctx, s.db, tofbc.Options{MigrateLevel: s.opts.MigrateLevel, Packages: keep}, func(pkg string, c *fbc.Catalog) error {
 			locateIn(c, s.ref.Raw)
 			return fn(pkg, c)
 		})
@@ -68,6 +75,9 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 			return err
 		}
 		for _, part := range fbc.SplitByPackage(c) {
+			if part.Package != "" && keep != nil && !keep(part.Package) {
+				continue
+			}
 			if err := each(part.Package, part.Catalog); err != nil {
 				return err
 			}
@@ -75,9 +85,9 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 		return nil
 	}
 	if s.files != nil {
-		return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx}.WalkPackagesFS(s.files, each))
+		return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx, Packages: keep}.WalkPackagesFS(s.files, each))
 	}
-	return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx}.WalkPackages(s.path, each))
+	return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx, Packages: keep}.WalkPackages(s.path, each))
 }
 
 // Load reads the whole catalog. On problems of the content it returns what loaded together with

@@ -42,6 +42,8 @@ type Options struct {
 	// Workers is how many packages are converted at once (0: one per CPU, at most 4). Packages are
 	// still emitted one at a time, in order.
 	Workers int
+	// Packages, when set, limits Convert to the packages it accepts: the others are not read.
+	Packages func(name string) bool
 }
 
 // EmitFunc receives the catalog of one package. The catalog is not used after emit returns.
@@ -70,6 +72,15 @@ func Convert(ctx context.Context, db *sqlite.DB, opts Options, emit EmitFunc) (*
 	refs, err := db.Packages(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Packages != nil {
+		kept := refs[:0:0]
+		for _, ref := range refs {
+			if opts.Packages(ref.Name) {
+				kept = append(kept, ref)
+			}
+		}
+		refs = kept
 	}
 	workers := opts.Workers
 	if workers <= 0 {

@@ -1,0 +1,423 @@
+package filter
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
+)
+
+// Error is a filter that cannot be applied as asked: a package or channel the catalog lacks, a
+// default channel filtered away, a range that keeps nothing. Its message says what to set.
+type Error struct {
+	Package, Channel string
+	Msg              string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// PackageReport is what the filter did to one package.
+type PackageReport struct {
+	Package string `json:"package"`
+	// DefaultChannel is the kept default channel; DefaultChannelDecision says why it is that one.
+	DefaultChannel         string          `json:"defaultChannel"`
+	DefaultChannelDecision string          `json:"defaultChannelDecision"`
+	Channels               []ChannelReport `json:"channels"`
+	// RemovedChannels are channels of the package that are not kept, with why.
+	RemovedChannels []RemovedChannel `json:"removedChannels,omitempty"`
+	KeptBundles     int              `json:"keptBundles"`
+	RemovedBundles  int              `json:"removedBundles"`
+}
+
+// RemovedChannel is a channel left out, and why.
+type RemovedChannel struct {
+	Channel string `json:"channel"`
+	Reason  string `json:"reason"`
+}
+
+// ChannelReport is what the filter kept of one channel.
+type ChannelReport struct {
+	Channel string `json:"channel"`
+	// InputHead is the channel's head in the input; Head the kept channel's head.
+	InputHead string `json:"inputHead"`
+	Head      string `json:"head"`
+	// Selection is how the entries were chosen: "heads-only", "full" or the version range.
+	Selection string `json:"selection"`
+	Kept      int    `json:"kept"`
+	// Added are the bundles outside the selection kept so that a kept bundle reaches the head.
+	Added   []Addition `json:"addedToKeepPaths,omitempty"`
+	Removed int        `json:"removed"`
+	// CutOff are kept bundles from which OLM cannot upgrade to the kept head.
+	CutOff []CutOff `json:"notReachingHead,omitempty"`
+}
+
+// Addition is a bundle kept beyond the selection, and for whom.
+type Addition struct {
+	Bundle string `json:"bundle"`
+	For    string `json:"for"`
+	Why    string `json:"why"`
+}
+
+// CutOff is a kept bundle whose users OLM cannot take to the kept channel head.
+type CutOff struct {
+	Bundle string `json:"bundle"`
+	// InInput is true when the bundle could not reach its channel head in the input either.
+	InInput bool   `json:"inInput"`
+	Why     string `json:"why"`
+}
+
+// Package filters the blobs of one package (c holds that package only) by sel (nil: every
+// channel, no range) and full. It returns the filtered blobs, in the input's order.
+func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.Catalog, *PackageReport, error) {
+	m, _ := model.FromCatalog(c)
+	p := m.Packages[name]
+	if p == nil {
+		return nil, nil, &Error{Package: name, Msg: fmt.Sprintf("package %s has no olm.package blob in the catalog: the catalog is invalid; fix it or leave the package out", name)}
+	}
+	if sel == nil {
+		sel = &Package{Name: name}
+	}
+	rep := &PackageReport{Package: name}
+	type choice struct {
+		ch    *model.Channel
+		rng   Range
+		named bool // the channel was named in the configuration
+	}
+	var chosen []choice
+	if len(sel.Channels) > 0 {
+		for _, cs := range sel.Channels {
+			ch := p.Channels[cs.Name]
+			if ch == nil {
+				return nil, nil, &Error{Package: name, Channel: cs.Name, Msg: fmt.Sprintf("package %s has no channel %s (its channels: %s): correct the channel's name", name, cs.Name, channelNames(p))}
+			}
+			rng := cs.Range
+			if !rng.IsSet() {
+				rng = sel.Range
+			}
+			chosen = append(chosen, choice{ch: ch, rng: rng, named: true})
+		}
+	} else {
+		for _, ch := range p.SortedChannels() {
+			chosen = append(chosen, choice{ch: ch, rng: sel.Range})
+		}
+	}
+	if sel.DefaultChannel != "" && p.Channels[sel.DefaultChannel] == nil {
+		return nil, nil, &Error{Package: name, Channel: sel.DefaultChannel, Msg: fmt.Sprintf("package %s has no channel %s to make its default channel (its channels: %s): correct defaultChannel", name, sel.DefaultChannel, channelNames(p))}
+	}
+
+	keptEntries := map[string]map[string]bool{} // channel -> kept entries
+	var emptied []choice
+	for _, c := range chosen {
+		g := model.NewUpgradeGraph(c.ch)
+		cr := ChannelReport{Channel: c.ch.Name, InputHead: g.Head()}
+		if len(g.Heads()) != 1 {
+			what := "no head (its replaces form a cycle)"
+			if len(g.Heads()) > 1 {
+				what = fmt.Sprintf("%d heads (%s)", len(g.Heads()), strings.Join(g.Heads(), ", "))
+			}
+			return nil, nil, &Error{Package: name, Channel: c.ch.Name, Msg: fmt.Sprintf("package %s channel %s has %s: opm rejects it and nothing in it can be chosen; fix the catalog or leave the channel out", name, c.ch.Name, what)}
+		}
+		var kept map[string]bool
+		switch {
+		case full:
+			cr.Selection = "full"
+			kept = map[string]bool{}
+			for n := range c.ch.Entries {
+				kept[n] = true
+			}
+		case c.rng.IsSet():
+			cr.Selection = c.rng.String()
+			kept = keepRange(c.ch, g.Head(), c.rng)
+		default:
+			cr.Selection = "heads-only"
+			kept = map[string]bool{g.Head(): true}
+		}
+		if len(kept) == 0 {
+			emptied = append(emptied, c)
+			continue
+		}
+		cr.Added, cr.CutOff = keepPaths(c.ch, g, kept)
+		keptEntries[c.ch.Name] = kept
+		cr.Head = model.NewUpgradeGraph(subChannel(c.ch, kept)).Head()
+		cr.Kept = len(kept)
+		cr.Removed = len(c.ch.Entries) - len(kept)
+		rep.Channels = append(rep.Channels, cr)
+	}
+
+	// The default channel: the one asked for, else the package's own; it must be kept.
+	keptNames := sortedKeys(keptEntries)
+	switch {
+	case sel.DefaultChannel != "" && keptEntries[sel.DefaultChannel] == nil:
+		return nil, nil, &Error{Package: name, Channel: sel.DefaultChannel, Msg: fmt.Sprintf("package %s: defaultChannel %s is not among the kept channels (%s): set defaultChannel to one of them, or keep channel %s", name, sel.DefaultChannel, orNone(keptNames), sel.DefaultChannel)}
+	case sel.DefaultChannel != "":
+		rep.DefaultChannel = sel.DefaultChannel
+		rep.DefaultChannelDecision = "set by defaultChannel"
+		if sel.DefaultChannel == p.DefaultChannel {
+			rep.DefaultChannelDecision = "kept (defaultChannel names the package's own)"
+		}
+	case keptEntries[p.DefaultChannel] != nil:
+		rep.DefaultChannel = p.DefaultChannel
+		rep.DefaultChannelDecision = "kept"
+	default:
+		why := "is not among the selected channels"
+		for _, e := range emptied {
+			if e.ch.Name == p.DefaultChannel {
+				why = fmt.Sprintf("would keep no bundle with %s", e.rng)
+			}
+		}
+		if len(keptNames) == 0 {
+			return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: the filter keeps no bundle of any selected channel (the default channel %s %s): widen the version range", name, p.DefaultChannel, why)}
+		}
+		return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: its default channel %s %s: set defaultChannel to one of the kept channels (%s; with flags --default-channel %s=%s), or keep channel %s", name, p.DefaultChannel, why, strings.Join(keptNames, ", "), name, keptNames[0], p.DefaultChannel)}
+	}
+	for _, e := range emptied {
+		if e.named && e.rng.IsSet() {
+			// A channel asked for by name must not vanish without a word (oc-mirror refuses too).
+			return nil, nil, &Error{Package: name, Channel: e.ch.Name, Msg: fmt.Sprintf("package %s channel %s keeps no bundle with %s (its versions: %s): widen the range or leave the channel out", name, e.ch.Name, e.rng, versionSpan(e.ch))}
+		}
+		rep.RemovedChannels = append(rep.RemovedChannels, RemovedChannel{Channel: e.ch.Name, Reason: fmt.Sprintf("no bundle in %s (versions %s)", e.rng, versionSpan(e.ch))})
+	}
+	selected := map[string]bool{}
+	for _, c := range chosen {
+		selected[c.ch.Name] = true
+	}
+	for _, ch := range p.SortedChannels() {
+		if !selected[ch.Name] {
+			rep.RemovedChannels = append(rep.RemovedChannels, RemovedChannel{Channel: ch.Name, Reason: "not selected"})
+		}
+	}
+
+	out := build(c, name, rep.DefaultChannel, keptEntries)
+	rep.KeptBundles = len(out.Bundles)
+	rep.RemovedBundles = len(p.Bundles) - len(out.Bundles)
+	return out, rep, nil
+}
+
+// keepRange keeps the entries of the channel in the range as catalog-filter does, without ever
+// leaving the channel: from the head down the replaces chain, count for each entry the entries in
+// range at or below it (itself, what it skips, what its replaces keeps), each counted once; the
+// kept head is the lowest entry of the chain whose count is the head's, the kept chain ends
+// above the first entry whose count is 0, and every entry it keeps keeps what it skips in range.
+// catalog-filter follows replaces and skips out of the channel (to bundles of other channels);
+// here a name that is no entry of the channel ends the chain or is not counted.
+func keepRange(ch *model.Channel, head string, rng Range) map[string]bool {
+	var chain []*model.Entry
+	onChain := map[string]bool{}
+	for e := ch.Entries[head]; e != nil && !onChain[e.Name]; e = ch.Entries[e.Replaces] {
+		onChain[e.Name] = true
+		chain = append(chain, e)
+	}
+	inRange := func(name string) bool {
+		e := ch.Entries[name]
+		return e != nil && e.Bundle != nil && e.Bundle.VersionErr == nil && rng.Contains(e.Bundle.Version)
+	}
+	counts := make([]int, len(chain))
+	seen := map[string]bool{}
+	for i := len(chain) - 1; i >= 0; i-- {
+		n := 0
+		if i+1 < len(chain) {
+			n = counts[i+1]
+		}
+		e := chain[i]
+		for _, name := range append([]string{e.Name}, e.Skips...) {
+			if !seen[name] && inRange(name) {
+				seen[name] = true
+				n++
+			}
+		}
+		counts[i] = n
+	}
+	kept := map[string]bool{}
+	if len(chain) == 0 || counts[0] == 0 {
+		return kept
+	}
+	top := 0
+	for i := range chain {
+		if counts[i] == counts[0] {
+			top = i
+		}
+	}
+	for i := top; i < len(chain) && counts[i] > 0; i++ {
+		kept[chain[i].Name] = true
+		for _, s := range chain[i].Skips {
+			if inRange(s) {
+				kept[s] = true
+			}
+		}
+	}
+	return kept
+}
+
+// keepPaths checks that every kept entry's users reach the kept channel's head as OLM's resolver
+// takes them (model.UpgradeGraph). An entry cut off by the filter gets back the bundles of its
+// path in the input, from it up to the first kept one (the fewest that restore OLM's own way);
+// an entry already cut off in the input is only named.
+func keepPaths(ch *model.Channel, in *model.UpgradeGraph, kept map[string]bool) ([]Addition, []CutOff) {
+	var added []Addition
+	var cut []CutOff
+	done := map[string]bool{}
+	for range len(ch.Entries) + 1 {
+		g := model.NewUpgradeGraph(subChannel(ch, kept))
+		changed := false
+		for _, name := range sortedKeys(kept) {
+			if done[name] {
+				continue
+			}
+			v := model.EntryVersion(ch.Entries[name])
+			if g.Destination(name, v).ReachesHead {
+				continue
+			}
+			path, reaches := in.Path(name, v)
+			if !reaches {
+				done[name] = true
+				d := in.Destination(name, v)
+				cut = append(cut, CutOff{Bundle: name, InInput: true,
+					Why: fmt.Sprintf("OLM takes its users to %s and no further", d.End)})
+				continue
+			}
+			var add []string
+			for _, step := range path {
+				if kept[step] {
+					break
+				}
+				add = append(add, step)
+			}
+			if len(add) == 0 {
+				done[name] = true
+				cut = append(cut, CutOff{Bundle: name, Why: fmt.Sprintf("OLM's path from it in the input (%s) leads out of the kept bundles", strings.Join(path, " -> "))})
+				continue
+			}
+			for _, a := range add {
+				kept[a] = true
+				added = append(added, Addition{Bundle: a, For: name,
+					Why: fmt.Sprintf("OLM upgrades %s through %s toward the head", name, strings.Join(add, " -> "))})
+			}
+			changed = true
+			break
+		}
+		if !changed {
+			break
+		}
+	}
+	return added, cut
+}
+
+// subChannel is the channel with only the kept entries.
+func subChannel(ch *model.Channel, kept map[string]bool) *model.Channel {
+	sub := &model.Channel{Package: ch.Package, Name: ch.Name, Entries: make(map[string]*model.Entry, len(kept))}
+	for n := range kept {
+		if e := ch.Entries[n]; e != nil {
+			sub.Entries[n] = e
+		}
+	}
+	return sub
+}
+
+// build writes out the package's blobs that are kept, in the input's order: the package (with its
+// default channel), the kept channels with their kept entries, the bundles of kept entries, the
+// deprecations of what is kept, and the other blobs.
+func build(c *fbc.Catalog, name, defaultChannel string, kept map[string]map[string]bool) *fbc.Catalog {
+	out := &fbc.Catalog{}
+	for _, p := range c.Packages {
+		if p.Name == name {
+			p.DefaultChannel = defaultChannel
+			out.Packages = append(out.Packages, p)
+		}
+	}
+	bundles := map[string]bool{}
+	for _, ch := range c.Channels {
+		k := kept[ch.Name]
+		if ch.Package != name || k == nil {
+			continue
+		}
+		var entries []fbc.ChannelEntry
+		for _, e := range ch.Entries {
+			if k[e.Name] {
+				entries = append(entries, e)
+				bundles[e.Name] = true
+			}
+		}
+		ch.Entries = entries
+		out.Channels = append(out.Channels, ch)
+	}
+	for _, b := range c.Bundles {
+		if b.Package == name && bundles[b.Name] {
+			out.Bundles = append(out.Bundles, b)
+		}
+	}
+	for _, d := range c.Deprecations {
+		if d.Package != name {
+			continue
+		}
+		var entries []fbc.DeprecationEntry
+		for _, e := range d.Entries {
+			switch e.Reference.Schema {
+			case fbc.SchemaBundle:
+				if !bundles[e.Reference.Name] {
+					continue
+				}
+			case fbc.SchemaChannel:
+				if kept[e.Reference.Name] == nil {
+					continue
+				}
+			}
+			entries = append(entries, e)
+		}
+		if len(entries) > 0 {
+			d.Entries = entries
+			out.Deprecations = append(out.Deprecations, d)
+		}
+	}
+	out.Others = append(out.Others, c.Others...)
+	return out
+}
+
+func channelNames(p *model.Package) string {
+	var names []string
+	for _, ch := range p.SortedChannels() {
+		names = append(names, ch.Name)
+	}
+	return orNone(names)
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// versionSpan is the lowest and highest version of the channel's bundles, for messages.
+func versionSpan(ch *model.Channel) string {
+	var lo, hi *model.Bundle
+	for _, e := range ch.Entries {
+		b := e.Bundle
+		if b == nil || b.VersionErr != nil {
+			continue
+		}
+		if lo == nil || b.Version.LT(lo.Version) {
+			lo = b
+		}
+		if hi == nil || b.Version.GT(hi.Version) {
+			hi = b
+		}
+	}
+	if lo == nil {
+		return "none"
+	}
+	if lo == hi {
+		return lo.VersionString
+	}
+	return lo.VersionString + " to " + hi.VersionString
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

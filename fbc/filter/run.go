@@ -1,0 +1,263 @@
+package filter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/source"
+)
+
+// Report is what a filter kept and left out, package by package, and the images to mirror.
+type Report struct {
+	Input    string           `json:"input"`
+	Config   string           `json:"config,omitempty"`
+	Full     bool             `json:"full"`
+	Packages []*PackageReport `json:"packages"`
+	// Images are every image the filtered catalog references (bundle images and related images),
+	// unique and sorted.
+	Images []string `json:"images"`
+
+	images map[string]bool
+}
+
+// WriteJSON writes the report as one indented JSON document.
+func (r *Report) WriteJSON(w io.Writer) error {
+	if r.Packages == nil {
+		r.Packages = []*PackageReport{}
+	}
+	if r.Images == nil {
+		r.Images = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Totals are the kept packages, channels and bundles and the bundles added to keep paths.
+func (r *Report) Totals() (packages, channels, bundles, added int) {
+	for _, p := range r.Packages {
+		packages++
+		channels += len(p.Channels)
+		bundles += p.KeptBundles
+		for _, c := range p.Channels {
+			added += len(c.Added)
+		}
+	}
+	return
+}
+
+// CutOff lists the kept bundles that do not reach their kept channel head, one sentence each.
+func (r *Report) CutOff() []string {
+	var out []string
+	for _, p := range r.Packages {
+		for _, c := range p.Channels {
+			for _, x := range c.CutOff {
+				how := "cut off by the filter"
+				if x.InInput {
+					how = "already cut off in the input"
+				}
+				out = append(out, fmt.Sprintf("package %s channel %s: bundle %s does not reach the head %s (%s: %s)", p.Package, c.Channel, x.Bundle, c.Head, how, x.Why))
+			}
+		}
+	}
+	return out
+}
+
+// Select filters the catalog of src by cfg, a package at a time (the catalog is never held
+// whole), handing fn each kept package's blobs ("" for blobs of no package). Each filtered package
+// is validated before fn sees it. A package the configuration names that the catalog lacks is an
+// *Error once the walk is done.
+func Select(ctx context.Context, src *source.Source, cfg *Config, fn func(pkg string, c *fbc.Catalog) error) (*Report, error) {
+	rep := &Report{Input: src.String(), Config: cfg.Origin, Full: cfg.Full, images: map[string]bool{}}
+	wanted := map[string]*Package{}
+	for i := range cfg.Packages {
+		wanted[cfg.Packages[i].Name] = &cfg.Packages[i]
+	}
+	found := map[string]bool{} // every package of the catalog
+	keep := func(pkg string) bool {
+		found[pkg] = true
+		return len(wanted) == 0 || wanted[pkg] != nil
+	}
+	// Each package is filtered, validated and handed to fn by one goroutine while the next is
+	// read: reading is most of the work, and the two overlap on a second core. At most a few
+	// packages are held at once.
+	type part struct {
+		pkg string
+		c   *fbc.Catalog
+	}
+	parts := make(chan part, 2)
+	done := make(chan error, 1)
+	go func() {
+		var failed error
+		for p := range parts {
+			if failed == nil {
+				failed = rep.take(p.pkg, p.c, wanted[p.pkg], cfg.Full, fn)
+				if failed != nil {
+					done <- failed // seen by the reader at its next package
+				}
+			}
+		}
+		if failed == nil {
+			done <- nil
+		}
+		close(done)
+	}()
+	var workerErr error
+	err := src.WalkSomePackages(ctx, keep, func(pkg string, c *fbc.Catalog) error {
+		if pkg != "" {
+			found[pkg] = true
+			if len(wanted) > 0 && wanted[pkg] == nil {
+				return nil
+			}
+		}
+		select {
+		case workerErr = <-done:
+			return workerErr
+		case parts <- part{pkg, c}:
+			return nil
+		}
+	})
+	close(parts)
+	if workerErr == nil {
+		workerErr = <-done
+	}
+	if workerErr != nil {
+		return nil, workerErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for name := range wanted {
+		if !found[name] {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		noun := "package " + missing[0] + " is"
+		if len(missing) > 1 {
+			noun = "packages " + strings.Join(missing, ", ") + " are"
+		}
+		return nil, &Error{Package: missing[0], Msg: fmt.Sprintf("%s not in %s: correct the name%s", noun, src, nearNames(missing, found))}
+	}
+	sort.Slice(rep.Packages, func(i, j int) bool { return rep.Packages[i].Package < rep.Packages[j].Package })
+	rep.Images = sortedKeys(rep.images)
+	return rep, nil
+}
+
+// nearNames suggests the catalog's packages whose names contain a missing name or are contained
+// in one, for a typo or a name given in part.
+func nearNames(missing []string, found map[string]bool) string {
+	var near []string
+	for name := range found {
+		for _, m := range missing {
+			if strings.Contains(name, m) || strings.Contains(m, name) {
+				near = append(near, name)
+				break
+			}
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	sort.Strings(near)
+	if len(near) > 5 {
+		near = near[:5]
+	}
+	return " (the catalog has " + strings.Join(near, ", ") + ")"
+}
+
+// take filters one package (its blobs c; blobs of no package are handed on as they are), records
+// it in the report and hands the result to fn.
+func (rep *Report) take(pkg string, c *fbc.Catalog, sel *Package, full bool, fn func(string, *fbc.Catalog) error) error {
+	if pkg == "" {
+		return fn(pkg, c) // blobs of no package: oc-mirror keeps them too
+	}
+	out, prep, err := filterPackage(pkg, c, sel, full)
+	if err != nil {
+		return err
+	}
+	if errs := model.ValidateCatalog(out, model.Options{}).Errors(); len(errs) > 0 {
+		return &Error{Package: pkg, Msg: fmt.Sprintf("package %s would be invalid after filtering (%s): the input is invalid there; fix it or leave the package out", pkg, errs[0].Error())}
+	}
+	for _, b := range out.Bundles {
+		if b.Image != "" {
+			rep.images[b.Image] = true
+		}
+		for _, ri := range b.RelatedImages {
+			if ri.Image != "" {
+				rep.images[ri.Image] = true
+			}
+		}
+	}
+	rep.Packages = append(rep.Packages, prep)
+	return fn(pkg, out)
+}
+
+// Options are the options of Write.
+type Options struct {
+	Format fbc.Format // fbc.JSON (default) or fbc.YAML
+	Force  bool       // replace a non-empty output directory
+	// BeforeCommit, if set, runs once everything is written and before it is moved into place;
+	// an error leaves nothing at the output.
+	BeforeCommit func(*Report) error
+}
+
+// Write filters the catalog of src and writes the result as a File-Based Catalog directory in
+// opm's layout (OUT/<package>/catalog.json), atomically: on any error nothing is left at outDir.
+func Write(ctx context.Context, src *source.Source, cfg *Config, outDir string, opts Options) (*Report, error) {
+	if opts.Format == "" {
+		opts.Format = fbc.JSON
+	}
+	target, err := atomicout.Dir(outDir, opts.Force)
+	if err != nil {
+		return nil, err
+	}
+	defer target.Abort()
+	layout := ops.NewLayout(target.Path(), opts.Format)
+	rep, err := Select(ctx, src, cfg, func(pkg string, c *fbc.Catalog) error {
+		return target.Err(layout.Write(pkg, c))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts.BeforeCommit != nil {
+		if err := opts.BeforeCommit(rep); err != nil {
+			return nil, err
+		}
+	}
+	return rep, target.Commit()
+}
+
+// Collect filters the catalog of src and returns the result whole (for writers that need the
+// whole catalog, such as the index.db writer).
+func Collect(ctx context.Context, src *source.Source, cfg *Config) (*fbc.Catalog, *Report, error) {
+	all := &fbc.Catalog{}
+	rep, err := Select(ctx, src, cfg, func(_ string, c *fbc.Catalog) error {
+		all.Append(c)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return all, rep, nil
+}
+
+// WriteImages writes the image list, one image per line.
+func (r *Report) WriteImages(w io.Writer) error {
+	for _, img := range r.Images {
+		if _, err := fmt.Fprintln(w, img); err != nil {
+			return err
+		}
+	}
+	return nil
+}
