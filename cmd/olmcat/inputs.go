@@ -15,6 +15,7 @@ import (
 	"github.com/olmcat/olmcat/internal/bundlefetch"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
@@ -168,7 +169,7 @@ func (f inputFlags) options(cmd *cobra.Command) source.Options {
 
 // inputWarning prints what package source says about an input on the command's stderr.
 func inputWarning(cmd *cobra.Command) func(string) {
-	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: %s\n", msg) }
+	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: %s\n", textsafe.TerminalLines(msg)) }
 }
 
 // openAll opens every reference; on error the ones already open are closed.

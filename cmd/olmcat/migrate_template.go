@@ -10,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 const (
@@ -60,7 +61,7 @@ func runMigrateToTemplates(cmd *cobra.Command, src *source.Source, out string, r
 	rep.WriteSummary(stderr, 20)
 	for _, p := range rep.Packages {
 		for _, problem := range p.Problems {
-			fmt.Fprintf(stderr, "olmcat: warning: %s: %s\n", filepath.Join(out, p.File), problem)
+			fmt.Fprintf(stderr, "olmcat: warning: %s: %s\n", filepath.Join(out, p.File), textsafe.Terminal(problem))
 		}
 	}
 	line := fmt.Sprintf("olmcat: wrote the templates of %s into %s: %s", src, out, plural.Of(rep.Basic, "basic template"))
