@@ -54,7 +54,7 @@ func readCatalog(cmd *cobra.Command, ref string, in inputFlags) (*catalogInput, 
 func loadCatalog(cmd *cobra.Command, src *source.Source) (*catalogInput, error) {
 	cat, err := src.Load(cmd.Context())
 	if r := src.Departures(); r != nil {
-		r.WriteSummary(cmd.ErrOrStderr(), 5)
+		summaryTo(cmd.ErrOrStderr(), func(w io.Writer) { r.WriteSummary(w, 5) })
 	}
 	if err != nil {
 		return nil, loadFailure(src.String(), err)

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -170,6 +172,14 @@ func (f inputFlags) options(cmd *cobra.Command) source.Options {
 // inputWarning prints what package source says about an input on the command's stderr.
 func inputWarning(cmd *cobra.Command) func(string) {
 	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: %s\n", textsafe.TerminalLines(msg)) }
+}
+
+// summaryTo writes what write writes (a report's summary, which names packages and bundles) to w
+// with the control characters of the catalog's text escaped, its own line breaks kept.
+func summaryTo(w io.Writer, write func(io.Writer)) {
+	var b strings.Builder
+	write(&b)
+	io.WriteString(w, textsafe.TerminalLines(b.String()))
 }
 
 // openAll opens every reference; on error the ones already open are closed.

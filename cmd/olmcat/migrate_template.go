@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -58,7 +59,7 @@ func runMigrateToTemplates(cmd *cobra.Command, src *source.Source, out string, r
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	rep.WriteSummary(stderr, 20)
+	summaryTo(stderr, func(w io.Writer) { rep.WriteSummary(w, 20) })
 	for _, p := range rep.Packages {
 		for _, problem := range p.Problems {
 			fmt.Fprintf(stderr, "olmcat: warning: %s: %s\n", filepath.Join(out, p.File), textsafe.Terminal(problem))

@@ -33,12 +33,14 @@ func TerminalLines(s string) string {
 	return visible(s, "\n")
 }
 
-// MarkdownInline makes s safe as inline text of a Markdown paragraph, heading, list item, bold
-// span or HTML block (<summary>): Terminal's escapes (so no raw newline ends the block), HTML
-// markup as entities (no tag, no comment opener <!--), and the characters that open inline
-// structure — %, so that no %% reaches a comment that holds Mermaid pictures, backticks (code spans), * and ~ (emphasis, strikethrough), [ and ] (links, images)
-// and the backslash itself — escaped with a backslash, which a Markdown renderer removes. An
-// underscore stays: inside a word it is text, and names hold it.
+// MarkdownInline makes s safe as inline text of a Markdown paragraph, heading, list item or bold
+// span (inside an HTML block such as <details><summary>, where a renderer keeps backslashes, use
+// XMLText): Terminal's escapes (so no raw newline ends the block), HTML
+// markup and % as entities (no tag, no comment opener <!--, no %% of a Mermaid directive anywhere
+// in a comment that holds Mermaid pictures), and the characters that open inline structure —
+// backticks (code spans), * and ~ (emphasis, strikethrough), [ and ] (links, images) and the
+// backslash itself — escaped with a backslash, which a Markdown renderer removes. An underscore
+// stays: inside a word it is text, and names hold it.
 func MarkdownInline(s string) string {
 	s = Terminal(s)
 	if strings.IndexFunc(s, markdownSpecial) < 0 {
