@@ -22,6 +22,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // catalogInput is a catalog read whole, with what is needed to write it back in place.
@@ -53,7 +54,7 @@ func readCatalog(cmd *cobra.Command, ref string, in inputFlags) (*catalogInput, 
 func loadCatalog(cmd *cobra.Command, src *source.Source) (*catalogInput, error) {
 	cat, err := src.Load(cmd.Context())
 	if r := src.Departures(); r != nil {
-		r.WriteSummary(cmd.ErrOrStderr(), 5)
+		summaryTo(cmd.ErrOrStderr(), func(w io.Writer) { r.WriteSummary(w, 5) })
 	}
 	if err != nil {
 		return nil, loadFailure(src.String(), err)
@@ -78,8 +79,12 @@ func loadFailure(ref string, err error) error {
 
 // doesNotLoad refuses a catalog that did not load cleanly, listing the problems.
 func doesNotLoad(ref string, issues model.Issues) error {
+	lines := make([]string, len(issues))
+	for i, issue := range issues {
+		lines[i] = textsafe.Terminal(issue.Error()) // one line each, whatever the catalog holds
+	}
 	return usageError{fmt.Errorf("%s does not load (%s); fix it first (olmcat validate shows every problem):\n%s",
-		ref, plural.Of(len(issues), "problem"), issues.Error())}
+		ref, plural.Of(len(issues), "problem"), strings.Join(lines, "\n"))}
 }
 
 // formatOfFiles says YAML when every file that held blobs is named .yaml or .yml.
@@ -311,7 +316,7 @@ func editCatalog(cmd *cobra.Command, ref string, inFlags inputFlags, out catalog
 
 func printNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintln(w, "olmcat: "+n)
+		fmt.Fprintln(w, "olmcat: "+textsafe.TerminalLines(n))
 	}
 }
 

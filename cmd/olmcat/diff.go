@@ -10,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/diff/report"
 	"github.com/olmcat/olmcat/internal/plural"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 func init() { register(newDiffCmd) }
@@ -197,7 +198,7 @@ func openDiffSides(cmd *cobra.Command, gitRev string, args []string, opts input.
 			them = "them"
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: compared only the template's %s %s (%s); %s of %s left out (%s): the template does not hold %s\n",
-			what, strings.Join(names, ", "), tmpl.Source, plural.Of(len(left), "other package"), other.Source, briefList(left, 3), them)
+			what, textsafe.Terminal(strings.Join(names, ", ")), tmpl.Source, plural.Of(len(left), "other package"), other.Source, textsafe.Terminal(briefList(left, 3)), them)
 	}
 	return oldSide, newSide, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/olmcat/olmcat/diff/picture"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 func init() { register(newGraphCmd) }
@@ -142,7 +143,11 @@ func onlyPackage(pkg string, models ...*model.Model) (string, error) {
 	case 0:
 		return "", usageError{fmt.Errorf("the catalog has no package to draw")}
 	}
-	return "", usageError{fmt.Errorf("the catalog has %d packages, choose one with --package: %s", len(names), strings.Join(names, ", "))}
+	shown := make([]string, len(names))
+	for i, n := range names {
+		shown[i] = textsafe.Terminal(n) // one line, whatever the names hold
+	}
+	return "", usageError{fmt.Errorf("the catalog has %d packages, choose one with --package: %s", len(names), strings.Join(shown, ", "))}
 }
 
 // sideModel builds the model of whatever part of a side loaded; drawing needs no validation.

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/olmcat/olmcat/internal/bundlefetch"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
@@ -242,7 +245,15 @@ func atExit(ctx context.Context, fn func()) {
 
 // inputWarning prints what package source says about an input on the command's stderr.
 func inputWarning(cmd *cobra.Command) func(string) {
-	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: %s\n", msg) }
+	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: warning: %s\n", textsafe.TerminalLines(msg)) }
+}
+
+// summaryTo writes what write writes (a report's summary, which names packages and bundles) to w
+// with the control characters of the catalog's text escaped, its own line breaks kept.
+func summaryTo(w io.Writer, write func(io.Writer)) {
+	var b strings.Builder
+	write(&b)
+	io.WriteString(w, textsafe.TerminalLines(b.String()))
 }
 
 // openAll opens every reference; on error the ones already open are closed.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 func init() { register(newInspectCmd) }
@@ -50,7 +51,7 @@ func newInspectCmd() *cobra.Command {
 		}
 		defer in.src.Close()
 		if _, err := ops.ConvertLegacyDeprecations(in.cat); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: legacy channel deprecations not shown: %v\n", err)
+			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: legacy channel deprecations not shown: %s\n", term(err.Error()))
 		}
 		m, _ := model.FromCatalog(in.cat)
 		return m, nil
@@ -120,7 +121,7 @@ func packagesTable(w io.Writer, r ops.PackagesReport) error {
 	t := newTable(w)
 	t.Header("PACKAGE", "DEFAULT CHANNEL", "CHANNELS", "DEPRECATION")
 	for _, p := range r.Packages {
-		if err := t.Append(p.Name, p.DefaultChannel, strings.Join(p.Channels, ", "), p.Deprecation); err != nil {
+		if err := t.Append(term(p.Name), term(p.DefaultChannel), term(strings.Join(p.Channels, ", ")), term(p.Deprecation)); err != nil {
 			return err
 		}
 	}
@@ -128,19 +129,19 @@ func packagesTable(w io.Writer, r ops.PackagesReport) error {
 }
 
 func packageTable(w io.Writer, r *ops.PackageReport) error {
-	fmt.Fprintf(w, "package %s (default channel %s)\n", r.Name, r.DefaultChannel)
+	fmt.Fprintf(w, "package %s (default channel %s)\n", term(r.Name), term(r.DefaultChannel))
 	if r.Deprecation != "" {
-		fmt.Fprintf(w, "deprecated: %s\n", strings.TrimSpace(r.Deprecation))
+		fmt.Fprintf(w, "deprecated: %s\n", term(strings.TrimSpace(r.Deprecation)))
 	}
 	for _, ch := range r.Channels {
-		fmt.Fprintf(w, "\nchannel %s (head %s)\n", ch.Name, orNone(ch.Head))
+		fmt.Fprintf(w, "\nchannel %s (head %s)\n", term(ch.Name), term(orNone(ch.Head)))
 		if ch.Deprecation != "" {
-			fmt.Fprintf(w, "deprecated: %s\n", strings.TrimSpace(ch.Deprecation))
+			fmt.Fprintf(w, "deprecated: %s\n", term(strings.TrimSpace(ch.Deprecation)))
 		}
 		t := newTable(w)
 		t.Header("VERSION", "CSV", "BUNDLE IMAGE", "UPGRADES FROM", "UPGRADES TO", "DEPRECATION")
 		for _, b := range ch.Bundles {
-			if err := t.Append(b.Version, b.CSV, b.BundlePath, edges(b.Replaces), edges(b.Replacements), strings.TrimSpace(b.Deprecation)); err != nil {
+			if err := t.Append(term(b.Version), term(b.CSV), term(b.BundlePath), edges(b.Replaces), edges(b.Replacements), term(strings.TrimSpace(b.Deprecation))); err != nil {
 				return err
 			}
 		}
@@ -154,10 +155,14 @@ func packageTable(w io.Writer, r *ops.PackageReport) error {
 func edges(es []ops.EdgeRef) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
-		parts[i] = fmt.Sprintf("%s (%s)", e.CSV, strings.Join(e.Via, "+"))
+		parts[i] = fmt.Sprintf("%s (%s)", term(e.CSV), term(strings.Join(e.Via, "+")))
 	}
 	return strings.Join(parts, "\n")
 }
+
+// term shows catalog text on a terminal with its control characters escaped (textsafe.Terminal):
+// a name cannot clear the screen, rewrite a line or reorder what follows.
+func term(s string) string { return textsafe.Terminal(s) }
 
 func orNone(s string) string {
 	if s == "" {

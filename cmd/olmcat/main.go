@@ -21,6 +21,7 @@ import (
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 var subcommands []func() *cobra.Command
@@ -139,7 +140,7 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if errors.Is(out.err, syscall.EPIPE) {
 			return exitBrokenPipe // the reader went away (| head): nothing to say
 		}
-		fmt.Fprintf(stderr, "olmcat: %v\n", out.err)
+		fmt.Fprintf(stderr, "olmcat: %s\n", textsafe.TerminalLines(out.err.Error()))
 		return exitUsage
 	}
 	if err == nil {
@@ -153,7 +154,9 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if errors.As(err, &exit) && exit.err == nil {
 		return exit.code
 	}
-	fmt.Fprintf(stderr, "olmcat: %v\n", err)
+	// An error may quote catalog text (a name, a parse error's excerpt): its control characters
+	// are escaped, the line breaks of olmcat's own multi-line messages stay.
+	fmt.Fprintf(stderr, "olmcat: %s\n", textsafe.TerminalLines(err.Error()))
 	return exitCode(err)
 }
 

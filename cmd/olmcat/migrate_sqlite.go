@@ -15,6 +15,7 @@ import (
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 const migrateToSQLiteHelp = `With --to sqlite, OUT is the index.db to write (CATALOG may be any catalog, an index.db too): a schema-13 SQLite index, as opm v1.72's
@@ -68,7 +69,7 @@ func runMigrateToSQLite(cmd *cobra.Command, src *source.Source, out string, repo
 			src, plural.Of(len(invalid.Issues), "error"))}
 	}
 	if r != nil {
-		fmt.Fprint(cmd.ErrOrStderr(), r.Summary())
+		fmt.Fprint(cmd.ErrOrStderr(), textsafe.TerminalLines(r.Summary()))
 	}
 	var lossErr *convert.LossError
 	if errors.As(err, &lossErr) {

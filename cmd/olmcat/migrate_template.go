@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 const (
@@ -57,10 +59,10 @@ func runMigrateToTemplates(cmd *cobra.Command, src *source.Source, out string, r
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	rep.WriteSummary(stderr, 20)
+	summaryTo(stderr, func(w io.Writer) { rep.WriteSummary(w, 20) })
 	for _, p := range rep.Packages {
 		for _, problem := range p.Problems {
-			fmt.Fprintf(stderr, "olmcat: warning: %s: %s\n", filepath.Join(out, p.File), problem)
+			fmt.Fprintf(stderr, "olmcat: warning: %s: %s\n", filepath.Join(out, p.File), textsafe.Terminal(problem))
 		}
 	}
 	line := fmt.Sprintf("olmcat: wrote the templates of %s into %s: %s", src, out, plural.Of(rep.Basic, "basic template"))

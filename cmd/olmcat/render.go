@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +64,7 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
 	summarize := func(src *source.Source) {
 		if r := src.Departures(); r != nil {
-			r.WriteSummary(cmd.ErrOrStderr(), 20)
+			summaryTo(cmd.ErrOrStderr(), func(w io.Writer) { r.WriteSummary(w, 20) })
 		}
 	}
 	if len(srcs) == 1 && len(bundles.Bundles) == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/template"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
@@ -243,7 +244,7 @@ func templateFailure(cmd *cobra.Command, run templateRun, err error) error {
 		return err // stopped by a signal, which the command line says
 	}
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "Error: %v\n", err)
+	fmt.Fprintf(stderr, "Error: %s\n", textsafe.TerminalLines(err.Error()))
 	fmt.Fprintf(stderr, "olmcat: %s; nothing was written\n", templateHint(cmd, run, err))
 	return exitError{code: exitFindings}
 }

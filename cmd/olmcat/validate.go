@@ -14,6 +14,7 @@ import (
 	"github.com/olmcat/olmcat/internal/bytepool"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 func init() { register(newValidateCmd) }
@@ -144,7 +145,9 @@ func writeValidateReport(stdout, stderr io.Writer, r model.Report, output string
 		return enc.Encode(r)
 	}
 	for _, i := range r.Issues {
-		if _, err := fmt.Fprintln(stdout, i.Error()); err != nil {
+		// One line per issue: what the catalog put in it (names, the text of a parse error) shows
+		// its control characters escaped, so that no issue hides the others or forges the verdict.
+		if _, err := fmt.Fprintln(stdout, textsafe.Terminal(i.Error())); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/internal/plural"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // Layout of a channel in SVG: one row per bundle, newest at the top; replaces edges are drawn in
@@ -328,8 +329,9 @@ func shortName(n Node) string {
 	return n.Name
 }
 
+// textWidth is the width of s as the SVG shows it: with its control characters escaped (esc).
 func textWidth(s string, perChar float64) int {
-	return int(float64(utf8.RuneCountInString(s))*perChar + 0.999)
+	return int(float64(utf8.RuneCountInString(textsafe.Terminal(s)))*perChar + 0.999)
 }
 
 func tagWidth(s string) int { return textWidth(s, tagCharW) + 10 }

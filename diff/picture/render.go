@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // Formats accepted by Write.
@@ -96,16 +98,15 @@ func legendLabel(br string, g *Graph) string {
 	return strings.Join(lines, br)
 }
 
-// mermaidText escapes text inside a quoted Mermaid label; the <br/> line breaks of nodeLabel stay.
+// mermaidText escapes text inside a quoted Mermaid label (textsafe.MermaidLabel: no newline,
+// quote, tag, %% directive or backtick); the <br/> line breaks of nodeLabel stay.
 func mermaidText(s string) string {
 	parts := strings.Split(s, "<br/>")
 	for i, p := range parts {
-		parts[i] = mermaidEscaper.Replace(p)
+		parts[i] = textsafe.MermaidLabel(p)
 	}
 	return strings.Join(parts, "<br/>")
 }
-
-var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;")
 
 // DOT writes a Graphviz digraph with one cluster per channel, drawn bottom to top like the Mermaid:
 // bundles in version order (an invisible edge from each to the next version), edges pointing to
@@ -177,9 +178,10 @@ func dotNodeStyle(n Node) []string {
 	return attrs
 }
 
-// dotString quotes a DOT identifier or label.
+// dotString quotes a DOT identifier or label; control characters but olmcat's line breaks are
+// written as %q writes them.
 func dotString(s string) string {
-	return `"` + dotEscaper.Replace(s) + `"`
+	return `"` + dotEscaper.Replace(textsafe.TerminalLines(s)) + `"`
 }
 
 // dotLeftLines quotes a label whose lines are left-aligned.
@@ -187,7 +189,7 @@ func dotLeftLines(s string) string {
 	var b strings.Builder
 	b.WriteString(`"`)
 	for _, line := range strings.Split(s, "\n") {
-		b.WriteString(dotEscaper.Replace(line) + `\l`)
+		b.WriteString(dotEscaper.Replace(textsafe.Terminal(line)) + `\l`)
 	}
 	return b.String() + `"`
 }

@@ -2,11 +2,12 @@ package picture
 
 import (
 	"fmt"
-	"html"
+
 	"io"
 	"strings"
 
 	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 const (
@@ -232,7 +233,7 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 	}
 	fmt.Fprintf(&b, "<g class=\"%s\">", class)
 	if !strings.HasPrefix(class, "sample") {
-		fmt.Fprintf(&b, "<title>%s</title>", esc(tip))
+		fmt.Fprintf(&b, "<title>%s</title>", escLines(tip))
 	}
 	if n.Stranded { // a halo, so that the bundle stands out in a long channel
 		fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"8\" fill=\"%s\" fill-opacity=\"0.35\"/>", x-5, y-3, w+10, nodeH+6, colourStranded)
@@ -297,6 +298,17 @@ func attr(name, value string) string {
 	return fmt.Sprintf(" %s=\"%s\"", name, value)
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc makes catalog text safe in SVG text and attributes: markup as entities, characters XML 1.0
+// cannot hold (ESC) and bidirectional overrides written visibly.
+func esc(s string) string { return textsafe.XMLText(s) }
+
+// escLines is esc for a tooltip of several lines: the line breaks stay (XML holds them).
+func escLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = textsafe.XMLText(l)
+	}
+	return strings.Join(lines, "\n")
+}
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -10,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/diff/picture"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/internal/plural"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // FormatHTML is the self-contained HTML page of HTML; unlike the formats of Write it needs the models
@@ -83,7 +84,14 @@ func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
 		}
 		page.Legend = template.HTML(b.String())
 	}
-	return htmlTemplate.Execute(w, page)
+	// html/template escapes markup but leaves control characters raw: ESC in a name would make the
+	// page unreadable as XML and a bidirectional override would reorder what the reviewer reads.
+	var out strings.Builder
+	if err := htmlTemplate.Execute(&out, page); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, textsafe.XMLDocument(out.String()))
+	return err
 }
 
 type htmlPage struct {

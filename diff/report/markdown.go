@@ -9,6 +9,7 @@ import (
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/picture"
 	"github.com/olmcat/olmcat/internal/plural"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // Default caps of the Markdown pictures.
@@ -49,7 +50,7 @@ func MarkdownOptions(w io.Writer, r *diff.Report, opts Options) error {
 		b.WriteString("\n")
 	}
 	for _, name := range names {
-		writeFindings(&b, name, bySeverity(groups[name]))
+		writeFindings(&b, name, bySeverity(visible(groups[name])))
 	}
 	writePictures(&b, r, opts)
 	b.WriteString(legend)
@@ -66,7 +67,7 @@ func writeFindings(b *strings.Builder, name string, fs []diff.Finding) {
 	if worstRank(fs) == diff.Breaking.Rank() {
 		open = " open"
 	}
-	fmt.Fprintf(b, "<details%s><summary><b>%s</b>: %s</summary>\n\n", open, escapeHTML(displayName(name)), severityCounts(countOf(fs)))
+	fmt.Fprintf(b, "<details%s><summary><b>%s</b>: %s</summary>\n\n", open, textsafe.XMLText(displayName(name)), severityCounts(countOf(fs)))
 	shown := 0
 	for _, f := range fs {
 		if b.Len() > findingsBudget {
@@ -106,7 +107,7 @@ func writePictures(b *strings.Builder, r *diff.Report, opts Options) {
 			break
 		}
 		var one strings.Builder
-		fmt.Fprintf(&one, "%s package **%s**, channel **%s**", severityBadge(c.severity), escapeHTML(c.pkg), escapeHTML(c.channel.Name))
+		fmt.Fprintf(&one, "%s package **%s**, channel **%s**", severityBadge(c.severity), textsafe.MarkdownInline(c.pkg), textsafe.MarkdownInline(c.channel.Name))
 		switch c.channel.Status {
 		case picture.Removed:
 			one.WriteString(" (removed: its graph in the old catalog)")
@@ -134,7 +135,7 @@ func writePictures(b *strings.Builder, r *diff.Report, opts Options) {
 			bySev.Warning += boolInt(c.severity == diff.Warning)
 			bySev.Info += boolInt(c.severity == diff.Info)
 			if len(rest) < maxListed {
-				rest = append(rest, c.pkg+"/"+c.channel.Name)
+				rest = append(rest, textsafe.MarkdownInline(c.pkg+"/"+c.channel.Name))
 			}
 		}
 		if len(left) > maxListed {
@@ -150,7 +151,7 @@ func writePictures(b *strings.Builder, r *diff.Report, opts Options) {
 			}
 		}
 		fmt.Fprintf(b, "_Not drawn, the mildest left out first (at most %d pictures, and the comment within GitHub's size limit): %s whose graph changed (%s): %s. `%s` draws every one._\n\n",
-			maxDiagrams, plural.Of(len(left), "more channel"), strings.Join(sevs, ", "), escapeHTML(strings.Join(rest, ", ")), code(htmlCommand(r, opts)))
+			maxDiagrams, plural.Of(len(left), "more channel"), strings.Join(sevs, ", "), strings.Join(rest, ", "), code(htmlCommand(r, opts)))
 	}
 }
 
@@ -293,16 +294,16 @@ func severityBadge(s diff.Severity) string {
 	return "ℹ️ info"
 }
 
-// code makes text safe inside a Markdown code span.
-func code(s string) string { return strings.ReplaceAll(s, "`", "'") }
+// code makes text safe inside a Markdown code span (textsafe.MarkdownCode).
+func code(s string) string { return textsafe.MarkdownCode(s) }
 
-// cell makes text safe inside a Markdown table cell: no HTML, no pipes, line breaks as <br>.
+// cell makes text safe inside a Markdown table cell (textsafe.MarkdownCell: no HTML, no pipe, no
+// code span, no control character); the line breaks olmcat puts between the parts of where and
+// change become <br>.
 func cell(s string) string {
-	s = escapeHTML(strings.TrimSpace(s))
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", "<br>")
-}
-
-func escapeHTML(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = textsafe.MarkdownCell(l)
+	}
+	return strings.Join(lines, "<br>")
 }

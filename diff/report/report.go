@@ -13,6 +13,7 @@ import (
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/internal/plural"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // Formats accepted by Write.
@@ -98,10 +99,11 @@ func verdictCounts(r *diff.Report) string {
 // that is wider than width, what was compared goes on two more lines.
 func summaryLine(r *diff.Report, width int) string {
 	line := fmt.Sprintf("olmcat diff: %s — %s", Verdict(r), verdictCounts(r))
-	if one := fmt.Sprintf("%s (%s → %s)", line, r.Old.Source, r.New.Source); utf8.RuneCountInString(one) <= width {
+	old, new := textsafe.Terminal(r.Old.Source), textsafe.Terminal(r.New.Source)
+	if one := fmt.Sprintf("%s (%s → %s)", line, old, new); utf8.RuneCountInString(one) <= width {
 		return one
 	}
-	return fmt.Sprintf("%s\n  old: %s\n  new: %s", line, r.Old.Source, r.New.Source)
+	return fmt.Sprintf("%s\n  old: %s\n  new: %s", line, old, new)
 }
 
 // bySeverity returns the findings worst first, in the report's stable order within a severity.
@@ -137,7 +139,7 @@ func Stat(w io.Writer, r *diff.Report) error {
 		if p.Status == diff.StatusUnchanged {
 			continue
 		}
-		rows = append(rows, [4]string{displayName(p.Name), string(p.Status), statCounts(p), severityCounts(p.Findings)})
+		rows = append(rows, [4]string{textsafe.Terminal(displayName(p.Name)), string(p.Status), statCounts(p), severityCounts(p.Findings)})
 	}
 	var widths [4]int
 	for _, row := range rows {
@@ -178,4 +180,18 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// visible returns the findings with the catalog text they carry (names, fields, values, messages)
+// as textsafe.Terminal shows it, for the formats for people: no newline of a name splits a row or
+// a cell, no control character reaches a terminal or a comment. JSON keeps the exact text.
+func visible(fs []diff.Finding) []diff.Finding {
+	out := make([]diff.Finding, len(fs))
+	for i, f := range fs {
+		for _, s := range []*string{&f.Package, &f.Channel, &f.Bundle, &f.Field, &f.Old, &f.New, &f.Message} {
+			*s = textsafe.Terminal(*s)
+		}
+		out[i] = f
+	}
+	return out
 }

@@ -25,7 +25,7 @@ func TableOptions(w io.Writer, r *diff.Report, opts Options) error {
 		width = DefaultWidth
 	}
 	paint := painter(opts.Color)
-	shown, hidden := atLeast(r.Findings, opts.MinSeverity)
+	shown, hidden := atLeast(visible(r.Findings), opts.MinSeverity)
 	line := summaryLine(r, width)
 	if hidden.Total() > 0 {
 		line += fmt.Sprintf("\n  not shown (below --min-severity %s): %s", opts.MinSeverity, hiddenCounts(hidden))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // Output formats of render-template.
@@ -110,9 +111,11 @@ func writeMermaid(w io.Writer, c *fbc.Catalog) error {
 			sb = &strings.Builder{}
 			pkgs[ch.Package] = sb
 		}
-		channelID := ch.Package + "-" + ch.Name
-		fmt.Fprintf(sb, "    %%%% channel %q\n", ch.Name)
-		fmt.Fprintf(sb, "    subgraph %s[%q]\n", channelID, ch.Name)
+		// Names go into ids and labels through textsafe: opm's bytes for ordinary names, and no
+		// name that ends an id or a label, or holds a directive (README, Promises).
+		channelID := textsafe.MermaidID(ch.Package + "-" + ch.Name)
+		fmt.Fprintf(sb, "    %%%% channel %s\n", textsafe.MermaidQuoted(ch.Name))
+		fmt.Fprintf(sb, "    subgraph %s[%s]\n", channelID, textsafe.MermaidQuoted(ch.Name))
 		if depPackage[ch.Package] {
 			deprecatedPackage = ch.Package
 		}
@@ -133,8 +136,8 @@ func writeMermaid(w io.Writer, c *fbc.Catalog) error {
 			}
 		}
 		for _, e := range entries {
-			entryID := channelID + "-" + e.Name
-			fmt.Fprintf(sb, "      %s[%q]\n", entryID, e.Name)
+			entryID := channelID + "-" + textsafe.MermaidID(e.Name)
+			fmt.Fprintf(sb, "      %s[%s]\n", entryID, textsafe.MermaidQuoted(e.Name))
 			switch {
 			case depBundle[e.Name] && skipped[e.Name]:
 				decorated["deprecatedskipped"] = append(decorated["deprecatedskipped"], entryID)
@@ -144,7 +147,7 @@ func writeMermaid(w io.Writer, c *fbc.Catalog) error {
 				decorated["skipped"] = append(decorated["skipped"], entryID)
 			}
 			for _, s := range e.Skips {
-				fmt.Fprintf(sb, "      %s-%s[%q]-- %s --> %s[%q]\n", channelID, s, s, "skip", entryID, e.Name)
+				fmt.Fprintf(sb, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, textsafe.MermaidID(s), textsafe.MermaidQuoted(s), "skip", entryID, textsafe.MermaidQuoted(e.Name))
 				seen(s, true)
 				link++
 			}
@@ -152,7 +155,8 @@ func writeMermaid(w io.Writer, c *fbc.Catalog) error {
 				if r, err := semver.ParseRange(e.SkipRange); err == nil {
 					for _, other := range ch.Entries {
 						if r(versions[other.Name]) {
-							fmt.Fprintf(sb, "      %s-%s[%q]-- \"%s(%s)\" --> %s[%q]\n", channelID, other.Name, other.Name, "skipRange", e.SkipRange, entryID, e.Name)
+							fmt.Fprintf(sb, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, textsafe.MermaidID(other.Name), textsafe.MermaidQuoted(other.Name),
+								textsafe.MermaidQuoted("skipRange("+e.SkipRange+")"), entryID, textsafe.MermaidQuoted(e.Name))
 							seen(e.Name, false)
 							link++
 						}
@@ -160,7 +164,7 @@ func writeMermaid(w io.Writer, c *fbc.Catalog) error {
 				}
 			}
 			if e.Replaces != "" {
-				fmt.Fprintf(sb, "      %s-%s[%q]-- %s --> %s[%q]\n", channelID, e.Replaces, e.Replaces, "replace", entryID, e.Name)
+				fmt.Fprintf(sb, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, textsafe.MermaidID(e.Replaces), textsafe.MermaidQuoted(e.Replaces), "replace", entryID, textsafe.MermaidQuoted(e.Name))
 				seen(e.Name, false)
 				link++
 			}
@@ -178,13 +182,13 @@ func writeMermaid(w io.Writer, c *fbc.Catalog) error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		fmt.Fprintf(&b, "  %%%% package %q\n", name)
-		fmt.Fprintf(&b, "  subgraph %q\n", name)
+		fmt.Fprintf(&b, "  %%%% package %s\n", textsafe.MermaidQuoted(name))
+		fmt.Fprintf(&b, "  subgraph %s\n", textsafe.MermaidQuoted(name))
 		b.WriteString(pkgs[name].String())
 		b.WriteString("  end\n")
 	}
 	if deprecatedPackage != "" {
-		fmt.Fprintf(&b, "style %s fill:#989695\n", deprecatedPackage)
+		fmt.Fprintf(&b, "style %s fill:#989695\n", textsafe.MermaidID(deprecatedPackage))
 	}
 	for _, id := range deprecatedChannels {
 		fmt.Fprintf(&b, "style %s fill:#DCD0FF\n", id)
