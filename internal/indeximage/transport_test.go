@@ -241,4 +241,3 @@ func TestRegistryHugeManifestCutOff(t *testing.T) {
 		}
 	}
 }
-
