@@ -67,7 +67,7 @@ func (l Loader) maxBlob() int {
 	if l.MaxBlobSize > 0 {
 		return l.MaxBlobSize
 	}
-	return DefaultMaxBlobSize
+	return blobLimitFromEnv()
 }
 
 func (l Loader) newErrorList() *errorList {

@@ -58,7 +58,7 @@ func TestHugeLineIsRefusedAtTheLimit(t *testing.T) {
 			if len(errs) != 1 || !errors.Is(errs[0], ErrBlobTooLarge) || errs[0].Loc.Line != 2 {
 				t.Fatalf("want one blob-too-large problem at line 2, got %v", err)
 			}
-			if !strings.Contains(err.Error(), "huge.json:2: blob is larger than") {
+			if !strings.Contains(err.Error(), "huge.json:2: a blob goes on past ") || !strings.Contains(err.Error(), EnvMaxBlobBytes+"=") || strings.Contains(err.Error(), "Loader.") {
 				t.Errorf("message: %v", err)
 			}
 			if in.read > int64(limit)+2*readBufferSize {
@@ -78,5 +78,22 @@ func TestLargeYAMLDocumentIsRefused(t *testing.T) {
 	errs := loadErrorList(t, err)
 	if len(errs) != 1 || !errors.Is(errs[0], ErrBlobTooLarge) || errs[0].Loc.Line != 4 || len(c.Others) != 1 {
 		t.Errorf("want the first blob and a too-large problem at line 4 (the document's first key), got %d blobs, %v", len(c.Others), err)
+	}
+}
+
+// The blob limit's variable reads sizes as the other OLMCAT_MAX_* variables do.
+func TestParseBlobSize(t *testing.T) {
+	for in, want := range map[string]int{"1024": 1024, "64M": 64 << 20, "64MiB": 64 << 20, " 2 GB ": 2 << 30, "1k": 1 << 10} {
+		if got, ok := parseBlobSize(in); !ok || got != want {
+			t.Errorf("parseBlobSize(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1", "12X", "M", "2T"} {
+		if got, ok := parseBlobSize(in); ok {
+			t.Errorf("parseBlobSize(%q) = %d, want refused", in, got)
+		}
+	}
+	if got := formatBlobSize(64 << 20); got != "64MiB" {
+		t.Errorf("formatBlobSize(64 MiB) = %s", got)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -123,7 +126,50 @@ func readError(loc Location, err error) *LoadError {
 
 func tooLarge(loc Location, limit int) *LoadError {
 	return locErr(loc, ErrBlobTooLarge,
-		"blob is larger than %d bytes (the loader's limit, Loader.MaxBlobSize); the file is probably corrupt (a missing closing brace or an endless line); the rest of the file was not read", limit)
+		"a blob goes on past %s, the most olmcat reads of one JSON value or YAML document; the file is probably corrupt (a missing closing brace or an endless line), or set %s to a higher value, e.g. %s=%s; the rest of the file was not read",
+		formatBlobSize(limit), EnvMaxBlobBytes, EnvMaxBlobBytes, formatBlobSize(2*limit))
+}
+
+// EnvMaxBlobBytes raises the loader's blob limit (DefaultMaxBlobSize) for every command, as the
+// OLMCAT_MAX_* variables of package indeximage raise theirs: a number of bytes with an optional
+// unit K, M or G (powers of 1024; KiB, MB... read the same way), e.g. OLMCAT_MAX_BLOB_BYTES=256M.
+const EnvMaxBlobBytes = "OLMCAT_MAX_BLOB_BYTES"
+
+// blobLimitFromEnv is the blob limit of a Loader that sets none: EnvMaxBlobBytes when it holds a
+// size (the command line refuses a bad one before anything runs), else DefaultMaxBlobSize.
+var blobLimitFromEnv = sync.OnceValue(func() int {
+	if n, ok := parseBlobSize(os.Getenv(EnvMaxBlobBytes)); ok {
+		return n
+	}
+	return DefaultMaxBlobSize
+})
+
+// parseBlobSize reads a positive size as indeximage.ParseSize does (which package fbc cannot
+// import), up to 1 TiB.
+func parseBlobSize(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.ToUpper(strings.TrimSpace(s[len(num):]))
+	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "B"), "I")
+	shift, ok := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30}[unit]
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if !ok || err != nil || n <= 0 || n > (1<<40)>>shift {
+		return 0, false
+	}
+	return int(n << shift), true
+}
+
+// formatBlobSize writes n in the largest binary unit that divides it (64MiB).
+func formatBlobSize(n int) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return strconv.Itoa(n>>u.shift) + u.name
+		}
+	}
+	return strconv.Itoa(n) + " bytes"
 }
 
 // appendCapped appends chunk to buf unless that would make buf longer than limit. It grows buf by

@@ -111,11 +111,13 @@ func TestEndlessInputsAreRefused(t *testing.T) {
 	t.Run("/dev/urandom", func(t *testing.T) {
 		endlessRun(t, nil, nil, "/dev/urandom: not a catalog: not a SQLite database: it looks like binary data", "render", "/dev/urandom")
 	})
-	// An endless line: the loader's limit on one blob (64 MiB) holds for a stream as for a file,
-	// and validate reports it as it reports it in a file: a finding, exit 1. The blob is built by
-	// doubling its buffer, hence the higher memory bound.
+	// An endless line: the loader's limit on one blob (64 MiB) holds for a stream as for a file;
+	// the rest of the stream is not read, so it is an input too large (exit 2) naming the variable
+	// that raises the limit. The blob is built by doubling its buffer, hence the higher memory bound.
 	t.Run("endless line", func(t *testing.T) {
-		endlessRunCode(t, endless{chunk: []byte("aaaaaaaa")}, nil, exitFindings, "olmcat: invalid: 1 error", 512<<10, "validate", "-")
+		endlessRunCode(t, endless{chunk: []byte(`{"a":"aaaaaaaa`)}, nil, exitUsage,
+			"-: too large: line 1: a blob goes on past 64MiB, the most olmcat reads of one JSON value or YAML document; the file is probably corrupt (a missing closing brace or an endless line), or set OLMCAT_MAX_BLOB_BYTES to a higher value, e.g. OLMCAT_MAX_BLOB_BYTES=128MiB; the rest of the file was not read",
+			512<<10, "validate", "-")
 	})
 	// Valid blobs without end: the stream is kept in TMPDIR up to OLMCAT_MAX_INPUT_BYTES.
 	t.Run("endless blobs", func(t *testing.T) {

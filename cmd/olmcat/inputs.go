@@ -295,4 +295,10 @@ func addImageFlags(fs *pflag.FlagSet, opts *indeximage.Options) {
 func addRegistryFlags(fs *pflag.FlagSet, opts *indeximage.Options) {
 	fs.BoolVar(&opts.UseHTTP, "use-http", false, "allow plain HTTP for image registries, as opm's --use-http (localhost, 127.0.0.1 and ::1 always allow it)")
 	fs.BoolVar(&opts.SkipTLSVerify, "skip-tls-verify", false, "do not verify image registries' TLS certificates, as opm's --skip-tls-verify")
+	addRegistryTimeoutFlag(fs, &opts.RegistryTimeout)
+}
+
+// addRegistryTimeoutFlag adds --registry-timeout, on every command that reads images.
+func addRegistryTimeoutFlag(fs *pflag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "registry-timeout", indeximage.DefaultRegistryTimeout, "give up on an image registry that sends no response headers, or no more of a body, for this long (a body that keeps moving is never cut off)")
 }

@@ -13,11 +13,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/internal/source"
@@ -126,6 +128,12 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if _, err := indeximage.LimitsFromEnv(os.Getenv); err != nil {
 		fmt.Fprintf(stderr, "olmcat: %v\n", err)
 		return exitUsage
+	}
+	if v := strings.TrimSpace(os.Getenv(fbc.EnvMaxBlobBytes)); v != "" {
+		if _, err := indeximage.ParseSize(v); err != nil {
+			fmt.Fprintf(stderr, "olmcat: %s=%q: %v\n", fbc.EnvMaxBlobBytes, v, err)
+			return exitUsage
+		}
 	}
 	root := newRootCmd()
 	root.SetIn(stdin)

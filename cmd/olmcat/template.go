@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -189,6 +190,7 @@ func newConvertTemplateCmd() *cobra.Command {
 type templateRegistryFlags struct {
 	useHTTP, skipTLSVerify, skipTLS, insecure bool
 	platform                                  string
+	registryTimeout                           time.Duration
 	flags                                     *pflag.FlagSet
 }
 
@@ -201,6 +203,7 @@ func (r *templateRegistryFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&r.skipTLSVerify, "skip-tls-verify", false, "skip TLS certificate verification for container image registries while pulling bundles")
 	f.BoolVar(&r.skipTLS, "skip-tls", false, "deprecated: use --use-http and --skip-tls-verify")
 	_ = f.MarkHidden("skip-tls") // pflag's deprecation notice would go to standard output
+	addRegistryTimeoutFlag(f, &r.registryTimeout)
 }
 
 func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, error) {
@@ -210,7 +213,7 @@ func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, e
 		}
 		fmt.Fprintln(stderr, "olmcat: warning: --skip-tls is deprecated: use --use-http and --skip-tls-verify")
 	}
-	return indeximage.Options{Platform: r.platform, Insecure: r.insecure, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify}, nil
+	return indeximage.Options{Platform: r.platform, Insecure: r.insecure, UseHTTP: r.useHTTP || r.skipTLS, SkipTLSVerify: r.skipTLSVerify, RegistryTimeout: r.registryTimeout}, nil
 }
 
 // readTemplateInput reads FILE, or standard input for "" and "-", as a catalog's blob is read: at

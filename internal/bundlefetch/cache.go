@@ -138,5 +138,14 @@ func (c *cache) newEntry(digest v1.Hash) (*atomicout.Target, error) {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return nil, err
 	}
-	return atomicout.Dir(c.entry(digest), true)
+	// An entry that is not a directory (a symbolic link put there, a file) is removed first:
+	// atomicout would replace what a link points to and keep the link, so the entry would be
+	// "repaired" on every run and never replaced, and a link's target is no business of the cache.
+	dir := c.entry(digest)
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		if err := os.Remove(dir); err != nil {
+			return nil, err
+		}
+	}
+	return atomicout.Dir(dir, true)
 }

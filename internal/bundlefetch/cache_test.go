@@ -153,6 +153,16 @@ func TestTamperedCacheEntryIsDetectedAndPulledAgain(t *testing.T) {
 			os.RemoveAll(v.dir)
 			os.WriteFile(v.dir, []byte("{}"), 0o644)
 		},
+		// A link is replaced, never followed: the other entry it points to stays as it is (the
+		// second run finds both in the cache), a dangling one is no reason to fail every run.
+		"entry is a symbolic link to another entry": func(v, o entryFiles) {
+			os.RemoveAll(v.dir)
+			os.Symlink(filepath.Base(o.dir), v.dir)
+		},
+		"entry is a dangling symbolic link": func(v, o entryFiles) {
+			os.RemoveAll(v.dir)
+			os.Symlink("/nonexistent/olmcat-cache-entry", v.dir)
+		},
 	}
 	// What the warning says of some, beyond "does not verify".
 	said := map[string]string{

@@ -28,6 +28,10 @@ type Limits struct {
 	// MaxExpansion caps how many times its compressed size a layer may uncompress to, once past
 	// expansionFloor bytes: a decompression bomb is refused after a few MB, whatever its total.
 	MaxExpansion int64
+	// MaxManifestBytes caps each image manifest, image index and config, which are read whole
+	// into memory (real ones are kilobytes): a registry's answer is cut off there, and a config
+	// declared larger is refused before it is read.
+	MaxManifestBytes int64
 }
 
 // Default limits: far above any real catalog (the largest public index.db files are about 1 GB, the
@@ -42,17 +46,20 @@ const (
 	// repeated bytes 1,000 times.
 	DefaultMaxExpansion int64 = 200
 	expansionFloor      int64 = 64 << 20
+	// DefaultMaxManifestBytes: 8 pulls at once hold at most 32 MiB of manifests and configs.
+	DefaultMaxManifestBytes int64 = 4 << 20
 )
 
 // The environment variables that change the default limits, for every command. A size is a
 // number of bytes with an optional unit (K, M, G, T, as powers of 1024; KiB, MB, GiB... read the
 // same way), e.g. OLMCAT_MAX_INPUT_BYTES=16G.
 const (
-	EnvMaxBytes        = "OLMCAT_MAX_INPUT_BYTES"
-	EnvMaxFileBytes    = "OLMCAT_MAX_FILE_BYTES"
-	EnvMaxFiles        = "OLMCAT_MAX_INPUT_FILES"
-	EnvMaxScannedBytes = "OLMCAT_MAX_SCANNED_BYTES"
-	EnvMaxExpansion    = "OLMCAT_MAX_EXPANSION"
+	EnvMaxBytes         = "OLMCAT_MAX_INPUT_BYTES"
+	EnvMaxFileBytes     = "OLMCAT_MAX_FILE_BYTES"
+	EnvMaxFiles         = "OLMCAT_MAX_INPUT_FILES"
+	EnvMaxScannedBytes  = "OLMCAT_MAX_SCANNED_BYTES"
+	EnvMaxExpansion     = "OLMCAT_MAX_EXPANSION"
+	EnvMaxManifestBytes = "OLMCAT_MAX_MANIFEST_BYTES"
 )
 
 // LimitsFromEnv reads the limits set in the environment (zero where a variable is unset). A value
@@ -75,6 +82,7 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	l.MaxFileBytes = size(EnvMaxFileBytes)
 	l.MaxFiles = int(min(size(EnvMaxFiles), 1<<40))
 	l.MaxScannedBytes = size(EnvMaxScannedBytes)
+	l.MaxManifestBytes = size(EnvMaxManifestBytes)
 	if v := strings.TrimSpace(getenv(EnvMaxExpansion)); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {
@@ -132,6 +140,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxScannedBytes <= 0 {
 		l.MaxScannedBytes = firstPositive(env.MaxScannedBytes, DefaultMaxScannedBytes)
+	}
+	if l.MaxManifestBytes <= 0 {
+		l.MaxManifestBytes = firstPositive(env.MaxManifestBytes, DefaultMaxManifestBytes)
 	}
 	if l.MaxExpansion <= 0 {
 		l.MaxExpansion = firstPositive(env.MaxExpansion, DefaultMaxExpansion)

@@ -46,6 +46,11 @@ type Options struct {
 	TempDir string
 	// Limits bound what one Fetch may extract or read.
 	Limits Limits
+	// RegistryTimeout bounds each wait for a registry's response headers, and for more of a body
+	// that stopped moving (a body that keeps moving is never cut off); 0 means
+	// DefaultRegistryTimeout. ConnectTimeout and TLSTimeout bound the connection and its TLS
+	// handshake (0: DefaultConnectTimeout, DefaultTLSTimeout); they are unused with Transport.
+	RegistryTimeout, ConnectTimeout, TLSTimeout time.Duration
 
 	fastRetries bool // tests: do not wait seconds between retries of failed requests
 }
@@ -85,15 +90,15 @@ func (o Options) remoteOptions(ctx context.Context) []remote.Option {
 		kc = authn.DefaultKeychain
 	}
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc), remote.WithUserAgent("olmcat")}
-	tr := o.Transport
-	if tr == nil && (o.Insecure || o.SkipTLSVerify) {
-		t := remote.DefaultTransport.(*http.Transport).Clone()
-		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure asked for it
-		tr = t
+	base := o.Transport
+	if base == nil {
+		t := newRegistryTransport(nil, o).base.(*http.Transport)
+		if o.Insecure || o.SkipTLSVerify {
+			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure asked for it
+		}
+		base = t
 	}
-	if tr != nil {
-		opts = append(opts, remote.WithTransport(tr))
-	}
+	opts = append(opts, remote.WithTransport(newRegistryTransport(base, o)))
 	if o.fastRetries {
 		opts = append(opts, remote.WithRetryBackoff(remote.Backoff{Duration: time.Millisecond, Factor: 1, Steps: 2}))
 	}
@@ -338,6 +343,12 @@ func checkManifest(r resolved) error {
 			return err
 		}
 	}
+	// A config is read whole before its digest can be checked: refuse one declared larger than a
+	// config is, before a byte of it is read (the reader stops at the declared size).
+	if limit := (Limits{}).WithDefaults().MaxManifestBytes; m.Config.Size > limit || m.Config.Size < 0 {
+		return fmt.Errorf("image %s: the manifest declares a config of %d bytes, more than a config holds: %w (the image is damaged or hostile, or set %s to a higher value, e.g. %s=%s)",
+			r.where, m.Config.Size, ErrLimitExceeded, EnvMaxManifestBytes, EnvMaxManifestBytes, FormatSize(2*limit))
+	}
 	rawConfig, err := r.img.RawConfigFile()
 	if err != nil {
 		return fmt.Errorf("image %s: read config %s: %w", r.where, m.Config.Digest, err)
@@ -371,6 +382,13 @@ func tarLayerMediaType(mt types.MediaType) bool {
 func registryError(ref imageRef, err error) error {
 	if msg := err.Error(); strings.Contains(msg, "x509:") || strings.Contains(msg, "failed to verify certificate") {
 		return fmt.Errorf("image %s: the registry's TLS certificate is not trusted: add its CA to the system trust store, or pass --skip-tls-verify (or --insecure) to skip verification: %w", ref.raw, err)
+	}
+	var timeout *RegistryTimeoutError
+	if errors.As(err, &timeout) {
+		return fmt.Errorf("image %s: %w", ref.raw, timeout)
+	}
+	if errors.Is(err, ErrTooManyRedirects) {
+		return fmt.Errorf("image %s: %w", ref.raw, err)
 	}
 	var terr *transport.Error
 	if errors.As(err, &terr) {

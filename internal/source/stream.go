@@ -119,6 +119,21 @@ func (s *Source) openStream(ctx context.Context, r io.Reader) error {
 	if readErr != nil && !errors.As(readErr, &lerrs) {
 		return readErr
 	}
+	// A blob past the loader's limit ends the stream's reading: the rest was not read, so there
+	// is no catalog to report findings on, only an input too large (an endless line).
+	var tooLarge *fbc.LoadError
+	if lerrs != nil {
+		for _, le := range lerrs.Errs {
+			if errors.Is(le, fbc.ErrBlobTooLarge) {
+				tooLarge = le
+				break
+			}
+		}
+	}
+	if tooLarge != nil {
+		return &Error{Ref: s.ref.Raw, Problem: TooLarge, Err: tooLarge,
+			Detail: fmt.Sprintf("line %d: %v", tooLarge.Loc.Line, tooLarge.Err)}
+	}
 	sp := &spool{path: f.Name(), size: w.n, sum: w.sum.Sum64()}
 	if sqlite.HasMagic(head) {
 		return s.openIndexDB(sp.path)
