@@ -6,6 +6,7 @@ import (
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/report"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // The Markdown table's channels column counts the channels whose head moved: a release is no
@@ -71,8 +72,10 @@ func TestOneSidedChangeInWords(t *testing.T) {
 		c.f.Category, c.f.Severity, c.f.Package, c.f.Bundle = diff.CategoryCatalog, diff.Info, "p", "p.v1"
 		r := &diff.Report{SchemaVersion: diff.SchemaVersion, Findings: []diff.Finding{c.f}}
 		r.Summary.Info = 1
-		if out := render(t, r, report.Options{Format: report.FormatMarkdown}); !strings.Contains(out, c.want) {
-			t.Errorf("%+v: no %q in\n%s", c.f, c.want, out)
+		// A Markdown cell shows the text escaped (no [, ] or | of its own).
+		want := textsafe.MarkdownCell(c.want)
+		if out := render(t, r, report.Options{Format: report.FormatMarkdown}); !strings.Contains(out, want) {
+			t.Errorf("%+v: no %q in\n%s", c.f, want, out)
 		}
 	}
 }
