@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 func FuzzParseLabels(f *testing.F) {
@@ -44,6 +46,32 @@ func FuzzDecodeManifest(f *testing.F) {
 		again, err := DecodeManifest(obj.JSON)
 		if err != nil || string(again.JSON) != string(obj.JSON) {
 			t.Fatalf("not stable: %q -> %q (%v)", obj.JSON, again, err)
+		}
+	})
+}
+
+// FuzzCanonicalShortcut: whenever decodeObject keeps yaml.YAMLToJSON's output as it is
+// (isCanonical), the round trip it skips would have given the same bytes.
+func FuzzCanonicalShortcut(f *testing.F) {
+	for _, s := range []string{
+		"kind: X\nspec:\n  n: 1.0\n  big: 123456789012345678901234\n  f: 1e21\n  g: 0.000001\n  t: yes\n",
+		"kind: X\nd: '<b> & \"q\" \\\\ \\u2028'\ne: \"\\u2028\\u2029\\x7f\\t\"\n",
+		"kind: X\nbad: \"\xff\xfe\"\n", "kind: X\nlit: '\\ufffd'\n", "kind: X\nr: \"\xef\xbf\xbd\"\n",
+		"kind: X\nm: {1: a, true: b, 1.5: c, null: d}\n", "- a\n", "x\n", "kind: X\nn: -0\no: 0x1F\np: 0o17\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil || !isCanonical(j) {
+			return
+		}
+		c, err := canonicalJSON(j)
+		if err != nil {
+			t.Fatalf("isCanonical(%q) but canonicalJSON fails: %v", j, err)
+		}
+		if !bytes.Equal(c, j) {
+			t.Fatalf("isCanonical(%q) but canonicalJSON gives %q", j, c)
 		}
 	})
 }
