@@ -30,3 +30,12 @@ type ImageError struct {
 func (e *ImageError) Error() string { return fmt.Sprintf("failed to pull image %q: %v", e.Ref, e.Err) }
 
 func (e *ImageError) Unwrap() error { return e.Err }
+
+// A BundleStreamer is a BundleRenderer that can also give the bundles one after another, in the
+// order of refs, each as soon as it is rendered, without keeping them: RenderStreamed renders a
+// long basic template through it in memory that depends on how many images it renders at once,
+// not on how many the template names. Errors are those of RenderBundles; an error of fn stops it.
+type BundleStreamer interface {
+	BundleRenderer
+	RenderEach(ctx context.Context, refs []string, fn func(i int, b fbc.Bundle) error) error
+}

@@ -35,8 +35,8 @@ func benchVersions() []string {
 	return vs
 }
 
-// pushBenchImages pushes the 50 bundle images to host and returns their refs.
-func pushBenchImages(tb testing.TB, host string) []string {
+// benchBundleFiles reads the files of benchBundle and its labels.
+func benchBundleFiles(tb testing.TB) (map[string][]byte, map[string]string) {
 	tb.Helper()
 	if _, err := os.Stat(benchBundle); err != nil {
 		tb.Skip("the template conformance corpus is not at " + benchBundle)
@@ -53,16 +53,27 @@ func pushBenchImages(tb testing.TB, host string) []string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	labels := imagetest.Annotations(tb, benchBundle)
+	return files, imagetest.Annotations(tb, benchBundle)
+}
+
+// versionedBundle is the files of benchBundle with its CSV at version v.
+func versionedBundle(files map[string][]byte, v string) map[string][]byte {
+	versioned := map[string][]byte{}
+	for name, data := range files {
+		s := strings.ReplaceAll(string(data), "clusterpulse.v0.1.1", "clusterpulse.v"+v)
+		versioned[name] = []byte(strings.ReplaceAll(s, "  version: 0.1.1\n", "  version: "+v+"\n"))
+	}
+	return versioned
+}
+
+// pushBenchImages pushes the 50 bundle images to host and returns their refs.
+func pushBenchImages(tb testing.TB, host string) []string {
+	tb.Helper()
+	files, labels := benchBundleFiles(tb)
 	var refs []string
 	for _, v := range benchVersions() {
-		versioned := map[string][]byte{}
-		for name, data := range files {
-			s := strings.ReplaceAll(string(data), "clusterpulse.v0.1.1", "clusterpulse.v"+v)
-			versioned[name] = []byte(strings.ReplaceAll(s, "  version: 0.1.1\n", "  version: "+v+"\n"))
-		}
 		ref := host + "/clusterpulse-bundle:" + v
-		imagetest.Push(tb, ref, imagetest.Image(tb, versioned, labels))
+		imagetest.Push(tb, ref, imagetest.Image(tb, versionedBundle(files, v), labels))
 		refs = append(refs, ref)
 	}
 	return refs
