@@ -33,7 +33,11 @@ func (f *Fetcher) RenderEach(ctx context.Context, refs []string, fn func(i int, 
 	}
 	before := f.Stats()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait() // no render outlives the call
+	}()
 
 	type slot struct {
 		done   chan struct{}
@@ -51,8 +55,6 @@ func (f *Fetcher) RenderEach(ctx context.Context, refs []string, fn func(i int, 
 
 	window := make(chan struct{}, 2*f.opts.Parallel) // rendered or rendering, not yet given to fn
 	jobs := make(chan int)
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: no render outlives the call
 	for range min(f.opts.Parallel, len(refs)) {
 		wg.Add(1)
 		go func() {
