@@ -3,6 +3,7 @@ package bundledir
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -112,6 +113,41 @@ func FuzzParseDependencies(f *testing.F) {
 			if w.Line < 0 || w.Line > lines || w.Message == "" {
 				t.Fatalf("warning %+v outside %d lines", w, lines)
 			}
+		}
+	})
+}
+
+// FuzzSkim: for any valid JSON, decoding the structs decodeObject and providedAPIs read from the
+// skimmed JSON gives what decoding the whole gives (values, and whether it fails).
+func FuzzSkim(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"X","metadata":{"name":"n","labels":{"a":"b"}},"spec":{"x":[1,2,{"y":"}"}]}}`,
+		`{"spec":{"group":"g","names":{"kind":"K","plural":"ks","Kind":"k2"},"versions":[{"name":"v1","schema":{"a":"\"]}"}},{"Name":"v2"},3],"version":"v0"}}`,
+		`{"KIND":"a","kind":"b","Kind":1}`, `{"ſpec":{"group":"g"},"\u006bind":"k","\u212aind":"K"}`, `[1,{"kind":"x"}]`, `"s"`, `null`,
+		`{"metadata":"n","spec":{"versions":{"name":"x"}}}`, ` { "kind" : "a" , "metadata" : { "name" : 5 } } `,
+	} {
+		f.Add([]byte(s))
+	}
+	type head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		var h1, h2 head
+		e1, e2 := json.Unmarshal(data, &h1), json.Unmarshal(skim(data, headMembers), &h2)
+		if (e1 == nil) != (e2 == nil) || (e1 == nil && h1 != h2) {
+			t.Fatalf("head of %s: whole %+v (%v), skimmed %s: %+v (%v)", data, h1, e1, skim(data, headMembers), h2, e2)
+		}
+		var c1, c2 crdDoc
+		e1, e2 = json.Unmarshal(data, &c1), json.Unmarshal(skim(data, crdMembers), &c2)
+		if (e1 == nil) != (e2 == nil) || (e1 == nil && !reflect.DeepEqual(c1, c2)) {
+			t.Fatalf("crd of %s: whole %+v (%v), skimmed %s: %+v (%v)", data, c1, e1, skim(data, crdMembers), c2, e2)
 		}
 	})
 }

@@ -121,14 +121,20 @@ func decodeObject(data []byte) (*Object, int, error) {
 			Name string `json:"name"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal(canonical, &head); err != nil {
-		return nil, 0, fmt.Errorf("not a Kubernetes object: %v", err)
+	if err := json.Unmarshal(skim(canonical, headMembers), &head); err != nil {
+		// the message of the whole document
+		if err := json.Unmarshal(canonical, &head); err != nil {
+			return nil, 0, fmt.Errorf("not a Kubernetes object: %v", err)
+		}
 	}
 	if head.Kind == "" {
 		return nil, 0, fmt.Errorf("not a Kubernetes object: no kind")
 	}
 	return &Object{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name, JSON: canonical}, extra, nil
 }
+
+// headMembers are the members decodeObject reads of every manifest.
+var headMembers = members{"apiVersion": nil, "kind": nil, "metadata": {"name": nil}}
 
 // isCanonical reports that j, as yaml.YAMLToJSON writes it (json.Marshal of a map), is already
 // what canonicalJSON would make of it, which saves decoding and encoding every manifest again:
