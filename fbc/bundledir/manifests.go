@@ -60,7 +60,7 @@ func readManifests(bundleDir string, manifests fs.FS) (objs []Object, warnings [
 		if err != nil {
 			return nil, nil, err
 		}
-		obj, extraDocs, err := decodeObject(data)
+		obj, extraDocs, err := decodeObjectOnce(data)
 		if err != nil {
 			warnings = append(warnings, warnf(filepath.Join(bundleDir, rel), 0, "skipped, as opm skips it: %v", err))
 			continue

@@ -8,18 +8,18 @@ import (
 	"github.com/olmcat/olmcat/internal/imagetest"
 )
 
-// The large template workload, shaped like a konflux catalog's: 49 bundle images of about 680 kB
-// each (33 MB in all), mostly CustomResourceDefinitions with deep OpenAPI schemas, which is where
-// a template's CPU goes (YAML to parse, JSON to canonicalise, compact and indent).
+// The large template workload, shaped like a konflux catalog's: 49 bundle images of about 650 kB
+// of manifests each (32 MB in all), mostly CustomResourceDefinitions with deep OpenAPI schemas,
+// which is where a template's CPU goes (YAML to parse, JSON to canonicalise, compact and indent).
 
 const (
 	largeBundles   = 49
-	largeCRDs      = 4  // extra CRDs per bundle
+	largeCRDs      = 7  // extra CRDs per bundle
 	largeCRDFields = 11 // fields per schema level
 	largeCRDDepth  = 3  // levels of nested objects
 )
 
-// largeCRD is a CustomResourceDefinition of about 135 kB, deterministic from its index.
+// largeCRD is a CustomResourceDefinition of about 78 kB, deterministic from its index.
 func largeCRD(i int) []byte {
 	var b strings.Builder
 	plural := fmt.Sprintf("gadgets%d", i)
