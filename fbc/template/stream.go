@@ -15,7 +15,7 @@ import (
 
 // spoolMemory is how many bytes of written bundles a streamed render keeps in memory before it
 // spools them to a temporary file.
-const spoolMemory = 16 << 20
+const spoolMemory = 4 << 20
 
 // Rendered is a rendered template ready to be written: RenderStreamed's result. Close it.
 type Rendered struct {
