@@ -142,10 +142,6 @@ func renderBasicStreamed(ctx context.Context, t *Basic, st BundleStreamer, opts 
 	return out, nil
 }
 
-// Catalog is the rendered catalog; for a streamed basic template its bundles are stubs that
-// name each bundle (schema, name, package, image) without its properties.
-func (r *Rendered) Catalog() *fbc.Catalog { return r.cat }
-
 // Write writes the rendered template as Write writes its catalog, byte for byte. Errors are
 // *WriteError.
 func (r *Rendered) Write(w io.Writer) error {

@@ -135,7 +135,7 @@ func TestTemplateMemoryChild(t *testing.T) {
 // OLMCAT_HOSTILE=full: the longer template may take no more than 20 MB more (the blobs a spool
 // keeps in memory before it spools them to disk, 4 MiB, the template itself, and the garbage
 // collector's slack), where holding
-// every bundle took about 45 kB more per image of this bundle (54 MB more for 1,200 images);
+// every bundle took about 54 kB more per image of this bundle (65 MB more for 1,200 images);
 // 20,000 images stay under 300 MB.
 // OLMCAT_MEMORY_BATCH_TOO=1 also measures the long form as it was before streaming.
 func TestTemplateMemoryDoesNotGrowWithLength(t *testing.T) {
