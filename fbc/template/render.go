@@ -162,8 +162,7 @@ func csvOf(b fbc.Bundle) []byte {
 		if p.Type != property.TypeBundleObject {
 			continue
 		}
-		var o property.BundleObject
-		if json.Unmarshal(p.Value, &o) == nil && len(o.Data) > 0 {
+		if o, err := property.DecodeBundleObject(p.Value); err == nil && len(o.Data) > 0 {
 			objects = append(objects, o.Data)
 		}
 	}
