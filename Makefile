@@ -52,8 +52,10 @@ e2e: build
 # inputs generated in a scratch root, the built binary run against them, each run checked for
 # its exit code, one sentence on stderr, no write outside its output, inputs unchanged, no
 # temporary file left and bounded memory. Full disks and read-only mounts need root (tmpfs).
+# Then a basic template of 20,000 bundle images rendered in bounded memory (issue 26 item 6).
 hostile:
 	OLMCAT_HOSTILE=full $(GO) test -count=1 -timeout 30m -v -run TestHostile ./fixtures/hostile
+	OLMCAT_HOSTILE=full $(GO) test -count=1 -timeout 30m -v -run TestTemplateMemoryDoesNotGrowWithLength ./internal/bundlefetch
 
 vet:
 	$(GO) vet ./...

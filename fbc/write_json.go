@@ -38,14 +38,17 @@ func writeCatalogJSON(w *bufio.Writer, c *Catalog) error {
 
 // fastWritable reports that the catalog has only what writeCatalogJSON writes, in Write's order.
 func fastWritable(c *Catalog) bool {
-	if len(c.Packages) != 1 || len(c.Others) > 0 || len(c.Deprecations) > 1 {
+	if len(c.Packages) > 1 || len(c.Others) > 0 || len(c.Deprecations) > 1 {
 		return false
 	}
-	pkg := c.Packages[0].Name
-	for _, p := range c.Packages {
-		if p.Description != "" || len(p.Properties) > 0 || len(p.Extra) > 0 {
-			return false
-		}
+	var pkg string
+	switch {
+	case len(c.Packages) == 1:
+		pkg = c.Packages[0].Name
+	case len(c.Bundles) > 0:
+		pkg = c.Bundles[0].Package // bundles written on their own (a streamed template's)
+	default:
+		return false
 	}
 	for i, ch := range c.Channels {
 		if ch.Package != pkg || len(ch.Properties) > 0 || len(ch.Extra) > 0 || (i > 0 && c.Channels[i-1].Name >= ch.Name) {
@@ -121,6 +124,10 @@ func (j *jsonBlobWriter) field(depth int, key, value string, last bool) {
 }
 
 func (j *jsonBlobWriter) pkg(p *Package) {
+	if p.Description != "" || len(p.Properties) > 0 || len(p.Extra) > 0 {
+		j.encode(p) // one small blob: the encoder writes it as writePackage does
+		return
+	}
 	j.raw("{\n")
 	j.field(1, "schema", quoteJSON(p.Schema), false)
 	j.field(1, "name", quoteJSON(p.Name), false)
@@ -133,6 +140,20 @@ func (j *jsonBlobWriter) pkg(p *Package) {
 		j.raw("}\n")
 	}
 	j.raw("}\n")
+}
+
+// encode writes v as writePackage's encoder does: four-space indented, HTML unescaped.
+func (j *jsonBlobWriter) encode(v any) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	enc := json.NewEncoder(&j.buf)
+	enc.SetIndent("", "    ")
+	enc.SetEscapeHTML(false)
+	if j.err = enc.Encode(v); j.err == nil {
+		j.rawBytes(j.buf.Bytes())
+	}
 }
 
 func (j *jsonBlobWriter) channel(c *Channel) {

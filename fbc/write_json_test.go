@@ -54,6 +54,14 @@ func TestWriteCatalogJSONMatchesFbcWrite(t *testing.T) {
 			}}},
 		},
 		"minimal": {Packages: []Package{{Schema: SchemaPackage, Name: "q"}}},
+		"bundles only": {Bundles: []Bundle{{Schema: SchemaBundle, Name: "s.v1", Package: "s", Image: "i", Properties: []Property{obj},
+			RelatedImages: []RelatedImage{{Image: "i"}}}}},
+		// a rendered template's package: the CSV's description and icon, and what else a package may have
+		"described": {Packages: []Package{{Schema: SchemaPackage, Name: "r", DefaultChannel: "stable",
+			Icon: &Icon{Data: []byte{0x89, 'P', 'N', 'G'}, MediaType: "image/png"}, Description: "# R\n" + odd,
+			Properties: []Property{{Type: "custom", Value: json.RawMessage(`{"b":[1,2],"a":"<&>"}`)}},
+			Extra:      Extra{"zz": json.RawMessage(`{"k":"v"}`)}}},
+			Bundles: []Bundle{{Schema: SchemaBundle, Name: "r.v1", Package: "r", Image: "i", Properties: []Property{obj}}}},
 	}
 	for name, c := range catalogs {
 		if !fastWritable(c) {
@@ -80,7 +88,6 @@ func TestFastWritableRefusesOtherShapes(t *testing.T) {
 			Bundles: []Bundle{{Schema: SchemaBundle, Name: "a", Package: "p"}, {Schema: SchemaBundle, Name: "b", Package: "p"}}}
 	}
 	for name, mutate := range map[string]func(c *Catalog){
-		"description":   func(c *Catalog) { c.Packages[0].Description = "d" },
 		"extra field":   func(c *Catalog) { c.Bundles[0].Extra = Extra{"x": json.RawMessage(`1`)} },
 		"other package": func(c *Catalog) { c.Bundles[1].Package = "q" },
 		"unsorted":      func(c *Catalog) { c.Bundles[0], c.Bundles[1] = c.Bundles[1], c.Bundles[0] },
@@ -89,7 +96,7 @@ func TestFastWritableRefusesOtherShapes(t *testing.T) {
 		"channel props": func(c *Catalog) {
 			c.Channels = []Channel{{Name: "s", Package: "p", Properties: []Property{{}}}}
 		},
-		"no package row": func(c *Catalog) { c.Packages = nil },
+		"no package row": func(c *Catalog) { c.Packages, c.Bundles = nil, nil },
 	} {
 		c := base()
 		mutate(c)

@@ -111,13 +111,17 @@ func newRenderTemplateCmd() *cobra.Command {
 			}
 			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate},
 				migrate == tofbc.LevelCSVMetadata)
-			cat, err := template.Render(cmd.Context(), tmpl, renderer,
-				template.Options{CSVMetadata: migrate == tofbc.LevelCSVMetadata})
-			if err != nil {
+			rendered, err := template.RenderStreamed(cmd.Context(), tmpl, renderer,
+				template.Options{CSVMetadata: migrate == tofbc.LevelCSVMetadata}, output)
+			var writeErr *template.WriteError
+			if errors.As(err, &writeErr) {
+				return fail(fmt.Errorf("writing output: %v", err))
+			} else if err != nil {
 				return fail(err)
 			}
+			defer rendered.Close()
 			w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
-			if err := template.Write(w, cat, output); err != nil {
+			if err := rendered.Write(w); err != nil {
 				return fail(fmt.Errorf("writing output: %v", err))
 			}
 			return w.Flush()

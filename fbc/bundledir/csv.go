@@ -152,6 +152,9 @@ type crdDoc struct {
 	} `json:"spec"`
 }
 
+// crdMembers are the members of a CRD that crdDoc takes.
+var crdMembers = members{"spec": {"group": nil, "names": {"kind": nil, "plural": nil}, "version": nil, "versions": {"name": nil}}}
+
 // providedAPIs lists every version of every CRD in the bundle (v1 and v1beta1, whose spec.version
 // also counts) and the API services the CSV owns, as opm's Bundle.ProvidedAPIs does.
 func providedAPIs(objs []Object, csv *CSV) ([]API, error) {
@@ -161,8 +164,11 @@ func providedAPIs(objs []Object, csv *CSV) ([]API, error) {
 			continue
 		}
 		var d crdDoc
-		if err := json.Unmarshal(o.JSON, &d); err != nil {
-			return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %v", o.File, o.Name, err)
+		if json.Unmarshal(skim(o.JSON, crdMembers), &d) != nil {
+			d = crdDoc{} // the message of the whole document
+			if err := json.Unmarshal(o.JSON, &d); err != nil {
+				return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %v", o.File, o.Name, err)
+			}
 		}
 		for _, v := range d.Spec.Versions {
 			out = append(out, API{d.Spec.Group, v.Name, d.Spec.Names.Kind, d.Spec.Names.Plural})

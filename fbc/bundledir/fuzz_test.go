@@ -3,7 +3,10 @@ package bundledir
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 func FuzzParseLabels(f *testing.F) {
@@ -48,6 +51,32 @@ func FuzzDecodeManifest(f *testing.F) {
 	})
 }
 
+// FuzzCanonicalShortcut: whenever decodeObject keeps yaml.YAMLToJSON's output as it is
+// (isCanonical), the round trip it skips would have given the same bytes.
+func FuzzCanonicalShortcut(f *testing.F) {
+	for _, s := range []string{
+		"kind: X\nspec:\n  n: 1.0\n  big: 123456789012345678901234\n  f: 1e21\n  g: 0.000001\n  t: yes\n",
+		"kind: X\nd: '<b> & \"q\" \\\\ \\u2028'\ne: \"\\u2028\\u2029\\x7f\\t\"\n",
+		"kind: X\nbad: \"\xff\xfe\"\n", "kind: X\nlit: '\\ufffd'\n", "kind: X\nr: \"\xef\xbf\xbd\"\n",
+		"kind: X\nm: {1: a, true: b, 1.5: c, null: d}\n", "- a\n", "x\n", "kind: X\nn: -0\no: 0x1F\np: 0o17\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil || !isCanonical(j) {
+			return
+		}
+		c, err := canonicalJSON(j)
+		if err != nil {
+			t.Fatalf("isCanonical(%q) but canonicalJSON fails: %v", j, err)
+		}
+		if !bytes.Equal(c, j) {
+			t.Fatalf("isCanonical(%q) but canonicalJSON gives %q", j, c)
+		}
+	})
+}
+
 // FuzzParseDependencies: any metadata file either fails cleanly or gives entries whose values are
 // JSON (or absent) and whose lines lie in the file; checkDependencies then never panics and points
 // into the file too.
@@ -84,6 +113,41 @@ func FuzzParseDependencies(f *testing.F) {
 			if w.Line < 0 || w.Line > lines || w.Message == "" {
 				t.Fatalf("warning %+v outside %d lines", w, lines)
 			}
+		}
+	})
+}
+
+// FuzzSkim: for any valid JSON, decoding the structs decodeObject and providedAPIs read from the
+// skimmed JSON gives what decoding the whole gives (values, and whether it fails).
+func FuzzSkim(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"X","metadata":{"name":"n","labels":{"a":"b"}},"spec":{"x":[1,2,{"y":"}"}]}}`,
+		`{"spec":{"group":"g","names":{"kind":"K","plural":"ks","Kind":"k2"},"versions":[{"name":"v1","schema":{"a":"\"]}"}},{"Name":"v2"},3],"version":"v0"}}`,
+		`{"KIND":"a","kind":"b","Kind":1}`, `{"ſpec":{"group":"g"},"\u006bind":"k","\u212aind":"K"}`, `[1,{"kind":"x"}]`, `"s"`, `null`,
+		`{"metadata":"n","spec":{"versions":{"name":"x"}}}`, ` { "kind" : "a" , "metadata" : { "name" : 5 } } `,
+	} {
+		f.Add([]byte(s))
+	}
+	type head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		var h1, h2 head
+		e1, e2 := json.Unmarshal(data, &h1), json.Unmarshal(skim(data, headMembers), &h2)
+		if (e1 == nil) != (e2 == nil) || (e1 == nil && h1 != h2) {
+			t.Fatalf("head of %s: whole %+v (%v), skimmed %s: %+v (%v)", data, h1, e1, skim(data, headMembers), h2, e2)
+		}
+		var c1, c2 crdDoc
+		e1, e2 = json.Unmarshal(data, &c1), json.Unmarshal(skim(data, crdMembers), &c2)
+		if (e1 == nil) != (e2 == nil) || (e1 == nil && !reflect.DeepEqual(c1, c2)) {
+			t.Fatalf("crd of %s: whole %+v (%v), skimmed %s: %+v (%v)", data, c1, e1, skim(data, crdMembers), c2, e2)
 		}
 	})
 }

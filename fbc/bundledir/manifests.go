@@ -60,7 +60,7 @@ func readManifests(bundleDir string, manifests fs.FS) (objs []Object, warnings [
 		if err != nil {
 			return nil, nil, err
 		}
-		obj, extraDocs, err := decodeObject(data)
+		obj, extraDocs, err := decodeObjectOnce(data)
 		if err != nil {
 			warnings = append(warnings, warnf(filepath.Join(bundleDir, rel), 0, "skipped, as opm skips it: %v", err))
 			continue
@@ -107,9 +107,12 @@ func decodeObject(data []byte) (*Object, int, error) {
 	if first == nil {
 		return nil, 0, fmt.Errorf("empty file")
 	}
-	canonical, err := canonicalJSON(first)
-	if err != nil {
-		return nil, 0, err
+	canonical := first
+	if !isCanonical(first) {
+		var err error
+		if canonical, err = canonicalJSON(first); err != nil {
+			return nil, 0, err
+		}
 	}
 	var head struct {
 		APIVersion string `json:"apiVersion"`
@@ -118,13 +121,29 @@ func decodeObject(data []byte) (*Object, int, error) {
 			Name string `json:"name"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal(canonical, &head); err != nil {
-		return nil, 0, fmt.Errorf("not a Kubernetes object: %v", err)
+	if err := json.Unmarshal(skim(canonical, headMembers), &head); err != nil {
+		// the message of the whole document
+		if err := json.Unmarshal(canonical, &head); err != nil {
+			return nil, 0, fmt.Errorf("not a Kubernetes object: %v", err)
+		}
 	}
 	if head.Kind == "" {
 		return nil, 0, fmt.Errorf("not a Kubernetes object: no kind")
 	}
 	return &Object{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name, JSON: canonical}, extra, nil
+}
+
+// headMembers are the members decodeObject reads of every manifest.
+var headMembers = members{"apiVersion": nil, "kind": nil, "metadata": {"name": nil}}
+
+// isCanonical reports that j, as yaml.YAMLToJSON writes it (json.Marshal of a map), is already
+// what canonicalJSON would make of it, which saves decoding and encoding every manifest again:
+// an object (canonicalJSON refuses anything else) whose strings hold no U+FFFD escape. json.Marshal
+// writes keys sorted, HTML-escaped, numbers as it formats them (kept as written by UseNumber); the
+// one thing a second round trip changes is invalid UTF-8, which the first writes as the escape
+// \ufffd and the second as the character itself.
+func isCanonical(j []byte) bool {
+	return len(j) > 0 && j[0] == '{' && !bytes.Contains(j, []byte(`\ufffd`))
 }
 
 // canonicalJSON re-encodes a JSON object the way apimachinery's unstructured encoder does: keys

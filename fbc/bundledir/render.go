@@ -38,11 +38,12 @@ func (b *Bundle) Render(image string) (fbc.Bundle, error) {
 	}, nil
 }
 
-// sortKey is the value a property is ordered by: its raw bytes as they were read, which is what
-// opm compares (a value from the CSV's olm.properties annotation may hold spaces).
+// keyedProperty is a property ordered by its value's raw bytes as they were read, which is what
+// opm compares (a value from the CSV's olm.properties annotation may hold spaces), and compacted
+// after sorting unless it is compact already.
 type keyedProperty struct {
-	prop fbc.Property
-	key  string
+	prop    fbc.Property
+	compact bool
 }
 
 func (b *Bundle) properties() ([]fbc.Property, error) {
@@ -120,19 +121,22 @@ func (b *Bundle) properties() ([]fbc.Property, error) {
 		out = append(out, keyed(property.Build(property.TypeGVKRequired, g)))
 	}
 	for _, o := range b.Objects {
-		out = append(out, keyed(property.Build(property.TypeBundleObject, property.BundleObject{Data: o.JSON})))
+		// Most of a bundle's bytes: compact as property.Build writes them, not compacted again.
+		out = append(out, keyedProperty{prop: property.Build(property.TypeBundleObject, property.BundleObject{Data: o.JSON}), compact: true})
 	}
 	slices.SortStableFunc(out, func(x, y keyedProperty) int {
 		if c := cmp.Compare(x.prop.Type, y.prop.Type); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.key, y.key)
+		return bytes.Compare(x.prop.Value, y.prop.Value)
 	})
 	props := make([]fbc.Property, 0, len(out))
 	var objects []fbc.Property
 	for _, kp := range out {
 		p := kp.prop
-		p.Value = compact(p.Value)
+		if !kp.compact {
+			p.Value = compact(p.Value)
+		}
 		if p.Type == property.TypeBundleObject || p.Type == property.TypeCSVMetadata {
 			objects = append(objects, p)
 		} else {
@@ -142,7 +146,7 @@ func (b *Bundle) properties() ([]fbc.Property, error) {
 	return append(props, objects...), nil
 }
 
-func keyed(p fbc.Property) keyedProperty { return keyedProperty{prop: p, key: string(p.Value)} }
+func keyed(p fbc.Property) keyedProperty { return keyedProperty{prop: p} }
 
 func dedupe(props []fbc.Property) []fbc.Property {
 	seen := map[string]bool{}

@@ -4,6 +4,7 @@ package property
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -93,7 +94,7 @@ func Parse(props []fbc.Property) (*Parsed, error) {
 			}
 		case TypeBundleObject:
 			var v BundleObject
-			if err = decodeStrict(prop.Value, &v); err == nil {
+			if v, err = DecodeBundleObject(prop.Value); err == nil {
 				p.BundleObjects = append(p.BundleObjects, v)
 			}
 		case TypeCSVMetadata:
@@ -113,6 +114,26 @@ func Parse(props []fbc.Property) (*Parsed, error) {
 		}
 	}
 	return &p, nil
+}
+
+// DecodeBundleObject decodes an olm.bundle.object value as json.Unmarshal into a BundleObject
+// does. The value renderers write, {"data":"BASE64"}, is decoded without encoding/json (a
+// bundle's objects are most of its bytes, and a template reads every one); anything else, or
+// data that does not decode, goes through json.Unmarshal, for its result or its error.
+func DecodeBundleObject(raw json.RawMessage) (BundleObject, error) {
+	const head, tail = `{"data":"`, `"}`
+	if len(raw) > len(head)+len(tail) && bytes.HasPrefix(raw, []byte(head)) && bytes.HasSuffix(raw, []byte(tail)) {
+		text := raw[len(head) : len(raw)-len(tail)]
+		if !bytes.ContainsAny(text, "\\\"\r\n") { // base64 skips line breaks, JSON strings may not hold them
+			data := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+			if n, err := base64.StdEncoding.Decode(data, text); err == nil {
+				return BundleObject{Data: data[:n]}, nil
+			}
+		}
+	}
+	var v BundleObject
+	err := decodeStrict(raw, &v)
+	return v, err
 }
 
 func decodeStrict(raw json.RawMessage, into any) error {

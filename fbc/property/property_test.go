@@ -1,6 +1,7 @@
 package property
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -55,4 +56,26 @@ func TestParseNamesTheBadProperty(t *testing.T) {
 	if _, err := Parse([]fbc.Property{{Type: TypePackage}}); err == nil {
 		t.Error("a property without value was accepted")
 	}
+}
+
+// FuzzDecodeBundleObject: the fast path gives what json.Unmarshal gives, and fails where it fails.
+func FuzzDecodeBundleObject(f *testing.F) {
+	for _, s := range []string{
+		`{"data":"eyJraW5kIjoiQ1NWIn0="}`, `{"data":"eyJraW5kIjoiQ1NWIn0"}`, `{"data":"ey\nJr"}`, `{"data":"ey\r\nJraW5kIjoiQ1NWIn0="}`,
+		`{"data":"eyJ\u0072"}`, `{"data":"é"}`, `{"data":""}`, `{"data":"=="}`, `{"data":"eyJraW5kIjoiQ1NWIn0=","ref":"x"}`,
+		`{"ref":"r"}`, `null`, ``, `{"data":"eyJ\x01"}`, `{"data":"YQ==YQ=="}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, gotErr := DecodeBundleObject(raw)
+		var want BundleObject
+		wantErr := decodeStrict(raw, &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("%q: error %v, json.Unmarshal's %v", raw, gotErr, wantErr)
+		}
+		if gotErr == nil && (!bytes.Equal(got.Data, want.Data) || got.Ref != want.Ref) {
+			t.Fatalf("%q: %+v, json.Unmarshal gives %+v", raw, got, want)
+		}
+	})
 }

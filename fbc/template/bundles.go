@@ -73,3 +73,12 @@ func AllImageErrors(err error) []*ImageError {
 type PackageIconer interface {
 	PackageIcon(pkg string) (icon *fbc.Icon, known bool)
 }
+
+// A BundleStreamer is a BundleRenderer that can also give the bundles one after another, in the
+// order of refs, each as soon as it is rendered, without keeping them: RenderStreamed renders a
+// long basic template through it in memory that depends on how many images it renders at once,
+// not on how many the template names. Errors are those of RenderBundles; an error of fn stops it.
+type BundleStreamer interface {
+	BundleRenderer
+	RenderEach(ctx context.Context, refs []string, fn func(i int, b fbc.Bundle) error) error
+}

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/csvmeta"
@@ -65,6 +68,9 @@ type bundleSource struct {
 	renderer BundleRenderer
 	opts     Options
 	rendered map[string]renderedBundle
+	// parseProperties parses each bundle's properties as it is rendered (semver templates read
+	// every bundle's version).
+	parseProperties bool
 }
 
 type renderedBundle struct {
@@ -73,6 +79,10 @@ type renderedBundle struct {
 	// meta is the bundle's olm.csv.metadata when it has no CSV (taken from a catalog in that
 	// form), nil otherwise.
 	meta *csvmeta.Metadata
+	// props are the bundle's properties parsed (property.Parse), when the template asked for
+	// them (parseProperties).
+	props    *property.Parsed
+	propsErr error
 }
 
 // render asks the renderer for every ref not rendered yet, in one call.
@@ -102,21 +112,50 @@ func (s *bundleSource) render(ctx context.Context, refs []string) error {
 	if len(bundles) != len(missing) {
 		return fmt.Errorf("rendering %d bundle images gave %d bundles", len(missing), len(bundles))
 	}
-	for i, ref := range missing {
+	// Finding the CSV, migrating and parsing properties decode every bundle object: done on
+	// every core, the first error in the order of refs returned.
+	prepared := make([]renderedBundle, len(missing))
+	errs := make([]error, len(missing))
+	eachOnAllCores(len(missing), func(i int) {
 		b := bundles[i]
 		csv := csvOf(b)
 		if s.opts.CSVMetadata {
 			if err := csvmeta.Migrate(&b, csv); err != nil {
-				return fmt.Errorf("render reference %q: migrate bundle %q to olm.csv.metadata: %v", ref, b.Name, err)
+				errs[i] = fmt.Errorf("render reference %q: migrate bundle %q to olm.csv.metadata: %v", missing[i], b.Name, err)
+				return
 			}
 		}
-		rb := renderedBundle{bundle: b, csv: csv}
+		prepared[i] = renderedBundle{bundle: b, csv: csv}
 		if csv == nil {
-			rb.meta = csvMetadataOf(b)
+			prepared[i].meta = csvMetadataOf(b)
 		}
-		s.rendered[ref] = rb
+		if s.parseProperties {
+			prepared[i].props, prepared[i].propsErr = property.Parse(b.Properties)
+		}
+	})
+	for i, ref := range missing {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		s.rendered[ref] = prepared[i]
 	}
 	return nil
+}
+
+// eachOnAllCores calls fn(0) .. fn(n-1), as many at once as there are cores.
+func eachOnAllCores(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (s *bundleSource) get(ref string) renderedBundle { return s.rendered[ref] }
@@ -128,8 +167,7 @@ func csvOf(b fbc.Bundle) []byte {
 		if p.Type != property.TypeBundleObject {
 			continue
 		}
-		var o property.BundleObject
-		if json.Unmarshal(p.Value, &o) == nil && len(o.Data) > 0 {
+		if o, err := property.DecodeBundleObject(p.Value); err == nil && len(o.Data) > 0 {
 			objects = append(objects, o.Data)
 		}
 	}

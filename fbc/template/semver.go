@@ -41,6 +41,7 @@ func renderSemver(ctx context.Context, t *Semver, src *bundleSource, loc locator
 	for _, images := range byArchetype {
 		refs = append(refs, images...)
 	}
+	src.parseProperties = true
 	if err := src.render(ctx, refs); err != nil {
 		return nil, err
 	}
@@ -113,7 +114,10 @@ func (g *semverGenerator) versions(images []string, src *bundleSource) (map[stri
 	for _, ref := range images {
 		rb := src.get(ref)
 		b := rb.bundle
-		props, err := property.Parse(b.Properties)
+		props, err := rb.props, rb.propsErr
+		if props == nil && err == nil {
+			props, err = property.Parse(b.Properties)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("parse properties for bundle %q: %v", b.Name, err)
 		}

@@ -35,8 +35,8 @@ func benchVersions() []string {
 	return vs
 }
 
-// pushBenchImages pushes the 50 bundle images to host and returns their refs.
-func pushBenchImages(tb testing.TB, host string) []string {
+// benchBundleFiles reads the files of benchBundle and its labels.
+func benchBundleFiles(tb testing.TB) (map[string][]byte, map[string]string) {
 	tb.Helper()
 	if _, err := os.Stat(benchBundle); err != nil {
 		tb.Skip("the template conformance corpus is not at " + benchBundle)
@@ -53,16 +53,27 @@ func pushBenchImages(tb testing.TB, host string) []string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	labels := imagetest.Annotations(tb, benchBundle)
+	return files, imagetest.Annotations(tb, benchBundle)
+}
+
+// versionedBundle is the files of benchBundle with its CSV at version v.
+func versionedBundle(files map[string][]byte, v string) map[string][]byte {
+	versioned := map[string][]byte{}
+	for name, data := range files {
+		s := strings.ReplaceAll(string(data), "clusterpulse.v0.1.1", "clusterpulse.v"+v)
+		versioned[name] = []byte(strings.ReplaceAll(s, "  version: 0.1.1\n", "  version: "+v+"\n"))
+	}
+	return versioned
+}
+
+// pushBenchImages pushes the 50 bundle images to host and returns their refs.
+func pushBenchImages(tb testing.TB, host string) []string {
+	tb.Helper()
+	files, labels := benchBundleFiles(tb)
 	var refs []string
 	for _, v := range benchVersions() {
-		versioned := map[string][]byte{}
-		for name, data := range files {
-			s := strings.ReplaceAll(string(data), "clusterpulse.v0.1.1", "clusterpulse.v"+v)
-			versioned[name] = []byte(strings.ReplaceAll(s, "  version: 0.1.1\n", "  version: "+v+"\n"))
-		}
 		ref := host + "/clusterpulse-bundle:" + v
-		imagetest.Push(tb, ref, imagetest.Image(tb, versioned, labels))
+		imagetest.Push(tb, ref, imagetest.Image(tb, versionedBundle(files, v), labels))
 		refs = append(refs, ref)
 	}
 	return refs
@@ -164,7 +175,31 @@ func TestTemplateBench(t *testing.T) {
 			measure(t, reg, where+": olmcat render-template TEMPLATE (no cache)", []string{bin, "render-template", tmpl})
 		}
 		reg.Delay = 0
+		benchLarge(t, bin, dir)
 	}
+}
+
+// benchLarge is the CPU-bound side of the template bench (issue 25 item 8): the konflux-like
+// workload (pushLargeBenchImages: 49 bundles, mostly large CRDs), rendered by the command line
+// cold and warm, every bundle in the cache, and by opm when it is on PATH, side by side, from a
+// loopback registry of its own (all the time is decoding, not the network).
+func benchLarge(t *testing.T, bin, dir string) {
+	reg := imagetest.NewCountingRegistry(t)
+	refs := pushLargeBenchImages(t, reg.Host)
+	tmpl := filepath.Join(dir, "large-template.yaml")
+	writeBenchFile(t, tmpl, semverTemplate(refs))
+	cache := filepath.Join(dir, "large-cache")
+	label := fmt.Sprintf("large (%d bundles of ~650 kB): ", len(refs))
+	cold := measure(t, reg, label+"olmcat render-template --cache-dir, cold", []string{bin, "render-template", tmpl, "--cache-dir", cache})
+	warm := measure(t, reg, label+"olmcat render-template --cache-dir, warm", []string{bin, "render-template", tmpl, "--cache-dir", cache})
+	opm, err := exec.LookPath("opm")
+	if err != nil {
+		t.Logf("%-72s not measured: opm is not on PATH (install opm v1.73 to see its figure beside)", label+"opm alpha render-template semver")
+		return
+	}
+	theirs := measure(t, reg, label+"opm alpha render-template semver", []string{opm, "alpha", "render-template", "semver", tmpl, "--use-http"})
+	t.Logf("%-72s cold %.2f× opm's wall time (goal ≤ 0.33), warm %.2f× (goal ≤ 0.20)", label+"olmcat / opm",
+		cold.Seconds()/theirs.Seconds(), warm.Seconds()/theirs.Seconds())
 }
 
 func writeBenchFile(t *testing.T, path, text string) {
@@ -175,7 +210,7 @@ func writeBenchFile(t *testing.T, path, text string) {
 }
 
 // measure runs argv and prints its wall time, CPU time, peak RSS and the registry requests it made.
-func measure(t *testing.T, reg *imagetest.CountingRegistry, label string, argv []string) {
+func measure(t *testing.T, reg *imagetest.CountingRegistry, label string, argv []string) time.Duration {
 	t.Helper()
 	reg.Reset()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -196,6 +231,7 @@ func measure(t *testing.T, reg *imagetest.CountingRegistry, label string, argv [
 	}
 	t.Logf("%-72s wall %6.2fs   cpu %6.2fs   peak RSS %6.1f MB   requests: %d manifest GET, %d manifest HEAD, %d blob GET   %s",
 		label, wall.Seconds(), cpu.Seconds(), rssMB, reg.Count("GET", "manifests"), reg.Count("HEAD", "manifests"), reg.Count("GET", "blobs"), status)
+	return wall
 }
 
 // TestTemplateBenchChild is one measured process of TestTemplateBench.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path"
@@ -99,4 +100,23 @@ func Push(t testing.TB, ref string, img v1.Image) {
 	if err := remote.Write(r, img); err != nil {
 		t.Fatalf("push %s: %v", ref, err)
 	}
+}
+
+// AliasRegistry serves an in-memory registry on loopback for the test in which every tag of the
+// repository repo is img (pushed once as repo:base): a template can name thousands of images
+// without thousands of pushes. It returns the registry's host.
+func AliasRegistry(t testing.TB, repo string, img v1.Image) string {
+	t.Helper()
+	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	prefix := "/v2/" + repo + "/manifests/"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if tag, ok := strings.CutPrefix(req.URL.Path, prefix); ok && !strings.HasPrefix(tag, "sha256:") && req.Method != http.MethodPut {
+			req.URL.Path = prefix + "base"
+		}
+		inner.ServeHTTP(w, req)
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	Push(t, host+"/"+repo+":base", img)
+	return host
 }

@@ -1,0 +1,36 @@
+package bundledir
+
+import (
+	"reflect"
+	"testing"
+)
+
+// A file decoded again is served from the memo as decodeObject decodes it; a file that differs by
+// one byte is decoded for itself; the memo stays within its bound.
+func TestDecodeObjectOnce(t *testing.T) {
+	files := []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: \"<v>\"\n---\nkind: Second\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  k: \"<v>\"\n---\nkind: Second\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: \"<v>\"\n---\nkind: Second\n",
+	}
+	for round := range 2 {
+		for i, f := range files {
+			want, wantExtra, err := decodeObject([]byte(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, extra, err := decodeObjectOnce([]byte(f))
+			if err != nil || !reflect.DeepEqual(got, want) || extra != wantExtra {
+				t.Errorf("round %d, file %d: %+v, %d, %v; want %+v, %d", round, i, got, extra, err, want, wantExtra)
+			}
+		}
+	}
+	if _, _, err := decodeObjectOnce([]byte("kind: [\n")); err == nil {
+		t.Error("a broken file decoded")
+	}
+	manifestMemo.Lock()
+	defer manifestMemo.Unlock()
+	if len(manifestMemo.objs) == 0 || manifestMemo.size > manifestMemoBytes {
+		t.Errorf("memo of %d objects, %d bytes", len(manifestMemo.objs), manifestMemo.size)
+	}
+}
