@@ -108,6 +108,26 @@ type Bundle struct {
 	RelatedImages []RelatedImage
 	Extra         Extra
 	Loc           Location
+
+	deferred []byte // the blob of a bundle not decoded yet (Loader.DeferBundle)
+}
+
+// Deferred reports whether the bundle is not decoded yet (see Loader.DeferBundle): only its
+// schema, name, package and location are set.
+func (b *Bundle) Deferred() bool { return b.deferred != nil }
+
+// Decode decodes a deferred bundle in place (nothing for one already decoded). A blob that does
+// not decode gives the *LoadError Catalog.Add would give, and leaves the bundle deferred.
+func (b *Bundle) Decode() error {
+	if b.deferred == nil {
+		return nil
+	}
+	c := &Catalog{}
+	if err := c.Add(Blob{Schema: b.Schema, Package: b.Package, Name: b.Name, Data: b.deferred, Loc: b.Loc}); err != nil {
+		return err
+	}
+	*b = c.Bundles[0]
+	return nil
 }
 
 // RelatedImage is an image a bundle needs.

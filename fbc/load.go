@@ -40,6 +40,17 @@ type Loader struct {
 	// blobs of no package): the files of the others are scanned for their package names but their
 	// blobs are not decoded. Walk and Load ignore it.
 	Packages func(name string) bool
+	// DeferBundle, when set, leaves the olm.bundle blobs it accepts undecoded in WalkPackages and
+	// WalkPackagesFS: such a Bundle holds only its schema, name, package and location (as the
+	// blob's head gives them) and its blob, until Bundle.Decode. For callers that keep a few
+	// bundles of each package (a filter): the others are never decoded, and a problem in one
+	// of them is not seen. Walk and Load ignore it.
+	DeferBundle func(b Blob) bool
+
+	// checked is set for a second reading of files the first one found free of syntax errors
+	// (WalkPackages): the blobs are not validated again. Should a file change in between, what
+	// decodes a blob still refuses invalid JSON.
+	checked bool
 }
 
 // stopped is the error of the loader's context, nil without one.
@@ -150,6 +161,7 @@ func (l Loader) readStream(r io.Reader, name string, fn func(Blob) error, errs *
 		r = ctxReader{ctx: l.Context, r: r}
 	}
 	fr := fileReader{
+		checked: l.checked,
 		file:    name,
 		maxBlob: l.maxBlob(),
 		report:  errs.add,

@@ -191,6 +191,9 @@ func scanHead(obj []byte) [3][]byte {
 		keyEnd := skipJSONValue(obj, i)
 		key := obj[i:keyEnd]
 		i = skipSpaceAt(obj, keyEnd) + 1 // past ':'
+		if i > len(obj) {
+			break // not valid JSON: a second reading of a file changed since (Loader.checked)
+		}
 		i = skipSpaceAt(obj, i)
 		valueEnd := skipJSONValue(obj, i)
 		slot := headSlot(unquoteKey(key))

@@ -321,3 +321,41 @@ func expectedParseErrorLine(t *testing.T, caseName, file string) int {
 	t.Fatalf("no expectation for %s", caseName)
 	return 0
 }
+
+// With DeferBundle, every bundle comes undecoded with its name, package and location, and decodes
+// to what Load gives.
+func TestWalkPackagesDeferBundleMatchesLoad(t *testing.T) {
+	for _, dir := range validCatalogDirs(t) {
+		c, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := SplitByPackage(c)
+		i := 0
+		loader := Loader{DeferBundle: func(Blob) bool { return true }}
+		if err := loader.WalkPackages(dir, func(pkg string, got *Catalog) error {
+			if i >= len(want) || want[i].Package != pkg {
+				t.Fatalf("%s: package #%d is %q, want the order of SplitByPackage", dir, i, pkg)
+			}
+			for j := range got.Bundles {
+				b, w := &got.Bundles[j], want[i].Catalog.Bundles[j]
+				if !b.Deferred() || b.Name != w.Name || b.Package != w.Package || b.Loc != w.Loc || b.Properties != nil {
+					t.Fatalf("%s: deferred bundle %q (%v) is not %q of package %q at %s, undecoded", dir, b.Name, b.Deferred(), w.Name, w.Package, w.Loc)
+				}
+				if err := b.Decode(); err != nil || b.Deferred() {
+					t.Fatalf("%s: %s: %v", dir, w.Name, err)
+				}
+			}
+			if a, b := catalogFingerprint(t, want[i].Catalog), catalogFingerprint(t, got); a != b {
+				t.Errorf("%s: package %q differs from Load's:\n%s\nvs\n%s", dir, pkg, a, b)
+			}
+			i++
+			return nil
+		}); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		if i != len(want) {
+			t.Errorf("%s: %d packages handed over, want %d", dir, i, len(want))
+		}
+	}
+}

@@ -28,7 +28,7 @@ func (fr *fileReader) readJSON(br *bufio.Reader) error {
 			fr.report(readError(Location{File: fr.file, Line: s.line}, err))
 			return nil
 		}
-		b, lerr := newBlob(data, loc, true)
+		b, lerr := newBlob(data, loc, !fr.checked)
 		if lerr != nil {
 			fr.report(lerr)
 			if errors.Is(lerr, ErrSyntax) {

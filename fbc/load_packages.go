@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+
+	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // WalkPackages calls fn once per package of the catalog at root, in package-name order, with a
@@ -57,6 +59,7 @@ func (l Loader) walkTreePackages(tree *catalogTree, fn func(pkg string, c *Catal
 	if err := tree.files(errs.add, func(name string) error {
 		return l.readTreeFile(tree, name, func(b Blob) error {
 			idx.note(name, b.PackageName())
+			bytepool.Put(b.Data) // only names are kept: the next blob can reuse the buffer
 			return nil
 		}, errs)
 	}); err != nil {
@@ -68,6 +71,7 @@ func (l Loader) walkTreePackages(tree *catalogTree, fn func(pkg string, c *Catal
 	if !errs.empty() {
 		return errs.err()
 	}
+	l.checked = true // the second reading: every blob read without a syntax error
 	return l.emitPackages(tree, idx, fn)
 }
 
@@ -98,6 +102,10 @@ func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(strin
 					p := b.PackageName()
 					if group[p] == nil {
 						group[p] = &Catalog{}
+					}
+					if b.Schema == SchemaBundle && l.DeferBundle != nil && l.DeferBundle(b) {
+						group[p].Bundles = append(group[p].Bundles, Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Loc: b.Loc, deferred: b.Data})
+						return nil
 					}
 					if err := group[p].Add(b); err != nil {
 						broken[p] = true

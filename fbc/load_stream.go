@@ -35,6 +35,7 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBu
 // fileReader turns one file's bytes into blobs. Problems are handed to report; emit's error (a
 // failure of the caller's callback) ends the walk and is returned as is.
 type fileReader struct {
+	checked bool // the blobs were validated by an earlier reading (Loader.checked)
 	file    string
 	maxBlob int
 	report  func(*LoadError)

@@ -329,3 +329,28 @@ func TestWalkPackagesSkipsPackagesThatDoNotDecode(t *testing.T) {
 		}
 	}
 }
+
+// A deferred bundle that does not decode is handed over with its package; Decode gives the problem
+// Load would have given, and leaves it deferred.
+func TestWalkPackagesDeferredBundleThatDoesNotDecode(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.json": blobFile("olm.package", "a") + `{"schema":"olm.bundle","name":"a.v1","package":"a","properties":"oops"}`,
+	})
+	var got []string
+	err := Loader{DeferBundle: func(Blob) bool { return true }}.WalkPackages(dir, func(pkg string, c *Catalog) error {
+		got = append(got, pkg)
+		if len(c.Bundles) != 1 {
+			t.Fatalf("bundles %v", c.Bundles)
+		}
+		b := &c.Bundles[0]
+		derr := b.Decode()
+		var lerr *LoadError
+		if !errors.As(derr, &lerr) || lerr.Loc != (Location{"a.json", 1}) || !errors.Is(lerr, ErrBadField) || !b.Deferred() {
+			t.Errorf("Decode: %v (deferred %v)", derr, b.Deferred())
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(got, []string{"a"}) {
+		t.Errorf("handed over %v, error %v", got, err)
+	}
+}

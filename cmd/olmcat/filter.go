@@ -253,6 +253,32 @@ type imageLines struct{ r *filter.Report }
 
 func (l imageLines) WriteJSON(w io.Writer) error { return l.r.WriteImages(w) }
 
+// maxFilterConfig caps what --config reads: an ImageSetConfiguration is a few kilobytes, and the
+// YAML decoder takes some 70 times a document's size in memory (a 2 GB file, or an endless FIFO,
+// would otherwise be read whole).
+const maxFilterConfig = 1 << 20 // 1 MiB, as the message says
+
+// readFilterConfig reads the --config file ("-": stdin), refusing one larger than maxFilterConfig.
+func readFilterConfig(stdin io.Reader, name string) ([]byte, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxFilterConfig+1))
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	if len(data) > maxFilterConfig {
+		return nil, fmt.Errorf("--config %s is larger than %s: an ImageSetConfiguration or FilterConfiguration is a few kilobytes; give the right file", name, "1 MiB")
+	}
+	return data, nil
+}
+
 // filterConfig reads --config, or builds the configuration from the selection flags.
 func filterConfig(cmd *cobra.Command, ref string, ff filterFlags) (*filter.Config, error) {
 	fromFlags := len(ff.packages) > 0 || len(ff.channels) > 0 || len(ff.minVersions) > 0 || len(ff.maxVersions) > 0 || len(ff.defaultChannels) > 0
@@ -260,18 +286,12 @@ func filterConfig(cmd *cobra.Command, ref string, ff filterFlags) (*filter.Confi
 		if fromFlags || ff.full {
 			return nil, usageError{errors.New("give --config or the selection flags (--package, --channel, --min-version, --max-version, --default-channel, --full), not both")}
 		}
-		var data []byte
-		var err error
-		if ff.config == "-" {
-			if ref == "-" {
-				return nil, usageError{errors.New("--config - and CATALOG - both read standard input: give one as a file")}
-			}
-			data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), 16<<20))
-		} else {
-			data, err = os.ReadFile(ff.config)
+		if ff.config == "-" && ref == "-" {
+			return nil, usageError{errors.New("--config - and CATALOG - both read standard input: give one as a file")}
 		}
+		data, err := readFilterConfig(cmd.InOrStdin(), ff.config)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--config: %w", err)}
+			return nil, usageError{err}
 		}
 		cfg, err := filter.ParseConfig(data, ff.config, filter.Selector{Index: ff.operator, Catalog: ref})
 		if err != nil {

@@ -161,3 +161,31 @@ func TestFilterImagesIsAnOutput(t *testing.T) {
 		t.Error("wrote into the input")
 	}
 }
+
+// Heads-only decodes only the kept bundles of an FBC directory: a bundle it leaves out may have a
+// field of the wrong type; with --full (every bundle kept) the same catalog does not load.
+func TestFilterDecodesOnlyKeptBundles(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "catalog")
+	copyDir(t, "../../fixtures/catalog", input)
+	file := filepath.Join(input, "operator-000", "catalog.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(data), `"image": "quay.io/generated/operator-000-bundle:v1.0.0",`, `"image": 7,`, 1)
+	if broken == string(data) {
+		t.Fatal("the fixture's operator-000.v1.0.0 bundle blob has changed: update the test")
+	}
+	if err := os.WriteFile(file, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "filter", input, filepath.Join(dir, "heads"), "--package", "operator-000")
+	if code != 0 {
+		t.Fatalf("heads-only: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "filter", input, filepath.Join(dir, "full"), "--package", "operator-000", "--full")
+	if code != 2 || !strings.Contains(stderr, `bundle "operator-000.v1.0.0": cannot decode the blob: field "image"`) {
+		t.Errorf("--full: exit %d\n%s", code, stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -71,6 +72,14 @@ type CutOff struct {
 // Package filters the blobs of one package (c holds that package only) by sel (nil: every
 // channel, no range) and full. It returns the filtered blobs, in the input's order.
 func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.Catalog, *PackageReport, error) {
+	if full || !headsOnly(sel) {
+		// Versions decide what a range keeps (and full keeps everything): decode every bundle.
+		if err := decodeBundles(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	// Heads-only needs no version: the channel entries give each channel's head (one head, or
+	// an error naming them), and build decodes only the kept bundles.
 	m, _ := model.FromCatalog(c)
 	p := m.Packages[name]
 	if p == nil {
@@ -190,9 +199,47 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 	}
 
 	out := build(c, name, rep.DefaultChannel, keptEntries)
+	if err := decodeBundles(out); err != nil {
+		return nil, nil, err
+	}
 	rep.KeptBundles = len(out.Bundles)
 	rep.RemovedBundles = len(p.Bundles) - len(out.Bundles)
 	return out, rep, nil
+}
+
+// headsOnly reports whether the selection sets no version range (nil: every channel, heads-only).
+func headsOnly(sel *Package) bool {
+	if sel == nil {
+		return true
+	}
+	if sel.Range.IsSet() {
+		return false
+	}
+	for _, cs := range sel.Channels {
+		if cs.Range.IsSet() {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeBundles decodes the deferred bundles of c (fbc.Loader.DeferBundle); a blob that does not
+// decode is a load problem of the input.
+func decodeBundles(c *fbc.Catalog) error {
+	for i := range c.Bundles {
+		b := &c.Bundles[i]
+		if !b.Deferred() {
+			continue
+		}
+		if err := b.Decode(); err != nil {
+			var lerr *fbc.LoadError
+			if errors.As(err, &lerr) {
+				return &fbc.LoadErrors{Errs: []*fbc.LoadError{lerr}}
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // keepRange keeps the entries of the channel in the range as catalog-filter does, without ever

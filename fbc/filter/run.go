@@ -111,7 +111,10 @@ func Select(ctx context.Context, src *source.Source, cfg *Config, fn func(pkg st
 		close(done)
 	}()
 	var workerErr error
-	err := src.WalkSomePackages(ctx, keep, func(pkg string, c *fbc.Catalog) error {
+	// Bundles come undecoded where the source allows (the FBC directories: most of a catalog's
+	// bytes are bundles, and heads-only keeps one per channel); filterPackage decodes the ones it
+	// needs. A bundle left out is therefore not checked for a field of the wrong type.
+	err := src.WalkSomePackagesDeferring(ctx, keep, func(pkg string, c *fbc.Catalog) error {
 		if pkg != "" {
 			found[pkg] = true
 			if len(wanted) > 0 && wanted[pkg] == nil {
@@ -180,6 +183,9 @@ func nearNames(missing []string, found map[string]bool) string {
 // it in the report and hands the result to fn.
 func (rep *Report) take(pkg string, c *fbc.Catalog, sel *Package, full bool, fn func(string, *fbc.Catalog) error) error {
 	if pkg == "" {
+		if err := decodeBundles(c); err != nil {
+			return err
+		}
 		return fn(pkg, c) // blobs of no package: oc-mirror keeps them too
 	}
 	out, prep, err := filterPackage(pkg, c, sel, full)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
@@ -73,17 +74,24 @@ func WriteFile(c *fbc.Catalog, path string, format fbc.Format, force bool) error
 	return target.Commit()
 }
 
+// fileWriters are the 1 MiB write buffers of writeFile, reused: a directory of a few hundred small
+// package files would otherwise allocate (and clear) a buffer per file.
+var fileWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 1<<20) }}
+
 // writeFile creates the file name, which must not exist, with the catalog in it.
 func writeFile(name string, c *fbc.Catalog, format fbc.Format) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
+	w := fileWriters.Get().(*bufio.Writer)
+	w.Reset(f)
 	err = fbc.Write(w, c, format)
 	if err == nil {
 		err = w.Flush()
 	}
+	w.Reset(nil)
+	fileWriters.Put(w)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -51,6 +51,18 @@ func (s *Source) WalkPackages(ctx context.Context, fn func(pkg string, c *fbc.Ca
 // package. keep sees every package name of the catalog; the packages it refuses are not converted
 // (an index.db) or not decoded (an FBC), so that a few packages of a large catalog are read fast.
 func (s *Source) WalkSomePackages(ctx context.Context, keep func(pkg string) bool, fn func(pkg string, c *fbc.Catalog) error) error {
+	return s.walkSomePackages(ctx, keep, false, fn)
+}
+
+// WalkSomePackagesDeferring is WalkSomePackages where the bundles of an FBC directory may come
+// undecoded (fbc.Loader.DeferBundle): fn decodes those it keeps with Bundle.Decode, and the others
+// cost only their reading. A bundle with olm.bundle.object refs (an unpacked catalog) comes decoded
+// and resolved; so do the bundles of an index.db or a stream.
+func (s *Source) WalkSomePackagesDeferring(ctx context.Context, keep func(pkg string) bool, fn func(pkg string, c *fbc.Catalog) error) error {
+	return s.walkSomePackages(ctx, keep, true, fn)
+}
+
+func (s *Source) walkSomePackages(ctx context.Context, keep func(pkg string) bool, deferBundles bool, fn func(pkg string, c *fbc.Catalog) error) error {
 	if s.format == FormatSQLite {
 		report, err := tofbc.Convert(ctx, s.db, tofbc.Options{MigrateLevel: s.opts.MigrateLevel, Packages: keep}, func(pkg string, c *fbc.Catalog) error {
 			locateIn(c, s.ref.Raw)
@@ -84,10 +96,15 @@ func (s *Source) WalkSomePackages(ctx context.Context, keep func(pkg string) boo
 		}
 		return nil
 	}
-	if s.files != nil {
-		return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx, Packages: keep}.WalkPackagesFS(s.files, each))
+	loader := fbc.Loader{Context: ctx, Packages: keep}
+	if deferBundles {
+		// A blob that may hold refs is decoded now, so that resolveCatalog sees its properties.
+		loader.DeferBundle = func(b fbc.Blob) bool { return !bytes.Contains(b.Data, []byte(`"ref"`)) }
 	}
-	return classifyWalk(s.ref.Raw, fbc.Loader{Context: ctx, Packages: keep}.WalkPackages(s.path, each))
+	if s.files != nil {
+		return classifyWalk(s.ref.Raw, loader.WalkPackagesFS(s.files, each))
+	}
+	return classifyWalk(s.ref.Raw, loader.WalkPackages(s.path, each))
 }
 
 // Load reads the whole catalog. On problems of the content it returns what loaded together with
