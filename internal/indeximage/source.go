@@ -46,6 +46,10 @@ type Options struct {
 	TempDir string
 	// Limits bound what one Fetch may extract or read.
 	Limits Limits
+	// Untrusted, when set, is the policy of the image references a file names rather than the
+	// command line (a catalog template's bundle images): CheckUntrusted applies it before a pull,
+	// and every registry address the pull dials is checked against it.
+	Untrusted *RefPolicy
 
 	fastRetries bool // tests: do not wait seconds between retries of failed requests
 }
@@ -75,6 +79,10 @@ func (o Options) platform() (v1.Platform, error) {
 	return *p, nil
 }
 
+// CheckUntrusted refuses ref when Untrusted is set and refuses it (see RefPolicy.Check); the
+// error is a *RefusedError.
+func (o Options) CheckUntrusted(ref string) error { return o.Untrusted.Check(ref) }
+
 // plainHTTP reports whether plain HTTP is allowed for every registry, not only for localhost and
 // loopback addresses.
 func (o Options) plainHTTP() bool { return o.Insecure || o.UseHTTP }
@@ -86,6 +94,9 @@ func (o Options) remoteOptions(ctx context.Context) []remote.Option {
 	}
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc), remote.WithUserAgent("olmcat")}
 	tr := o.Transport
+	if tr == nil && o.Untrusted != nil {
+		tr = o.Untrusted.transport(o.Insecure || o.SkipTLSVerify)
+	}
 	if tr == nil && (o.Insecure || o.SkipTLSVerify) {
 		t := remote.DefaultTransport.(*http.Transport).Clone()
 		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure asked for it
