@@ -148,6 +148,8 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 			}
 		}
 		images.Untrusted = t.refPolicy() // the bundle images a template names, not the inputs
+		// A --bundles-from that is itself a template renders its bundles under the same policy.
+		src.Bundles = source.BundleImages(images)
 		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom, Lent: t.lentSource,
 			CSVMetadata: csvMetadata, MaxAge: time.Duration(t.cacheMaxAge), Parallel: int(t.parallel), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
 		if err != nil {

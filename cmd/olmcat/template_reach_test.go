@@ -46,6 +46,11 @@ func TestTemplateMayNotReachTheRunner(t *testing.T) {
 		}
 	}
 	mustRun(t, "validate", tmpl, "--allow-registry", host)
+	// A --bundles-from that is itself a template renders its bundles under the same rule.
+	code, _, stderr = runCLI(t, "validate", tmpl, "--bundles-from", tmpl)
+	if code != 2 || !strings.Contains(stderr, "--allow-registry "+host) {
+		t.Errorf("validate --bundles-from TEMPLATE of a loopback registry: exit %d, want 2 naming --allow-registry %s:\n%s", code, host, stderr)
+	}
 	if code, _, stderr := runCLI(t, "validate", tmpl, "--allow-registry", "10.0.0.0/8"); code != 2 || !strings.Contains(stderr, "loopback") {
 		t.Errorf("--allow-registry 10.0.0.0/8 allowed a loopback registry: exit %d\n%s", code, stderr)
 	}

@@ -239,9 +239,15 @@ func UnreadImages(ref string, imgs []*template.ImageError, cause error) *Error {
 	}
 	hint := "check the references; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify; or take the bundles a catalog already has with --bundles-from CATALOG"
 	var refused *indeximage.RefusedError
-	if errors.As(cause, &refused) || slices.ContainsFunc(imgs, func(img *template.ImageError) bool { return errors.As(img.Err, &refused) }) {
+	isRefused := func(img *template.ImageError) bool { return errors.As(img.Err, &refused) }
+	if slices.ContainsFunc(imgs, isRefused) {
 		// A template may come from a pull request: what it may reach, the command line says.
-		hint = "a template may name only registries on public addresses unless the command line allows more: pass --allow-registry HOST[:PORT] (or a CIDR, or localhost) for a registry you trust, --allow-local-images for oci-layout: and docker-archive: paths, or take the bundles from a catalog with --bundles-from CATALOG"
+		refusedHint := "a template may name only registries on public addresses unless the command line allows more: pass --allow-registry HOST[:PORT] (or a CIDR, or localhost) for a registry you trust, --allow-local-images for oci-layout: and docker-archive: paths, or take the bundles from a catalog with --bundles-from CATALOG"
+		if !slices.ContainsFunc(imgs, func(img *template.ImageError) bool { return !isRefused(img) }) {
+			hint = refusedHint
+		} else {
+			hint = refusedHint + "; for the others, " + hint
+		}
 	}
 	if len(held) > 0 {
 		hint = fmt.Sprintf("--bundles-from %s holds %s as %s, which is printed with --migrate-level bundle-object-to-csv-metadata only: give that flag when the catalog is rendered so, to take %s from it; else %s",
