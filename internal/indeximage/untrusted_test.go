@@ -6,9 +6,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
@@ -132,4 +134,33 @@ func TestRefPolicyChecksTheDialedAddress(t *testing.T) {
 			t.Errorf("allowed %s: %v", allow, err)
 		}
 	}
+}
+
+// FuzzRefPolicyCheck: Check never panics nor reads anything, and a reference it lets through under
+// the empty policy names neither a local path nor a registry at a loopback, private, link-local or
+// unspecified IP address (nor localhost).
+func FuzzRefPolicyCheck(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:5000/a/b:1", "[::ffff:127.0.0.1]/a:1", "[fe80::1%25eth0]/a:1", "oci-layout:/x", "docker://10.0.0.1/a@sha256:" + strings.Repeat("0", 64), "quay.io/a/b:c", "LOCALHOST/a:1", "0/a:1", "2130706433/a:1"} {
+		f.Add(s, "10.0.0.0/8")
+	}
+	f.Fuzz(func(t *testing.T, ref, allow string) {
+		(&RefPolicy{AllowHosts: []string{allow}}).Check(ref)
+		if (&RefPolicy{}).Check(ref) != nil {
+			return
+		}
+		if strings.HasPrefix(ref, OCILayoutPrefix) || strings.HasPrefix(ref, DockerArchivePrefix) {
+			t.Fatalf("%q: a local path let through", ref)
+		}
+		named, err := name.ParseReference(strings.TrimPrefix(ref, RegistryPrefix))
+		if err != nil {
+			return
+		}
+		host, _ := splitHostPort(named.Context().RegistryStr())
+		if strings.EqualFold(host, "localhost") {
+			t.Fatalf("%q: localhost let through", ref)
+		}
+		if a, err := netip.ParseAddr(host); err == nil && restrictedKind(a) != "" {
+			t.Fatalf("%q: %s address %s let through", ref, restrictedKind(a), a)
+		}
+	})
 }
