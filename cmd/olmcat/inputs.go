@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,10 @@ type templateInputs struct {
 	bundlesFrom []string
 	cacheMaxAge cacheAge
 	parallel    pullParallelism
+	// allowRegistries and allowLocal are what a template's bundle images may name beyond public
+	// registries (--allow-registry, --allow-local-images).
+	allowRegistries []string
+	allowLocal      bool
 
 	once    sync.Once
 	bundles template.BundleRenderer
@@ -74,6 +79,37 @@ func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
 	t.parallel = bundlefetch.DefaultParallel
 	fs.Var(&t.parallel, "pull-parallelism", "how many bundle images of a template to pull at once (at least 1)")
+	fs.Var(allowedRegistries{&t.allowRegistries}, "allow-registry", "let templates name bundle images in this registry although it is on a loopback, private or link-local address: HOST (any port), HOST:PORT, a CIDR (10.0.0.0/8) or localhost; may be given more than once")
+	fs.BoolVar(&t.allowLocal, "allow-local-images", false, "let templates name bundle images by a path on this machine (oci-layout:DIR, docker-archive:FILE)")
+}
+
+// templateRegistriesAllowedInTests are added to every --allow-registry: the tests' registries
+// are on loopback. Only tests set it.
+var templateRegistriesAllowedInTests []string
+
+// refPolicy is what the bundle images of the command's templates may name.
+func (t *templateInputs) refPolicy() *indeximage.RefPolicy {
+	hosts := append(slices.Clone(t.allowRegistries), templateRegistriesAllowedInTests...)
+	return &indeximage.RefPolicy{AllowHosts: hosts, AllowLocal: t.allowLocal}
+}
+
+// allowedRegistries is the value of --allow-registry: a list of checked HOST[:PORT], CIDR or
+// localhost.
+type allowedRegistries struct{ list *[]string }
+
+func (a allowedRegistries) String() string {
+	if a.list == nil {
+		return "[]"
+	}
+	return "[" + strings.Join(*a.list, ",") + "]"
+}
+func (a allowedRegistries) Type() string { return "host" }
+func (a allowedRegistries) Set(s string) error {
+	if err := indeximage.ParseAllowedHost(s); err != nil {
+		return err
+	}
+	*a.list = append(*a.list, s)
+	return nil
 }
 
 // cacheAge is the value of --cache-max-age.
@@ -113,6 +149,9 @@ func (t *templateInputs) bundleRenderer(cmd *cobra.Command, images indeximage.Op
 				inputs = append(inputs, r.Path)
 			}
 		}
+		images.Untrusted = t.refPolicy() // the bundle images a template names, not the inputs
+		// A --bundles-from that is itself a template renders its bundles under the same policy.
+		src.Bundles = source.BundleImages(images)
 		f, err := bundlefetch.New(bundlefetch.Options{Images: images, CacheDir: t.cacheDir, BundlesFrom: t.bundlesFrom, Lent: t.lentSource,
 			CSVMetadata: csvMetadata, MaxAge: time.Duration(t.cacheMaxAge), Parallel: int(t.parallel), Source: src, Log: cmd.ErrOrStderr()}, inputs...)
 		if err != nil {

@@ -115,7 +115,7 @@ func TestMigrateLevelAppliesToTemplateInputs(t *testing.T) {
 // Every command that may render a template takes the same registry and bundle flags, so that the
 // README's "--insecure is both" and a CI's --platform hold for render-template as for validate.
 func TestTemplateCommandsShareRegistryAndBundleFlags(t *testing.T) {
-	flags := []string{"insecure", "platform", "use-http", "skip-tls-verify", "cache-dir", "bundles-from", "cache-max-age", "pull-parallelism"}
+	flags := []string{"insecure", "platform", "use-http", "skip-tls-verify", "cache-dir", "bundles-from", "cache-max-age", "pull-parallelism", "allow-registry", "allow-local-images"}
 	for _, path := range [][]string{{"render-template"}, {"validate"}, {"diff"}, {"graph"}, {"render"}, {"serve"}, {"migrate"}, {"compat"}, {"inspect", "packages"}} {
 		cmd, _, err := newRootCmd().Find(path)
 		if err != nil {

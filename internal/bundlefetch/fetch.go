@@ -599,6 +599,9 @@ func (f *Fetcher) renderOne(ctx context.Context, ref string) (fbc.Bundle, origin
 		return fbc.Bundle{}, pulled, err
 	}
 	images := f.opts.Images
+	if err := images.CheckUntrusted(ref); err != nil {
+		return fbc.Bundle{}, pulled, source.BundleImageError(ref, err)
+	}
 	if f.cache == nil || !indeximage.IsRegistryRef(ref) {
 		b, err := source.RenderBundleImage(ctx, ref, images)
 		return b, pulled, err

@@ -52,6 +52,10 @@ type Options struct {
 	// DefaultRegistryTimeout. ConnectTimeout and TLSTimeout bound the connection and its TLS
 	// handshake (0: DefaultConnectTimeout, DefaultTLSTimeout); they are unused with Transport.
 	RegistryTimeout, ConnectTimeout, TLSTimeout time.Duration
+	// Untrusted, when set, is the policy of the image references a file names rather than the
+	// command line (a catalog template's bundle images): CheckUntrusted applies it before a pull,
+	// and every registry address the pull dials is checked against it.
+	Untrusted *RefPolicy
 
 	fastRetries bool // tests: do not wait seconds between retries of failed requests
 }
@@ -81,6 +85,10 @@ func (o Options) platform() (v1.Platform, error) {
 	return *p, nil
 }
 
+// CheckUntrusted refuses ref when Untrusted is set and refuses it (see RefPolicy.Check); the
+// error is a *RefusedError.
+func (o Options) CheckUntrusted(ref string) error { return o.Untrusted.Check(ref) }
+
 // plainHTTP reports whether plain HTTP is allowed for every registry, not only for localhost and
 // loopback addresses.
 func (o Options) plainHTTP() bool { return o.Insecure || o.UseHTTP }
@@ -92,6 +100,9 @@ func (o Options) remoteOptions(ctx context.Context) []remote.Option {
 	}
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc), remote.WithUserAgent("olmcat")}
 	base := o.Transport
+	if base == nil && o.Untrusted != nil {
+		base = o.Untrusted.transport(o.Insecure || o.SkipTLSVerify)
+	}
 	if base == nil {
 		base = sharedBaseTransport(o)
 	}

@@ -264,6 +264,17 @@ func UnreadImages(ref string, imgs []*template.ImageError, cause error) *Error {
 		parts[i] = fmt.Sprintf("%s (%s)", strings.Join(g.refs, ", "), g.reason)
 	}
 	hint := "check the references; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify; or take the bundles a catalog already has with --bundles-from CATALOG"
+	var refused *indeximage.RefusedError
+	isRefused := func(img *template.ImageError) bool { return errors.As(img.Err, &refused) }
+	if slices.ContainsFunc(imgs, isRefused) {
+		// A template may come from a pull request: what it may reach, the command line says.
+		refusedHint := "a template may name only registries on public addresses unless the command line allows more: pass --allow-registry HOST[:PORT] (or a CIDR, or localhost) for a registry you trust, --allow-local-images for oci-layout: and docker-archive: paths, or take the bundles from a catalog with --bundles-from CATALOG"
+		if !slices.ContainsFunc(imgs, func(img *template.ImageError) bool { return !isRefused(img) }) {
+			hint = refusedHint
+		} else {
+			hint = refusedHint + "; for the others, " + hint
+		}
+	}
 	if len(held) > 0 {
 		hint = fmt.Sprintf("--bundles-from %s holds %s as %s, which is printed with --migrate-level bundle-object-to-csv-metadata only: give that flag when the catalog is rendered so, to take %s from it; else %s",
 			heldBy, plural.Of(len(held), "bundle"), property.TypeCSVMetadata, itThem(len(held)), hint)
@@ -303,9 +314,14 @@ func (o sequentialBundles) RenderBundles(ctx context.Context, refs []string) ([]
 
 // RenderBundleImage renders the bundle image ref as `opm render ref` does (its Image is ref as
 // written). Like opm rendering a template, it reads bundle images only: a local directory, an
-// index image or anything else is an error. Every error is a *template.ImageError.
+// index image or anything else is an error. opts.Untrusted, when set, refuses local paths and
+// private registries before anything is read (every template bundle pull passes here or through
+// bundlefetch, which checks the same). Every error is a *template.ImageError.
 func RenderBundleImage(ctx context.Context, ref string, opts indeximage.Options) (fbc.Bundle, error) {
 	imgErr := func(err error) error { return BundleImageError(ref, err) }
+	if err := opts.CheckUntrusted(ref); err != nil {
+		return fbc.Bundle{}, imgErr(err)
+	}
 	if !indeximage.IsImageRef(ref) {
 		return fbc.Bundle{}, imgErr(errors.New("not an image reference: a template names bundle images (REGISTRY/REPOSITORY:TAG or @DIGEST), as opm renders them"))
 	}
