@@ -170,9 +170,9 @@ func TestTemplateBench(t *testing.T) {
 				where = "loopback registry"
 			}
 			cliCache := filepath.Join(dir, "cli-cache-"+delay.String())
-			measure(t, reg, where+": olmcat render TEMPLATE --cache-dir, cold", []string{bin, "render", tmpl, "--cache-dir", cliCache})
-			measure(t, reg, where+": olmcat render TEMPLATE --cache-dir, warm", []string{bin, "render", tmpl, "--cache-dir", cliCache})
-			measure(t, reg, where+": olmcat render-template TEMPLATE (no cache)", []string{bin, "render-template", tmpl})
+			measure(t, reg, where+": olmcat render TEMPLATE --cache-dir, cold", []string{bin, "render", tmpl, "--cache-dir", cliCache, "--allow-registry", "localhost"})
+			measure(t, reg, where+": olmcat render TEMPLATE --cache-dir, warm", []string{bin, "render", tmpl, "--cache-dir", cliCache, "--allow-registry", "localhost"})
+			measure(t, reg, where+": olmcat render-template TEMPLATE (no cache)", []string{bin, "render-template", tmpl, "--allow-registry", "localhost"})
 		}
 		reg.Delay = 0
 		benchLarge(t, bin, dir)
@@ -190,8 +190,8 @@ func benchLarge(t *testing.T, bin, dir string) {
 	writeBenchFile(t, tmpl, semverTemplate(refs))
 	cache := filepath.Join(dir, "large-cache")
 	label := fmt.Sprintf("large (%d bundles of ~650 kB): ", len(refs))
-	cold := measure(t, reg, label+"olmcat render-template --cache-dir, cold", []string{bin, "render-template", tmpl, "--cache-dir", cache})
-	warm := measure(t, reg, label+"olmcat render-template --cache-dir, warm", []string{bin, "render-template", tmpl, "--cache-dir", cache})
+	cold := measure(t, reg, label+"olmcat render-template --cache-dir, cold", []string{bin, "render-template", tmpl, "--cache-dir", cache, "--allow-registry", "localhost"})
+	warm := measure(t, reg, label+"olmcat render-template --cache-dir, warm", []string{bin, "render-template", tmpl, "--cache-dir", cache, "--allow-registry", "localhost"})
 	opm, err := exec.LookPath("opm")
 	if err != nil {
 		t.Logf("%-72s not measured: opm is not on PATH (install opm v1.73 to see its figure beside)", label+"opm alpha render-template semver")
