@@ -159,11 +159,7 @@ func (f *Fetcher) RenderBundles(ctx context.Context, refs []string) ([]fbc.Bundl
 		f.pullAll(ctx, rest)
 	}
 	out := make([]fbc.Bundle, len(refs))
-	var (
-		imageErrs template.ImageErrors
-		firstErr  error
-		said      = map[string]bool{}
-	)
+	var unread unreadImages
 	for i, ref := range refs {
 		r := all[ref]
 		select {
@@ -172,26 +168,14 @@ func (f *Fetcher) RenderBundles(ctx context.Context, refs []string) ([]fbc.Bundl
 			return nil, ctx.Err()
 		}
 		if r.err != nil {
-			var img *template.ImageError
-			switch {
-			case said[ref]:
-			case errors.As(r.err, &img) && firstErr == nil:
-				said[ref] = true
-				imageErrs = append(imageErrs, f.withHolder(img))
-			case firstErr == nil && len(imageErrs) == 0:
-				firstErr = r.err
-			}
+			unread.add(f, ref, r.err)
 			continue
 		}
 		out[i] = r.bundle
 	}
-	switch {
-	case firstErr != nil:
+	if err := unread.err(); err != nil {
 		f.forgetFailed(refs)
-		return nil, firstErr
-	case len(imageErrs) > 0:
-		f.forgetFailed(refs)
-		return nil, imageErrs
+		return nil, err
 	}
 	f.report(before, len(mine), len(all), takenBy)
 	return out, nil
@@ -237,20 +221,49 @@ func (f *Fetcher) claim(refs []string) (all map[string]*result, mine []claimed) 
 	return all, mine
 }
 
+// unreadImages are the images one call could not render, in the order of its refs: every image
+// that could not be pulled or read (a template.ImageErrors, each named once), or else the first
+// other error.
+type unreadImages struct {
+	images template.ImageErrors
+	other  error
+	said   map[string]bool
+}
+
+func (u *unreadImages) add(f *Fetcher, ref string, err error) {
+	var img *template.ImageError
+	switch {
+	case u.said[ref]:
+	case errors.As(err, &img) && u.other == nil:
+		if u.said == nil {
+			u.said = map[string]bool{}
+		}
+		u.said[ref] = true
+		u.images = append(u.images, f.withHolder(img))
+	case u.other == nil && len(u.images) == 0:
+		u.other = err
+	}
+}
+
+func (u *unreadImages) failed() bool { return u.other != nil || len(u.images) > 0 }
+
+func (u *unreadImages) err() error {
+	switch {
+	case u.other != nil:
+		return u.other
+	case len(u.images) > 0:
+		return u.images
+	}
+	return nil
+}
+
 func (f *Fetcher) finish(r *result, b fbc.Bundle, o origin, err error) {
 	f.mu.Lock()
 	r.bundle, r.err = b, err
-	if err == nil {
-		switch o {
-		case pulled:
-			f.stats.Pulled++
-		case cached:
-			f.stats.Cached++
-		case taken:
-			f.stats.Taken++
-		}
-	}
 	f.mu.Unlock()
+	if err == nil {
+		f.count(o)
+	}
 	close(r.done)
 }
 

@@ -2,7 +2,6 @@ package bundlefetch
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/olmcat/olmcat/fbc"
@@ -91,22 +90,7 @@ func (f *Fetcher) RenderEach(ctx context.Context, refs []string, fn func(i int, 
 	// After the first image that cannot be read, the others are still waited for (not given to
 	// fn), so that every image the template names and no registry gives is named at once.
 	claimed := 0
-	var (
-		imageErrs template.ImageErrors
-		firstErr  error
-		said      = map[string]bool{}
-	)
-	failed := func(ref string, err error) {
-		var img *template.ImageError
-		switch {
-		case said[ref]:
-		case errors.As(err, &img) && firstErr == nil:
-			said[ref] = true
-			imageErrs = append(imageErrs, f.withHolder(img))
-		case firstErr == nil && len(imageErrs) == 0:
-			firstErr = err
-		}
-	}
+	var unread unreadImages
 	for i, s := range slots {
 		var b fbc.Bundle
 		if r := s.known; r != nil {
@@ -116,7 +100,7 @@ func (f *Fetcher) RenderEach(ctx context.Context, refs []string, fn func(i int, 
 				return ctx.Err()
 			}
 			if r.err != nil {
-				failed(refs[i], r.err)
+				unread.add(f, refs[i], r.err)
 				continue
 			}
 			b = r.bundle
@@ -128,7 +112,7 @@ func (f *Fetcher) RenderEach(ctx context.Context, refs []string, fn func(i int, 
 			}
 			<-window
 			if s.err != nil {
-				failed(refs[i], s.err)
+				unread.add(f, refs[i], s.err)
 				continue
 			}
 			claimed++
@@ -136,18 +120,15 @@ func (f *Fetcher) RenderEach(ctx context.Context, refs []string, fn func(i int, 
 			b = s.bundle
 		}
 		s.bundle = fbc.Bundle{} // given away: the slot no longer holds it
-		if firstErr != nil || len(imageErrs) > 0 {
+		if unread.failed() {
 			continue
 		}
 		if err := fn(i, b); err != nil {
 			return err
 		}
 	}
-	switch {
-	case firstErr != nil:
-		return firstErr
-	case len(imageErrs) > 0:
-		return imageErrs
+	if err := unread.err(); err != nil {
+		return err
 	}
 	f.report(before, claimed, len(refs), nil)
 	return nil
