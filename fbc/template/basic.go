@@ -16,15 +16,7 @@ func renderBasic(ctx context.Context, t *Basic, src *bundleSource, loc locator) 
 	if err != nil {
 		return nil, err
 	}
-	// opm renders entry after entry and stops at the first bundle entry that is more than an
-	// image: the images before it are rendered (and may fail) first.
-	valid := len(cat.Bundles)
-	for i, b := range cat.Bundles {
-		if !isBundleTemplate(b) {
-			valid = i
-			break
-		}
-	}
+	valid := renderablePrefix(cat)
 	refs := make([]string, 0, valid)
 	for _, b := range cat.Bundles[:valid] {
 		refs = append(refs, b.Image)
@@ -114,4 +106,16 @@ func entryLine(entries []json.RawMessage, n int, loc locator) int {
 		n--
 	}
 	return 0
+}
+
+// renderablePrefix is how many of cat's bundle entries are rendered: opm renders entry after entry
+// and stops at the first bundle entry that is more than an image, so the images before it are
+// rendered (and may fail) first.
+func renderablePrefix(cat *fbc.Catalog) int {
+	for i, b := range cat.Bundles {
+		if !isBundleTemplate(b) {
+			return i
+		}
+	}
+	return len(cat.Bundles)
 }

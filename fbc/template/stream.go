@@ -72,13 +72,7 @@ func renderBasicStreamed(ctx context.Context, t *Basic, st BundleStreamer, opts 
 	if err != nil {
 		return nil, err
 	}
-	valid := len(cat.Bundles)
-	for i, b := range cat.Bundles {
-		if !isBundleTemplate(b) {
-			valid = i
-			break
-		}
-	}
+	valid := renderablePrefix(cat)
 	var refs []string
 	first := map[string]int{} // ref -> its index in refs
 	for _, b := range cat.Bundles[:valid] {
