@@ -13,6 +13,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/filter"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 func init() { register(newFilterCmd) }
@@ -182,20 +183,21 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
+	show := textsafe.Terminal // the names and reasons quote the catalog's text
 	for _, p := range rep.Packages {
 		for _, c := range p.Channels {
 			for _, a := range c.Added {
-				fmt.Fprintf(stderr, "olmcat: package %s channel %s: kept %s beyond the selection: %s\n", p.Package, c.Channel, a.Bundle, a.Why)
+				fmt.Fprintf(stderr, "olmcat: package %s channel %s: kept %s beyond the selection: %s\n", show(p.Package), show(c.Channel), show(a.Bundle), show(a.Why))
 			}
 		}
 		for _, rc := range p.RemovedChannels {
 			if rc.Reason != "not selected" {
-				fmt.Fprintf(stderr, "olmcat: package %s: channel %s left out: %s\n", p.Package, rc.Channel, rc.Reason)
+				fmt.Fprintf(stderr, "olmcat: package %s: channel %s left out: %s\n", show(p.Package), show(rc.Channel), show(rc.Reason))
 			}
 		}
 	}
 	for _, s := range rep.CutOff() {
-		fmt.Fprintf(stderr, "olmcat: warning: %s\n", s)
+		fmt.Fprintf(stderr, "olmcat: warning: %s\n", show(s))
 	}
 	pkgs, chans, bundles, added := rep.Totals()
 	extra := ""
