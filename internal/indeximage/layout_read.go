@@ -30,6 +30,8 @@ type layoutDir struct {
 	root *os.Root
 	name string // how messages name the directory
 	own  bool   // root was opened here and is closed by close
+	// advice ends the message of a file that is not a regular file, for a layout the user named.
+	advice string
 }
 
 // openLayoutDir opens the layout directory dir.
@@ -38,7 +40,8 @@ func openLayoutDir(dir string) (*layoutDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &layoutDir{root: root, name: dir, own: true}, nil
+	return &layoutDir{root: root, name: dir, own: true,
+		advice: "; the files of an OCI layout are regular files in it: copy the layout with its files (cp -rL) or write it again"}, nil
 }
 
 func (l *layoutDir) close() {
@@ -59,7 +62,7 @@ func (l *layoutDir) open(rel string) (*os.File, fs.FileInfo, error) {
 func (l *layoutDir) pathError(rel string, err error) error {
 	var nr *nofollow.NotRegularError
 	if errors.As(err, &nr) {
-		return fmt.Errorf("%s/%w", l.name, err)
+		return fmt.Errorf("%s/%w%s", l.name, err, l.advice)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
