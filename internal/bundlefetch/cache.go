@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -15,6 +16,8 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/nofollow"
+	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -40,11 +43,88 @@ import (
 // format of earlier versions (one JSON file of the rendered bundle each) are removed whatever
 // their age: they are never read.
 
+//
+// Whoever can write the cache can put links, FIFOs and devices in it, so nothing under DIR is
+// reached through a link (package nofollow): DIR/bundles is opened once, a link or a file there
+// is removed as what it is (a link to an input is never written into nor pruned through), an
+// entry that is a link is corrupt and removed, and an entry's files are read only as regular
+// files, non-blocking, their size bounded before reading (indeximage.FetchBundleIn). Entries are
+// content-addressed: one another run committed meanwhile is kept (atomicout's CommitNew), so runs
+// sharing a cache never swap an entry another one reads.
+
 const cacheSubdir = "bundles"
 
 type cache struct {
 	dir      string // DIR/bundles
 	platform string
+	warn     func(format string, args ...any) // said once per Fetcher each
+
+	mu      sync.Mutex
+	root    *os.Root               // DIR/bundles, once opened
+	corrupt map[string]fs.FileInfo // entries found not to verify, by name: replaced on commit
+}
+
+// bundles opens DIR/bundles, creating it when create is set (else a cache that does not exist
+// yet is nil, no error). What is at DIR/bundles that is not a directory (a link to the input, a
+// file) is not the cache: it is removed, never followed, and the directory made anew.
+func (c *cache) bundles(create bool) (*os.Root, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.root != nil {
+		return c.root, nil
+	}
+	top := filepath.Dir(c.dir) // --cache-dir, as the user named it (a link there is theirs)
+	if create {
+		if err := os.MkdirAll(top, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	parent, err := os.OpenRoot(top)
+	if errors.Is(err, fs.ErrNotExist) && !create {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	fi, err := parent.Lstat(cacheSubdir)
+	switch {
+	case err == nil && !fi.IsDir():
+		if err := parent.Remove(cacheSubdir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is %s, not a directory, and cannot be removed: %w", c.dir, nofollow.Describe(fi.Mode()), err)
+		}
+		if c.warn != nil {
+			c.warn("bundle cache: %s was %s, not a directory: removed, never followed; the cache starts empty", c.dir, nofollow.Describe(fi.Mode()))
+		}
+		fallthrough
+	case errors.Is(err, fs.ErrNotExist):
+		if !create {
+			return nil, nil
+		}
+		if err := parent.Mkdir(cacheSubdir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	}
+	root, err := nofollow.OpenDir(parent, cacheSubdir)
+	if err != nil {
+		return nil, err
+	}
+	c.root = root
+	return root, nil
+}
+
+// samePath checks that the path DIR/bundles still names the directory opened: atomicout writes
+// entries by path.
+func (c *cache) samePath(root *os.Root) error {
+	opened, err := root.Stat(".")
+	if err != nil {
+		return err
+	}
+	if now, err := os.Lstat(c.dir); err != nil || !os.SameFile(opened, now) {
+		return fmt.Errorf("%s was replaced while in use (by a link or another directory): not written", c.dir)
+	}
+	return nil
 }
 
 // isEntryName reports whether a directory of the cache is an entry (not a temporary directory of
@@ -58,56 +138,104 @@ func isOldEntryName(name string) bool {
 	return strings.HasPrefix(name, "sha256-") && strings.HasSuffix(name, ".json") && strings.Count(name, "-") >= 2
 }
 
-// prune removes the entries not used since before now-maxAge (none when maxAge is 0) and the
-// entries of the earlier format, and says how many of each it removed. Entries that cannot be
-// removed are left; a cache that does not exist yet has nothing to prune.
+// isSwapLeftover reports whether a directory of the cache is the previous copy of an entry that
+// an earlier olmcat moved aside to replace it, and never removed (two runs replacing the same
+// entry at once, or a run killed meanwhile): ".sha256-…-PLATFORM.tmp-N.old". Entries are
+// content-addressed and never swapped now, so no run is using one.
+func isSwapLeftover(name string) bool {
+	entry, _, ok := strings.Cut(strings.TrimPrefix(name, "."), ".tmp-")
+	return strings.HasPrefix(name, ".") && ok && isEntryName(entry) && strings.HasSuffix(name, ".old")
+}
+
+// prune removes the entries not used since before now-maxAge (none when maxAge is 0), the
+// entries of the earlier format, and what killed or racing runs left (temporary directories no
+// process holds, swap leftovers), and says how many entries it removed. Nothing is removed through
+// a link. Entries that cannot be removed are left; a cache that does not exist yet has nothing to
+// prune.
 func (c *cache) prune(maxAge time.Duration, now time.Time) (unused, old int, err error) {
-	entries, err := os.ReadDir(c.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, 0, nil
-	} else if err != nil {
+	root, err := c.bundles(false)
+	if root == nil || err != nil {
+		return 0, 0, err
+	}
+	d, err := root.Open(".")
+	if err != nil {
+		return 0, 0, err
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
 		return 0, 0, err
 	}
 	for _, e := range entries {
-		p := filepath.Join(c.dir, e.Name())
+		name := e.Name()
 		switch {
-		case e.Type().IsRegular() && isOldEntryName(e.Name()):
-			if os.Remove(p) == nil {
+		case e.Type().IsRegular() && isOldEntryName(name):
+			if root.Remove(name) == nil {
 				old++
 			}
-		case e.IsDir() && isEntryName(e.Name()) && maxAge > 0:
+		case e.IsDir() && isSwapLeftover(name):
+			root.RemoveAll(name)
+		case e.IsDir() && isEntryName(name) && maxAge > 0:
 			info, err := e.Info()
-			if err == nil && now.Sub(info.ModTime()) > maxAge && os.RemoveAll(p) == nil {
+			if err == nil && now.Sub(info.ModTime()) > maxAge && root.RemoveAll(name) == nil {
 				unused++
 			}
 		}
 	}
+	if c.samePath(root) == nil {
+		scratch.RemoveStale(c.dir, ".sha256-") // temporary entries of runs that were killed
+	}
 	return unused, old, nil
 }
 
-func (c *cache) entry(digest v1.Hash) string {
+func (c *cache) entryName(digest v1.Hash) string {
 	plat := strings.NewReplacer("/", "_", ":", "_").Replace(c.platform)
-	return filepath.Join(c.dir, digest.Algorithm+"-"+digest.Hex+"-"+plat)
+	return digest.Algorithm + "-" + digest.Hex + "-" + plat
 }
+
+func (c *cache) entry(digest v1.Hash) string { return filepath.Join(c.dir, c.entryName(digest)) }
 
 // errCorrupt marks an entry that exists but does not verify.
 var errCorrupt = errors.New("corrupt cache entry")
 
+// found notes that the entry name, as fi shows it, does not verify: commit replaces it.
+func (c *cache) found(name string, fi fs.FileInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.corrupt == nil {
+		c.corrupt = map[string]fs.FileInfo{}
+	}
+	c.corrupt[name] = fi
+}
+
 // load renders the bundle of the entry of digest (ref is how messages name it), unless it has no entry (ok false). An error
 // wraps errCorrupt when the entry is there but does not verify, or does not hold a bundle.
 func (c *cache) load(ctx context.Context, ref string, digest v1.Hash, opts indeximage.Options) (b fbc.Bundle, ok bool, err error) {
-	dir := c.entry(digest)
-	fi, err := os.Lstat(dir)
+	root, err := c.bundles(false)
+	if root == nil || err != nil {
+		return fbc.Bundle{}, false, nil // no cache yet, or none to read: pulled, and said when written
+	}
+	name, dir := c.entryName(digest), c.entry(digest)
+	fi, err := root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fbc.Bundle{}, false, nil
 	} else if err != nil {
 		return fbc.Bundle{}, false, err
 	}
 	if !fi.IsDir() {
-		return fbc.Bundle{}, true, fmt.Errorf("%w: %s is not a directory", errCorrupt, dir)
+		c.found(name, fi)
+		return fbc.Bundle{}, true, fmt.Errorf("%w: %s is not a directory but %s (never followed)", errCorrupt, dir, nofollow.Describe(fi.Mode()))
 	}
+	entry, err := nofollow.OpenDir(root, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fbc.Bundle{}, false, nil
+	} else if err != nil {
+		c.found(name, fi)
+		return fbc.Bundle{}, true, fmt.Errorf("%w: %v", errCorrupt, err)
+	}
+	defer entry.Close()
 	opts.Platform = c.platform
-	img, err := indeximage.FetchBundle(ctx, indeximage.OCILayoutPrefix+dir+"@"+digest.String(), opts)
+	img, err := indeximage.FetchBundleIn(ctx, entry, dir, digest, opts)
 	if err == nil {
 		b, err = renderBundle(ref, img)
 	}
@@ -115,10 +243,11 @@ func (c *cache) load(ctx context.Context, ref string, digest v1.Hash, opts index
 		if ctx.Err() != nil {
 			return fbc.Bundle{}, true, ctx.Err()
 		}
+		c.found(name, fi)
 		return fbc.Bundle{}, true, fmt.Errorf("%w: %v", errCorrupt, err)
 	}
 	now := time.Now()
-	_ = os.Chtimes(dir, now, now) // used now; a read-only cache is still read
+	_ = root.Chtimes(name, now, now) // used now; a read-only cache is still read
 	return b, true, nil
 }
 
@@ -132,20 +261,38 @@ func renderBundle(ref string, img *indeximage.Bundle) (fbc.Bundle, error) {
 	return b.Render("")
 }
 
-// newEntry prepares the entry of digest, written on Commit (atomically: a temporary directory,
-// then a rename that replaces an entry that did not verify).
+// newEntry prepares the entry of digest, written by commit (atomically: a temporary directory
+// beside it, renamed into place).
 func (c *cache) newEntry(digest v1.Hash) (*atomicout.Target, error) {
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+	root, err := c.bundles(true)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.samePath(root); err != nil {
 		return nil, err
 	}
 	// An entry that is not a directory (a symbolic link put there, a file) is removed first:
 	// atomicout would replace what a link points to and keep the link, so the entry would be
 	// "repaired" on every run and never replaced, and a link's target is no business of the cache.
-	dir := c.entry(digest)
-	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
-		if err := os.Remove(dir); err != nil {
+	name := c.entryName(digest)
+	if fi, err := root.Lstat(name); err == nil && !fi.IsDir() {
+		if err := root.Remove(name); err != nil {
 			return nil, err
 		}
 	}
-	return atomicout.Dir(dir, true)
+	return atomicout.Dir(filepath.Join(c.dir, name), true)
+}
+
+// commit puts the entry of digest in place, unless another run did meanwhile: entries are
+// content-addressed, so its entry is as good as this one and is kept (a run reading it is not
+// disturbed). An entry this run found damaged (the same one, not one committed since) is replaced.
+func (c *cache) commit(t *atomicout.Target, digest v1.Hash) error {
+	name := c.entryName(digest)
+	c.mu.Lock()
+	damaged := c.corrupt[name]
+	c.mu.Unlock()
+	_, err := t.CommitNew(func(there fs.FileInfo) bool {
+		return !there.IsDir() || (damaged != nil && os.SameFile(damaged, there))
+	})
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -163,15 +164,53 @@ func TestTamperedCacheEntryIsDetectedAndPulledAgain(t *testing.T) {
 			os.RemoveAll(v.dir)
 			os.Symlink("/nonexistent/olmcat-cache-entry", v.dir)
 		},
+		// The files of an entry are read only as regular files, never through a link, never
+		// blocking (a FIFO would hang the run), their size bounded before reading (/dev/zero).
+		"index.json is a FIFO": func(v, o entryFiles) {
+			os.Remove(v.index)
+			if err := syscall.Mkfifo(v.index, 0o644); err != nil {
+				t.Skip("no FIFO:", err)
+			}
+		},
+		"index.json is a link to /dev/zero": func(v, o entryFiles) {
+			os.Remove(v.index)
+			os.Symlink("/dev/zero", v.index)
+		},
+		"index.json is a link to another entry's": func(v, o entryFiles) {
+			os.Remove(v.index)
+			os.Symlink(o.index, v.index)
+		},
+		"the manifest is a link to itself in another entry": func(v, o entryFiles) {
+			copyFile(t, v.manifest, filepath.Join(o.dir, "blobs", "sha256", filepath.Base(v.manifest)))
+			os.Remove(v.manifest)
+			os.Symlink(filepath.Join(o.dir, "blobs", "sha256", filepath.Base(v.manifest)), v.manifest)
+		},
+		"a layer is a FIFO": func(v, o entryFiles) {
+			os.Remove(v.layers[0])
+			if err := syscall.Mkfifo(v.layers[0], 0o644); err != nil {
+				t.Skip("no FIFO:", err)
+			}
+		},
+		"blobs is a link to the other entry's": func(v, o entryFiles) {
+			copyBlobs(t, v, o)
+			os.RemoveAll(filepath.Join(v.dir, "blobs"))
+			os.Symlink(filepath.Join(o.dir, "blobs"), filepath.Join(v.dir, "blobs"))
+		},
 	}
 	// What the warning says of some, beyond "does not verify".
 	said := map[string]string{
-		"manifest bytes changed":                         "the manifest hashes to",
-		"config replaced by another bundle's":            "the config blob hashes to",
-		"layer replaced by another bundle's":             "content digest mismatch",
-		"manifest grown past what a manifest holds":      "more than a manifest or config holds",
-		"config grown past what a config holds":          "more than a manifest or config holds",
-		"index.json points at another bundle's manifest": "has no entry for digest " + images[0].Digest,
+		"manifest bytes changed":                            "the manifest hashes to",
+		"config replaced by another bundle's":               "the config blob hashes to",
+		"layer replaced by another bundle's":                "content digest mismatch",
+		"manifest grown past what a manifest holds":         "more than a manifest or config holds",
+		"config grown past what a config holds":             "more than a manifest or config holds",
+		"index.json points at another bundle's manifest":    "has no entry for digest " + images[0].Digest,
+		"index.json is a FIFO":                              "index.json is a FIFO, not a regular file",
+		"index.json is a link to /dev/zero":                 "index.json is a symbolic link, not a regular file",
+		"index.json is a link to another entry's":           "index.json is a symbolic link",
+		"the manifest is a link to itself in another entry": "is a symbolic link, not a regular file",
+		"a layer is a FIFO":                                 "is a FIFO, not a regular file",
+		"blobs is a link to the other entry's":              "blobs is a symbolic link, not a directory",
 	}
 	for name, change := range tamper {
 		t.Run(name, func(t *testing.T) {

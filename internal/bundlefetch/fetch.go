@@ -128,7 +128,7 @@ func New(opts Options, inputs ...string) (*Fetcher, error) {
 		if plat == "" {
 			plat = indeximage.DefaultPlatform
 		}
-		f.cache = &cache{dir: filepath.Join(opts.CacheDir, cacheSubdir), platform: plat}
+		f.cache = &cache{dir: filepath.Join(opts.CacheDir, cacheSubdir), platform: plat, warn: f.warn}
 	}
 	return f, nil
 }
@@ -673,7 +673,7 @@ func (f *Fetcher) pullKeeping(ctx context.Context, ref string, res indeximage.Re
 		return fbc.Bundle{}, err
 	}
 	if keepErr == nil {
-		keepErr = entry.Commit()
+		keepErr = f.cache.commit(entry, res.Digest)
 	}
 	if keepErr != nil {
 		cantKeep(keepErr)

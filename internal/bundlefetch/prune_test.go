@@ -8,11 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/olmcat/olmcat/internal/scratch"
 )
 
 // A run that uses the cache removes the entries no run has used for MaxAge, keeps the others and
-// what is not an entry, and touches the entries it reads, so that a bundle a CI job renders every
-// day stays however old it is.
+// what is not an entry (a write in progress of another run), and touches the entries it reads, so
+// that a bundle a CI job renders every day stays however old it is. What killed or racing runs
+// left (a temporary entry no process holds, an entry moved aside and never removed) is removed.
 func TestCacheRemovesEntriesUnusedForMaxAge(t *testing.T) {
 	reg, images := corpusRegistry(t)
 	images = images[:3]
@@ -33,12 +36,22 @@ func TestCacheRemovesEntriesUnusedForMaxAge(t *testing.T) {
 	unused, unused2, used := entryOf(0), entryOf(1), entryOf(2)
 	usedBefore := time.Now().Add(-10 * 24 * time.Hour)
 	old := time.Now().Add(-40 * 24 * time.Hour)
-	temp := filepath.Join(dir, cacheSubdir, ".sha256-x-linux_amd64.tmp-1")
+	temp, unlock, err := scratch.MkdirTempLocked(filepath.Join(dir, cacheSubdir), ".sha256-x-linux_amd64.tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	other := filepath.Join(dir, cacheSubdir, "README")
-	for _, p := range []string{temp, other} {
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var left []string // by runs that were killed, or raced
+	for _, name := range []string{".sha256-y-linux_amd64.tmp-2", ".sha256-z-linux_amd64.tmp-3.old"} {
+		p := filepath.Join(dir, cacheSubdir, name)
+		if err := os.MkdirAll(filepath.Join(p, "blobs"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		left = append(left, p)
 	}
 	for _, p := range []string{unused, unused2, temp, other} {
 		if err := os.Chtimes(p, old, old); err != nil {
@@ -68,6 +81,11 @@ func TestCacheRemovesEntriesUnusedForMaxAge(t *testing.T) {
 	for _, p := range []string{unused, unused2} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s, unused for 40 days, is still there", filepath.Base(p))
+		}
+	}
+	for _, p := range left {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s, left by an earlier run, is still there", filepath.Base(p))
 		}
 	}
 	for _, p := range []string{used, temp, other} {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -245,4 +246,71 @@ func TestFetchInsecureTLSRegistry(t *testing.T) {
 		t.Fatalf("--insecure against a self-signed registry: %v", err)
 	}
 	sameFile(t, cat.Path, sqliteFixture)
+}
+
+// An oci-layout: reference's files are read only as regular files, never through a link, never
+// blocking, and bounded before they are read: a FIFO index.json (which hung the run, deaf to
+// SIGTERM), a link to /dev/zero (read whole: gigabytes), a blob linked out of the layout. The
+// layout directory itself may be a link: the user named it.
+func TestFetchOCILayoutFilesAreRegularFilesOnly(t *testing.T) {
+	img := sqliteImage(t, amd64)
+	write := func() string {
+		dir := t.TempDir()
+		lp, err := layout.Write(dir, empty.Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lp.AppendImage(img); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	linked := filepath.Join(t.TempDir(), "layout-link")
+	if err := os.Symlink(write(), linked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fetch(t, "oci-layout:"+linked, Options{}); err != nil {
+		t.Errorf("a layout named through a link: %v", err)
+	}
+
+	outside := t.TempDir()
+	for name, tc := range map[string]struct {
+		change func(dir string) error
+		says   string
+	}{
+		"FIFO index.json": {func(dir string) error {
+			os.Remove(filepath.Join(dir, "index.json"))
+			return syscall.Mkfifo(filepath.Join(dir, "index.json"), 0o644)
+		}, "index.json is a FIFO, not a regular file"},
+		"index.json linked to /dev/zero": {func(dir string) error {
+			os.Remove(filepath.Join(dir, "index.json"))
+			return os.Symlink("/dev/zero", filepath.Join(dir, "index.json"))
+		}, "index.json is a symbolic link, not a regular file"},
+		"index.json of 5 MiB": {func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "index.json"), bytes.Repeat([]byte(" "), 5<<20), 0o644)
+		}, "more than an OCI layout's index holds"},
+		"blob linked out of the layout": {func(dir string) error {
+			d := topLayerDigest(t, img)
+			p := filepath.Join(dir, "blobs", d.Algorithm, d.Hex)
+			if err := os.Rename(p, filepath.Join(outside, d.Hex)); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(outside, d.Hex), p)
+		}, "is a symbolic link, not a regular file"},
+		"blobs linked out of the layout": {func(dir string) error {
+			if err := os.Rename(filepath.Join(dir, "blobs"), filepath.Join(outside, "blobs")); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(outside, "blobs"), filepath.Join(dir, "blobs"))
+		}, "blobs is a symbolic link, not a directory"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := write()
+			if err := tc.change(dir); err != nil {
+				t.Skip(err)
+			}
+			_, err := fetch(t, "oci-layout:"+dir, Options{})
+			wantErr(t, err, tc.says)
+		})
+	}
 }

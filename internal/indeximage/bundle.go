@@ -113,6 +113,28 @@ func FetchBundle(ctx context.Context, ref string, opts Options) (*Bundle, error)
 	return b, nil
 }
 
+// FetchBundleIn is FetchBundle of the image of digest in the OCI image layout dir, a directory
+// the caller opened (the bundle cache opens its entries without following a link); name is how
+// messages name it. Every file of the layout is read as for an oci-layout: reference: never
+// through a link, never blocking, its size bounded before it is read.
+func FetchBundleIn(ctx context.Context, dir *os.Root, name string, digest v1.Hash, opts Options) (*Bundle, error) {
+	plat, err := opts.platform()
+	if err != nil {
+		return nil, err
+	}
+	ref := imageRef{raw: OCILayoutPrefix + name + "@" + digest.String(), kind: sourceOCILayout, path: name, digest: digest.String()}
+	res, err := resolveLayoutIn(ref, &layoutDir{root: dir, name: name}, plat)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bundleOf(ctx, res.img, res.where, opts, res.blobsVerified)
+	if err != nil {
+		return nil, err
+	}
+	b.Ref, b.Digest = ref.raw, res.digest
+	return b, nil
+}
+
 // ExtractBundle is FetchBundle for an image already at hand.
 func ExtractBundle(ctx context.Context, img v1.Image, opts Options) (*Bundle, error) {
 	return bundleOf(ctx, img, "image", opts, false)

@@ -5,16 +5,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -35,9 +34,17 @@ func FetchBundleKeeping(ctx context.Context, ref string, opts Options, dir strin
 	if err != nil {
 		return nil, nil, err
 	}
-	k := &keeper{path: layout.Path(dir)}
+	// Everything is written through the directory opened here: a link put in the cache meanwhile
+	// (in place of the directory holding dir, say) cannot send a write elsewhere.
+	k := &keeper{dir: dir}
 	img := res.img
-	if err := k.writeMetadata(res); err != nil {
+	root, err := os.OpenRoot(dir)
+	if err == nil {
+		defer root.Close()
+		k.root = root
+		err = k.writeMetadata(res)
+	}
+	if err != nil {
 		k.fail(err)
 	} else {
 		img = &keptImage{Image: res.img, k: k}
@@ -52,7 +59,9 @@ func FetchBundleKeeping(ctx context.Context, ref string, opts Options, dir strin
 
 // keeper writes an image's blobs into an OCI layout and remembers the first write that failed.
 type keeper struct {
-	path layout.Path
+	dir  string   // for messages
+	root *os.Root // dir, opened
+	seq  atomic.Int64
 	mu   sync.Mutex
 	err  error
 }
@@ -74,7 +83,7 @@ func (k *keeper) failed() error {
 // writeMetadata writes the index (if any), the manifest and the config, and lists the top one in
 // index.json under the digest its bytes hash to.
 func (k *keeper) writeMetadata(res resolved) error {
-	if _, err := layout.Write(string(k.path), empty.Index); err != nil {
+	if err := k.root.WriteFile("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`), 0o644); err != nil {
 		return err
 	}
 	var top v1.Descriptor
@@ -113,15 +122,24 @@ func (k *keeper) writeMetadata(res resolved) error {
 	if _, err := k.writeBlob(config, ""); err != nil {
 		return err
 	}
-	return k.path.AppendDescriptor(top)
+	index, err := json.Marshal(v1.IndexManifest{SchemaVersion: 2, MediaType: types.OCIImageIndex, Manifests: []v1.Descriptor{top}})
+	if err != nil {
+		return err
+	}
+	return k.root.WriteFile("index.json", index, 0o644)
 }
+
+const keptBlobs = "blobs/sha256"
 
 func (k *keeper) writeBlob(data []byte, mt types.MediaType) (v1.Descriptor, error) {
 	h, n, err := v1.SHA256(bytes.NewReader(data))
 	if err != nil {
 		return v1.Descriptor{}, err
 	}
-	return v1.Descriptor{MediaType: mt, Size: n, Digest: h}, k.path.WriteBlob(h, io.NopCloser(bytes.NewReader(data)))
+	if err := k.root.MkdirAll(keptBlobs, 0o755); err != nil {
+		return v1.Descriptor{}, err
+	}
+	return v1.Descriptor{MediaType: mt, Size: n, Digest: h}, k.root.WriteFile(keptBlobs+"/"+h.Hex, data, 0o644)
 }
 
 // keptImage is an image whose layers are kept as they are read.
@@ -167,17 +185,17 @@ func (l *keptLayer) Compressed() (io.ReadCloser, error) {
 		err = fmt.Errorf("layer digest %s is not sha256", digest)
 	}
 	var f *os.File
-	dir := filepath.Join(string(l.k.path), "blobs", "sha256")
+	tmp := fmt.Sprintf("%s/.tmp-%s-%d", keptBlobs, digest.Hex, l.k.seq.Add(1))
 	if err == nil {
-		if err = os.MkdirAll(dir, 0o755); err == nil {
-			f, err = os.CreateTemp(dir, ".tmp-"+digest.Hex+"-")
+		if err = l.k.root.MkdirAll(keptBlobs, 0o755); err == nil {
+			f, err = l.k.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		}
 	}
 	if err != nil {
 		l.k.fail(err)
 		return rc, nil
 	}
-	return &keepingReader{rc: rc, f: f, h: sha256.New(), want: digest, final: filepath.Join(dir, digest.Hex), k: l.k}, nil
+	return &keepingReader{rc: rc, f: f, h: sha256.New(), want: digest, tmp: tmp, final: keptBlobs + "/" + digest.Hex, k: l.k}, nil
 }
 
 // keepingReader copies what is read into f, and keeps f as the blob when the whole blob was read
@@ -187,6 +205,7 @@ type keepingReader struct {
 	f     *os.File
 	h     hash.Hash
 	want  v1.Hash
+	tmp   string // f's name under k.root
 	final string
 	k     *keeper
 	eof   bool
@@ -230,10 +249,10 @@ func (r *keepingReader) Close() error {
 		keepErr = fmt.Errorf("layer %s hashes to sha256:%s", r.want, got)
 	}
 	if keepErr == nil {
-		keepErr = os.Rename(r.f.Name(), r.final)
+		keepErr = r.k.root.Rename(r.tmp, r.final)
 	}
 	if keepErr != nil {
-		_ = os.Remove(r.f.Name())
+		_ = r.k.root.Remove(r.tmp)
 		r.k.fail(keepErr)
 	}
 	return err

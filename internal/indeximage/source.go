@@ -6,9 +6,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -17,11 +17,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/olmcat/olmcat/internal/nofollow"
 )
 
 // DefaultPlatform is the image picked from a multi-arch index when Options.Platform is empty.
@@ -173,20 +174,24 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 const maxMetadataBlob = 4 << 20
 
 func resolveLayout(ref imageRef, plat v1.Platform) (resolved, error) {
-	fi, err := os.Stat(filepath.Join(ref.path, "index.json"))
+	dir, err := openLayoutDir(ref.path)
 	if err != nil {
-		return resolved{}, fmt.Errorf("%s: %s is not an OCI image layout (no readable index.json): %w", ref.raw, ref.path, err)
+		return resolved{}, fmt.Errorf("%s: %s is not an OCI image layout (no readable directory): %w", ref.raw, ref.path, err)
 	}
-	if fi.Size() > maxMetadataBlob {
-		return resolved{}, fmt.Errorf("%s: %s/index.json has %s, more than an OCI layout's index holds (%s at most): the layout is damaged", ref.raw, ref.path, FormatSize(fi.Size()), FormatSize(maxMetadataBlob))
-	}
-	lp, err := layout.FromPath(ref.path)
+	// The directory stays open for as long as the image is read: the os.Root's finalizer closes
+	// it once nothing refers to the image any more.
+	return resolveLayoutIn(ref, dir, plat)
+}
+
+// resolveLayoutIn resolves the image ref names in the layout dir.
+func resolveLayoutIn(ref imageRef, dir *layoutDir, plat v1.Platform) (resolved, error) {
+	idx, err := dir.indexJSON()
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return resolved{}, fmt.Errorf("%s: %s is not an OCI image layout (no readable index.json): %w", ref.raw, ref.path, err)
+		}
 		return resolved{}, fmt.Errorf("%s: %w", ref.raw, err)
-	}
-	idx, err := lp.ImageIndex()
-	if err != nil {
-		return resolved{}, fmt.Errorf("%s: read index.json: %w", ref.raw, err)
 	}
 	im, err := idx.IndexManifest()
 	if err != nil {
@@ -198,9 +203,13 @@ func resolveLayout(ref imageRef, plat v1.Platform) (resolved, error) {
 	}
 	where := fmt.Sprintf("%s@%s", ref.path, desc.Digest)
 	checkSize := func(h v1.Hash) error {
-		fi, err := os.Stat(filepath.Join(ref.path, "blobs", h.Algorithm, h.Hex))
+		fi, err := dir.stat(blobPath(h))
 		if err == nil && fi.Size() > maxMetadataBlob {
 			return fmt.Errorf("%s: blob %s has %s, more than a manifest or config holds (%s at most): the layout is damaged", where, h, FormatSize(fi.Size()), FormatSize(maxMetadataBlob))
+		}
+		var nr *nofollow.NotRegularError
+		if errors.As(err, &nr) {
+			return fmt.Errorf("%s: blob %s: %w", where, h, err)
 		}
 		return nil // a missing blob is reported when it is read
 	}

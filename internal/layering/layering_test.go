@@ -22,7 +22,7 @@ var layers = []struct {
 }{
 	{"model and plumbing", []string{"fbc", "fbc/property", "fbc/csvmeta", "fbc/model", "grpccompat/api",
 		"internal/atomicout", "internal/outpath", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool",
-		"internal/jsonscan", "internal/textsafe"}},
+		"internal/jsonscan", "internal/textsafe", "internal/nofollow"}},
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
 		"grpccompat/fbcbackend"}},
 	{"source", []string{"internal/source", "internal/bundlefetch"}},
