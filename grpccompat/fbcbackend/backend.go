@@ -247,7 +247,7 @@ func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.L
 		w.abort()
 		return nil, fmt.Errorf("write cache: %w", err)
 	}
-	store, err := openStore(filepath.Join(dir, cacheSubdir, bodiesFile))
+	store, err := openStoreIn(dir, cacheSubdir, bodiesFile)
 	if err != nil {
 		return nil, fmt.Errorf("open cache: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -27,12 +28,18 @@ type storeReader struct {
 	path string
 }
 
+// openStore opens the body store at path; its last component is not followed (see openRegular).
 func openStore(path string) (*storeReader, error) {
-	f, err := os.Open(path)
+	return openStoreIn(filepath.Dir(path), filepath.Base(path))
+}
+
+// openStoreIn opens the body store base/rel..., following no link in rel (see openRegular).
+func openStoreIn(base string, rel ...string) (*storeReader, error) {
+	f, _, err := openRegular(base, rel...)
 	if err != nil {
 		return nil, err
 	}
-	return &storeReader{f: f, path: path}, nil
+	return &storeReader{f: f, path: f.Name()}, nil
 }
 
 // verify checks that the file has the size and xxhash64 recorded when it was written.
