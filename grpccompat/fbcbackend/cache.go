@@ -95,6 +95,10 @@ func readCache(dir, digest string) (*index, *storeReader, error) {
 		store.close()
 		return nil, nil, damaged(indexPath, "has an unreadable index: %v", err)
 	}
+	if err := ix.check(hdr.BodiesSize); err != nil {
+		store.close()
+		return nil, nil, damaged(indexPath, "has an index serving cannot use: %v", err)
+	}
 	return ix, store, nil
 }
 
