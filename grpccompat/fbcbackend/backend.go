@@ -118,7 +118,10 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, store, err := readCache(o.CacheDir, digest)
+	ix, store, err := readCache(ctx, o.CacheDir, digest)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err == nil {
 		log.Info("loaded catalog cache", "dir", o.CacheDir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
 		b := newBackend(ix, store)

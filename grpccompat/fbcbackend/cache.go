@@ -3,6 +3,7 @@ package fbcbackend
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -53,7 +54,8 @@ func damaged(path, format string, args ...any) error {
 
 // readCache loads the index of a cache directory and opens its bodies, if the cache was built from
 // a catalog with the given digest and its files are intact.
-func readCache(dir, digest string) (*index, *storeReader, error) {
+// It stops when ctx ends: checking a large bodies.bin reads all of it.
+func readCache(ctx context.Context, dir, digest string) (*index, *storeReader, error) {
 	indexPath := filepath.Join(dir, cacheSubdir, indexFile)
 	f, st, err := openRegular(dir, cacheSubdir, indexFile)
 	if err != nil {
@@ -84,7 +86,7 @@ func readCache(dir, digest string) (*index, *storeReader, error) {
 		return nil, nil, err
 	}
 	verified := make(chan error, 1)
-	go func() { verified <- store.verify(hdr.BodiesSize, hdr.BodiesSum) }()
+	go func() { verified <- store.verify(ctx, hdr.BodiesSize, hdr.BodiesSum) }()
 	ix := &index{}
 	err = gob.NewDecoder(bytes.NewReader(encoded)).Decode(ix)
 	if verr := <-verified; verr != nil {

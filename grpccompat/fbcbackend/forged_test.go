@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -143,4 +144,34 @@ func FuzzCheckedIndexServes(f *testing.F) {
 			_ = b.ListPackageCustomSchemas(ctx, g.Schema, g.Package, func(*structpb.Struct) error { return nil })
 		}
 	})
+}
+
+// Checking bodies.bin reads all of it, however large its forged header says it is: a signal
+// (ctx ending) stops the check instead of waiting for the end of a sparse terabyte.
+func TestCacheCheckStopsWithItsContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), bodiesFile)
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 40
+	if err := os.Truncate(path, size); err != nil {
+		t.Skipf("a sparse file of 1 TiB: %v", err)
+	}
+	store, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- store.verify(ctx, size, 0) }()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("verify after its context ended: %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("verify went on for a minute after its context ended")
+	}
 }
