@@ -37,6 +37,8 @@ build time with --cache-only, e.g.
   RUN olmcat serve /configs --cache-dir /tmp/cache --cache-only
   CMD ["serve", "/configs", "--cache-dir", "/tmp/cache"]
 Serving from a cache writes nothing, so it works on a read-only filesystem and as any user.
+Nothing under --cache-dir is followed: a link, FIFO or device where a cache file belongs makes the
+cache damaged, never read (the rebuild removes the link, not what it names).
 
 OLM v1 (catalogd's HTTP API): --http-addr also serves the catalog as catalogd does, from the same
 loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?schema=&package=&name=
@@ -44,7 +46,8 @@ loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?
 /healthz, /readyz and /livez. An index.db is served there as 'olmcat render' converts it.
 --grpc=false serves HTTP alone. --http-tls-cert and --http-tls-key serve HTTPS instead, as catalogd
 does with --tls-cert and --tls-key (also on --metrics-addr); a renewed certificate (cert-manager, a
-Kubernetes secret volume) is picked up at the next TLS handshake, without a restart.
+Kubernetes secret volume) is picked up at the next TLS handshake, without a restart. Both may be
+links, but only regular files of at most 1 MiB are read (never a FIFO or a device).
 The answers are catalogd's byte for byte (blobs re-encoded as catalogd stores them, zstd or gzip);
 /api/v1/metas is on unless --http-metas=false (catalogd: off unless its alpha APIV1MetasHandler
 feature gate is on).

@@ -118,7 +118,10 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, store, err := readCache(o.CacheDir, digest)
+	ix, store, err := readCache(ctx, o.CacheDir, digest)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err == nil {
 		log.Info("loaded catalog cache", "dir", o.CacheDir, "packages", len(ix.Packages), "bundles", len(ix.Bundles), "duration", time.Since(start))
 		b := newBackend(ix, store)
@@ -247,7 +250,7 @@ func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.L
 		w.abort()
 		return nil, fmt.Errorf("write cache: %w", err)
 	}
-	store, err := openStore(filepath.Join(dir, cacheSubdir, bodiesFile))
+	store, err := openStoreIn(dir, cacheSubdir, bodiesFile)
 	if err != nil {
 		return nil, fmt.Errorf("open cache: %v", err)
 	}

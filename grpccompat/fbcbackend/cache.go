@@ -3,6 +3,7 @@ package fbcbackend
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -53,10 +54,15 @@ func damaged(path, format string, args ...any) error {
 
 // readCache loads the index of a cache directory and opens its bodies, if the cache was built from
 // a catalog with the given digest and its files are intact.
-func readCache(dir, digest string) (*index, *storeReader, error) {
-	sub := filepath.Join(dir, cacheSubdir)
-	indexPath, bodiesPath := filepath.Join(sub, indexFile), filepath.Join(sub, bodiesFile)
-	data, err := os.ReadFile(indexPath)
+// It stops when ctx ends: checking a large bodies.bin reads all of it.
+func readCache(ctx context.Context, dir, digest string) (*index, *storeReader, error) {
+	indexPath := filepath.Join(dir, cacheSubdir, indexFile)
+	f, st, err := openRegular(dir, cacheSubdir, indexFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := readRegular(f, st, maxIndexFileSize)
+	f.Close()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,12 +81,12 @@ func readCache(dir, digest string) (*index, *storeReader, error) {
 	if int64(len(encoded)) != hdr.IndexSize || xxhash.Sum64(encoded) != hdr.IndexSum {
 		return nil, nil, damaged(indexPath, "does not match the checksum in its header")
 	}
-	store, err := openStore(bodiesPath)
+	store, err := openStoreIn(dir, cacheSubdir, bodiesFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	verified := make(chan error, 1)
-	go func() { verified <- store.verify(hdr.BodiesSize, hdr.BodiesSum) }()
+	go func() { verified <- store.verify(ctx, hdr.BodiesSize, hdr.BodiesSum) }()
 	ix := &index{}
 	err = gob.NewDecoder(bytes.NewReader(encoded)).Decode(ix)
 	if verr := <-verified; verr != nil {
@@ -90,6 +96,10 @@ func readCache(dir, digest string) (*index, *storeReader, error) {
 	if err != nil {
 		store.close()
 		return nil, nil, damaged(indexPath, "has an unreadable index: %v", err)
+	}
+	if err := ix.check(hdr.BodiesSize); err != nil {
+		store.close()
+		return nil, nil, damaged(indexPath, "has an index serving cannot use: %v", err)
 	}
 	return ix, store, nil
 }
@@ -135,26 +145,30 @@ func (w *cacheWriter) commit(ix *index, digest string) error {
 	}
 	hdr := cacheHeader{Format: formatVersion, Digest: digest, IndexSize: int64(encoded.Len()), IndexSum: xxhash.Sum64(encoded.Bytes()),
 		BodiesSize: size, BodiesSum: sum}
-	f, err := os.OpenFile(filepath.Join(w.tmp, indexFile), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	// The build directory is new and the files are created in it (O_EXCL: never through a link
+	// someone put there), their modes set on what was opened.
+	f, err := createExclusive(filepath.Join(w.tmp, indexFile))
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	err = gob.NewEncoder(bw).Encode(hdr)
 	_, werr := encoded.WriteTo(bw)
-	err = errors.Join(err, werr, bw.Flush(), f.Sync(), f.Close())
+	err = errors.Join(err, werr, bw.Flush(), f.Chmod(0o644), f.Sync(), f.Close())
 	if err != nil {
 		return err
 	}
-	for _, p := range []string{w.tmp, filepath.Join(w.tmp, indexFile), filepath.Join(w.tmp, bodiesFile)} {
-		mode := os.FileMode(0o644)
-		if p == w.tmp {
-			mode = 0o755
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			return err
-		}
+	tmpDir, err := openNoFollow(filepath.Dir(w.tmp), []string{filepath.Base(w.tmp)}, true)
+	if err != nil {
+		return err
 	}
+	err = tmpDir.Chmod(0o755)
+	tmpDir.Close()
+	if err != nil {
+		return err
+	}
+	// Whatever is at final (a previous cache; or a link, FIFO or file put there) is renamed aside
+	// and removed: os.RemoveAll removes a link, never what it names.
 	final := filepath.Join(w.dir, cacheSubdir)
 	old := final + ".old"
 	_ = os.RemoveAll(old)

@@ -1,6 +1,8 @@
 package fbcbackend
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/olmcat/olmcat/fbc/csvmeta"
@@ -128,4 +130,52 @@ func channelHead(entries []*entryIndex) string {
 		}
 	}
 	return head
+}
+
+// check refuses an index that serving could not walk: a nil package, channel, entry, bundle or
+// group, an entry naming a bundle that is not there, a channel head that is not an entry, or a body outside the body store of
+// bodiesSize bytes. A cache's checksums detect damage, not forgery (whoever writes the cache
+// can rewrite them): a forged index must be an error at start, not a panic or a gigabyte
+// allocation at the first request.
+func (ix *index) check(bodiesSize int64) error {
+	inStore := func(r ref) bool { return r.Off >= 0 && r.Off <= bodiesSize && int64(r.Len) <= bodiesSize-r.Off }
+	for _, p := range ix.Packages {
+		if p == nil {
+			return errors.New("a package is missing")
+		}
+		for _, c := range p.Channels {
+			if c == nil {
+				return fmt.Errorf("package %q: a channel is missing", p.Name)
+			}
+			head := false
+			for _, e := range c.Entries {
+				if e == nil {
+					return fmt.Errorf("package %q channel %q: an entry is missing", p.Name, c.Name)
+				}
+				if e.Bundle < 0 || e.Bundle >= len(ix.Bundles) || ix.Bundles[e.Bundle] == nil {
+					return fmt.Errorf("package %q channel %q entry %q: bundle %d is not in the index", p.Name, c.Name, e.Name, e.Bundle)
+				}
+				head = head || e.Name == c.Head
+			}
+			if !head {
+				return fmt.Errorf("package %q channel %q: its head %q is not one of its entries", p.Name, c.Name, c.Head)
+			}
+		}
+	}
+	for i, b := range ix.Bundles {
+		if b != nil && !inStore(b.Body) {
+			return fmt.Errorf("bundle %d: its body (%d bytes at %d) lies outside bodies.bin (%d bytes)", i, b.Body.Len, b.Body.Off, bodiesSize)
+		}
+	}
+	for _, g := range ix.Metas {
+		if g == nil {
+			return errors.New("a group of blobs is missing")
+		}
+		for _, r := range g.Blobs {
+			if !inStore(r) {
+				return fmt.Errorf("schema %q package %q: a blob (%d bytes at %d) lies outside bodies.bin (%d bytes)", g.Schema, g.Package, r.Len, r.Off, bodiesSize)
+			}
+		}
+	}
+	return nil
 }

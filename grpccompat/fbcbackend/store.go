@@ -1,10 +1,13 @@
 package fbcbackend
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -27,16 +30,23 @@ type storeReader struct {
 	path string
 }
 
+// openStore opens the body store at path; its last component is not followed (see openRegular).
 func openStore(path string) (*storeReader, error) {
-	f, err := os.Open(path)
+	return openStoreIn(filepath.Dir(path), filepath.Base(path))
+}
+
+// openStoreIn opens the body store base/rel..., following no link in rel (see openRegular).
+func openStoreIn(base string, rel ...string) (*storeReader, error) {
+	f, _, err := openRegular(base, rel...)
 	if err != nil {
 		return nil, err
 	}
-	return &storeReader{f: f, path: path}, nil
+	return &storeReader{f: f, path: f.Name()}, nil
 }
 
-// verify checks that the file has the size and xxhash64 recorded when it was written.
-func (s *storeReader) verify(size int64, sum uint64) error {
+// verify checks that the file has the size and xxhash64 recorded when it was written. It stops,
+// returning ctx's error, when ctx ends.
+func (s *storeReader) verify(ctx context.Context, size int64, sum uint64) error {
 	st, err := s.f.Stat()
 	if err != nil {
 		return err
@@ -45,8 +55,17 @@ func (s *storeReader) verify(size int64, sum uint64) error {
 		return damaged(s.path, "is %d bytes, the index expects %d", st.Size(), size)
 	}
 	h := xxhash.New()
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(s.f, 0, size), make([]byte, 1<<20)); err != nil {
-		return fmt.Errorf("read %s: %w", s.path, err)
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < size; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := s.f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		h.Write(buf[:n])
+		off += int64(n)
+		if err != nil && !(errors.Is(err, io.EOF) && off == size) {
+			return fmt.Errorf("read %s: %w", s.path, err)
+		}
 	}
 	if h.Sum64() != sum {
 		return damaged(s.path, "does not match the checksum in the index header")

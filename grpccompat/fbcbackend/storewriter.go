@@ -26,17 +26,34 @@ type storeWriter struct {
 	stop sync.Once
 }
 
+// createStore creates the body store at path, a new file in a directory this process just
+// created; its mode is 0644 whatever the umask.
 func createStore(path string, sum bool) (*storeWriter, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := createExclusive(path)
 	if err != nil {
 		return nil, err
 	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return newStoreWriter(f, sum), nil
+}
+
+// createExclusive creates a new file at path, never opening one that is there (a link put in its
+// place fails with EEXIST instead of being written through).
+func createExclusive(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+}
+
+// newStoreWriter writes the body store to f.
+func newStoreWriter(f *os.File, sum bool) *storeWriter {
 	w := &storeWriter{f: f, queue: make(chan queuedRecord, 64), done: make(chan struct{})}
 	if sum {
 		w.hash = xxhash.New()
 	}
 	go w.write()
-	return w, nil
+	return w
 }
 
 func (w *storeWriter) write() {

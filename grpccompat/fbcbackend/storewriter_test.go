@@ -13,10 +13,11 @@ func TestStoreWriterFullDiskThenAbort(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full here")
 	}
-	w, err := createStore("/dev/full", true)
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
 		t.Skipf("cannot open /dev/full: %v", err)
 	}
+	w := newStoreWriter(f, true)
 	w.append(make([]byte, 3<<20)) // more than the writer's buffer: the write reaches the device
 	_, _, err = w.finish(true)
 	if !errors.Is(err, syscall.ENOSPC) {

@@ -6,10 +6,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -145,13 +147,13 @@ func sameFile(a, b os.FileInfo) bool {
 // loadKeyPair reads a PEM certificate (chain) and its private key, and says which file is at fault
 // when they cannot serve.
 func loadKeyPair(certFile, keyFile string) (*tls.Certificate, error) {
-	certPEM, err := os.ReadFile(certFile)
+	certPEM, err := readPEMFile(certFile, "TLS certificate", "the PEM certificate, e.g. a secret's tls.crt")
 	if err != nil {
-		return nil, &TLSError{File: certFile, Err: fmt.Errorf("TLS certificate: %w", err)}
+		return nil, err
 	}
-	keyPEM, err := os.ReadFile(keyFile)
+	keyPEM, err := readPEMFile(keyFile, "TLS key", "the PEM private key, e.g. a secret's tls.key")
 	if err != nil {
-		return nil, &TLSError{File: keyFile, Err: fmt.Errorf("TLS key: %w", err)}
+		return nil, err
 	}
 	if err := checkCertificatePEM(certPEM); err != nil {
 		return nil, &TLSError{File: certFile, Err: fmt.Errorf("TLS certificate %s: %w (give the PEM certificate, e.g. a secret's tls.crt)", certFile, err)}
@@ -179,5 +181,64 @@ func checkCertificatePEM(data []byte) error {
 			_, err := x509.ParseCertificate(block.Bytes)
 			return err
 		}
+	}
+}
+
+// maxPEMFileSize bounds a certificate (chain) or key file: a chain of a dozen certificates is
+// tens of kB.
+const maxPEMFileSize = 1 << 20
+
+// readPEMFile reads a certificate or key file as a regular file of at most maxPEMFileSize bytes.
+// Links are followed (a Kubernetes secret volume's tls.crt is a link through ..data), but a FIFO
+// or a device is never read: a certificate swapped for /dev/zero took 14 GB, and a FIFO blocked
+// the handshake that read it and every later one (issue 27.1). The file is opened without
+// blocking and checked again once open, in case it was swapped in between.
+func readPEMFile(path, what, give string) ([]byte, error) {
+	fail := func(format string, args ...any) error {
+		return &TLSError{File: path, Err: fmt.Errorf("%s %s "+format+": give %s", append([]any{what, path}, append(args, give)...)...)}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &TLSError{File: path, Err: fmt.Errorf("%s: %w", what, err)}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fail("is %s, not a regular file", fileKind(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &TLSError{File: path, Err: fmt.Errorf("%s: %w", what, err)}
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, &TLSError{File: path, Err: fmt.Errorf("%s: %w", what, err)}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fail("is %s, not a regular file", fileKind(st.Mode()))
+	}
+	if st.Size() > maxPEMFileSize {
+		return nil, fail("is %d bytes, more than the %d a PEM file can be here", st.Size(), maxPEMFileSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxPEMFileSize+1))
+	if err != nil {
+		return nil, &TLSError{File: path, Err: fmt.Errorf("%s: %w", what, err)}
+	}
+	if len(data) > maxPEMFileSize {
+		return nil, fail("grew over %d bytes while it was read", maxPEMFileSize)
+	}
+	return data, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	default:
+		return "a special file"
 	}
 }

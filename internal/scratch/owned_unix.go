@@ -13,7 +13,7 @@ import (
 // the caller creates another. Without flock the entry is kept, unlocked, and so never taken for
 // stale (see lockIfAbandoned).
 func lockAndCheck(path string, want os.FileInfo) (unlock func(), ok bool) {
-	f, err := os.Open(path)
+	f, err := openEntry(path)
 	if err != nil {
 		return nil, false
 	}
@@ -49,7 +49,7 @@ func lockIfAbandoned(path string) (unlock func(), ok bool) {
 	if err != nil || !ownedByMe(fi) || !(fi.IsDir() || fi.Mode().IsRegular()) {
 		return nil, false
 	}
-	f, err := os.Open(path)
+	f, err := openEntry(path)
 	if err != nil {
 		return nil, false
 	}
@@ -67,4 +67,11 @@ func lockIfAbandoned(path string) (unlock func(), ok bool) {
 func ownedByMe(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
+}
+
+// openEntry opens a temporary entry to lock it, never following a link nor blocking on a FIFO
+// that someone swapped in after it was checked (a shared cache directory, issue 27.1): the
+// caller then finds it is not the entry it looked at.
+func openEntry(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -119,5 +120,33 @@ func TestCleanerFirstMakesCreatorRetry(t *testing.T) {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was removed while its creator held it: %v", p, err)
 		}
+	}
+}
+
+// Entries with olmcat's names that are links, FIFOs or sockets (a shared cache directory) are
+// never followed, opened or removed by RemoveStale; what a link names stays whole.
+func TestRemoveStaleLeavesLinksAndFIFOs(t *testing.T) {
+	dir, victim := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(victim, "keep"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, ".olmcat-serve-build-1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".olmcat-serve-build-2"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan []string, 1)
+	go func() { done <- RemoveStale(dir, ".olmcat-serve-build-") }()
+	select {
+	case removed := <-done:
+		if len(removed) != 0 {
+			t.Errorf("removed %v, want nothing", removed)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("RemoveStale blocked on a FIFO")
+	}
+	if data, err := os.ReadFile(filepath.Join(victim, "keep")); err != nil || string(data) != "x" {
+		t.Errorf("the linked directory's file: %q, %v", data, err)
 	}
 }
