@@ -34,3 +34,27 @@ func TestDecodeObjectOnce(t *testing.T) {
 		t.Errorf("memo of %d objects, %d bytes", len(manifestMemo.objs), manifestMemo.size)
 	}
 }
+
+// Two files that share a hash are told apart by their bytes: neither is served the other's object.
+func TestDecodeObjectKeyedCollision(t *testing.T) {
+	a := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: collide-a\n")
+	b := []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: collide-b\n")
+	const key = 42
+	for round := range 2 {
+		for _, f := range [][]byte{a, b} {
+			want, _, err := decodeObject(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := decodeObjectKeyed(key, f)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("round %d: %q gave %+v, %v; want %+v", round, f, got, err, want)
+			}
+		}
+	}
+	manifestMemo.Lock()
+	defer manifestMemo.Unlock()
+	if n := len(manifestMemo.objs[key]); n != 2 {
+		t.Errorf("the memo holds %d objects under the shared hash, want 2", n)
+	}
+}
