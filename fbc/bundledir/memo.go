@@ -3,7 +3,9 @@ package bundledir
 import (
 	"bytes"
 	"hash/maphash"
+	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // The manifests decoded lately, by their bytes. The bundles of one template are mostly versions
@@ -24,6 +26,10 @@ var manifestMemo struct {
 	seed maphash.Seed
 	objs map[uint64][]memoObject // by maphash of the file; a list, as two files may share a hash
 	size int
+	// decoding are the files being decoded now: a template's bundles are read several at once,
+	// and the first of them all hold the same CRDs, which one call decodes while the others wait
+	// for it instead of decoding them too.
+	decoding map[uint64][]*decoding
 }
 
 type memoObject struct {
@@ -32,7 +38,19 @@ type memoObject struct {
 	extra int
 }
 
+// decoding is a file one call is decoding; done is closed when its result is set.
+type decoding struct {
+	data  []byte
+	done  chan struct{}
+	obj   *Object
+	extra int
+	err   error
+}
+
 func init() { manifestMemo.seed = maphash.MakeSeed() }
+
+// memoDecodes counts the files decodeObjectKeyed decoded (for tests).
+var memoDecodes atomic.Int64
 
 // memoLookup is the memo's object for data, whose hash is key, if it has one. The caller holds
 // the lock.
@@ -53,27 +71,57 @@ func decodeObjectOnce(data []byte) (*Object, int, error) {
 // decodeObjectKeyed is decodeObjectOnce for data whose hash is key (tests give two files one key).
 func decodeObjectKeyed(key uint64, data []byte) (*Object, int, error) {
 	manifestMemo.Lock()
-	m, ok := memoLookup(key, data)
-	manifestMemo.Unlock()
-	if ok {
+	if m, ok := memoLookup(key, data); ok {
+		manifestMemo.Unlock()
 		obj := m.obj
 		return &obj, m.extra, nil
 	}
-	obj, extra, err := decodeObject(data)
-	if err != nil {
-		return nil, 0, err
+	for _, d := range manifestMemo.decoding[key] {
+		if bytes.Equal(d.data, data) {
+			manifestMemo.Unlock()
+			<-d.done
+			if d.err != nil {
+				return nil, 0, d.err
+			}
+			obj := *d.obj
+			return &obj, d.extra, nil
+		}
 	}
-	cost := len(data) + len(obj.JSON)
+	d := &decoding{data: data, done: make(chan struct{})}
+	if manifestMemo.decoding == nil {
+		manifestMemo.decoding = map[uint64][]*decoding{}
+	}
+	manifestMemo.decoding[key] = append(manifestMemo.decoding[key], d)
+	manifestMemo.Unlock()
+
+	memoDecodes.Add(1)
+	d.obj, d.extra, d.err = decodeObject(data)
+
 	manifestMemo.Lock()
 	defer manifestMemo.Unlock()
+	defer close(d.done)
+	waiting := manifestMemo.decoding[key]
+	if i := slices.Index(waiting, d); i >= 0 {
+		waiting = slices.Delete(waiting, i, i+1)
+	}
+	if len(waiting) == 0 {
+		delete(manifestMemo.decoding, key)
+	} else {
+		manifestMemo.decoding[key] = waiting
+	}
+	if d.err != nil {
+		return nil, 0, d.err
+	}
+	cost := len(data) + len(d.obj.JSON)
 	if manifestMemo.objs == nil || manifestMemo.size+cost > manifestMemoBytes {
 		manifestMemo.objs, manifestMemo.size = map[uint64][]memoObject{}, 0
 	}
-	if _, ok := memoLookup(key, data); !ok && cost <= manifestMemoBytes { // another call may have decoded it meanwhile
+	if cost <= manifestMemoBytes {
 		// The file is copied: the memo must not share bytes its caller may reuse.
-		m := memoObject{data: bytes.Clone(data), obj: *obj, extra: extra}
+		m := memoObject{data: bytes.Clone(data), obj: *d.obj, extra: d.extra}
 		manifestMemo.objs[key] = append(manifestMemo.objs[key], m)
 		manifestMemo.size += cost
 	}
-	return obj, extra, nil
+	obj := *d.obj
+	return &obj, d.extra, nil
 }
