@@ -12,10 +12,13 @@ import (
 type pack struct {
 	dir      string // where the temporary file is made
 	memLimit int64
-	mem      []byte
+	mem      [][]byte // memChunk bytes each, the last one filling: no byte is copied twice as it grows
+	memSize  int64
 	f        *os.File
 	name     string // the file's name while it could not be unlinked
 }
+
+const memChunk = 256 << 10
 
 // file makes the temporary file and moves what memory holds into it.
 func (p *pack) file() error {
@@ -27,16 +30,27 @@ func (p *pack) file() error {
 		p.name = f.Name()
 	}
 	p.f = f
-	if len(p.mem) > 0 {
-		_, err = f.Write(p.mem)
+	for _, c := range p.mem {
+		if _, err := f.Write(c); err != nil {
+			return err
+		}
 	}
-	p.mem = nil
-	return err
+	p.mem, p.memSize = nil, 0
+	return nil
 }
 
 func (p *pack) Write(b []byte) (int, error) {
-	if p.f == nil && int64(len(p.mem))+int64(len(b)) <= p.memLimit {
-		p.mem = append(p.mem, b...)
+	if p.f == nil && p.memSize+int64(len(b)) <= p.memLimit {
+		for rest := b; len(rest) > 0; {
+			if len(p.mem) == 0 || len(p.mem[len(p.mem)-1]) == memChunk {
+				p.mem = append(p.mem, make([]byte, 0, memChunk))
+			}
+			last := &p.mem[len(p.mem)-1]
+			n := min(len(rest), memChunk-len(*last))
+			*last = append(*last, rest[:n]...)
+			rest = rest[n:]
+		}
+		p.memSize += int64(len(b))
 		return len(b), nil
 	}
 	if p.f == nil {
@@ -51,13 +65,13 @@ func (p *pack) ReadAt(b []byte, off int64) (int, error) {
 	if p.f != nil {
 		return p.f.ReadAt(b, off)
 	}
-	if off >= int64(len(p.mem)) {
-		if len(b) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
+	n := 0
+	for n < len(b) && off < p.memSize {
+		c := p.mem[off/memChunk][off%memChunk:]
+		m := copy(b[n:], c)
+		n += m
+		off += int64(m)
 	}
-	n := copy(b, p.mem[off:])
 	if n < len(b) {
 		return n, io.EOF
 	}
@@ -65,7 +79,7 @@ func (p *pack) ReadAt(b []byte, off int64) (int, error) {
 }
 
 func (p *pack) close() {
-	p.mem = nil
+	p.mem, p.memSize = nil, 0
 	if p.f != nil {
 		_ = p.f.Close()
 		if p.name != "" {

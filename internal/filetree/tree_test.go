@@ -266,12 +266,13 @@ func TestInMemoryBuilder(t *testing.T) {
 		{"b.yaml", strings.Repeat("b", 5000)},
 		{"c.yaml", ""},
 		{"d.yaml", strings.Repeat("d", 9000)},
+		{"e.yaml", strings.Repeat("0123456789abcdef", 50000)}, // across memChunks
 	}
-	for _, limit := range []int64{1 << 20, 4000, 0} {
+	for _, limit := range []int64{4 << 20, 4000, 0} {
 		dir := t.TempDir()
 		b := NewBuilderInMemory(dir, limit)
 		for _, f := range files {
-			if _, err := b.WriteFile(f.name, strings.NewReader(f.content), make([]byte, 1000)); err != nil {
+			if _, err := b.WriteFile(f.name, strings.NewReader(f.content), make([]byte, 1001)); err != nil {
 				t.Fatal(err)
 			}
 			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
@@ -282,7 +283,7 @@ func TestInMemoryBuilder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if inMemory := tree.pack.f == nil; inMemory != (limit == 1<<20) {
+		if inMemory := tree.pack.f == nil; inMemory != (limit == 4<<20) {
 			t.Errorf("limit %d: content in memory %v", limit, inMemory)
 		}
 		var fsFiles []string
