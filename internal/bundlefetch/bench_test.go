@@ -225,6 +225,9 @@ func benchLarge(t *testing.T, bin, dir string) {
 	}
 	t.Logf("%-72s cold %.2f× (goal ≤ 0.33), warm %.2f× (goal ≤ 0.20) of %s", label+"olmcat / opm, wall",
 		median(cold).wall.Seconds()/ref.Seconds(), median(warm).wall.Seconds()/ref.Seconds(), refName)
+	if busy := median(warm).cpu.Seconds() / median(warm).wall.Seconds(); busy < 0.75*float64(min(cores, 2)) {
+		t.Logf("%-72s the machine is busy: the warm run kept %.1f of %d cores busy, so its wall time is mostly waiting; its CPU time is the figure to compare", label+"note", busy, cores)
+	}
 }
 
 // largeRuns is how many times benchLarge measures each command.
