@@ -47,9 +47,17 @@ func (i *verifiedLayoutImage) Layers() ([]v1.Layer, error) {
 	if len(m.Layers) != len(layers) {
 		return nil, fmt.Errorf("the manifest lists %d layers but the image has %d", len(m.Layers), len(layers))
 	}
+	var diffIDs []v1.Hash
+	if cf, err := i.Image.ConfigFile(); err == nil && cf != nil && len(cf.RootFS.DiffIDs) == len(layers) {
+		diffIDs = cf.RootFS.DiffIDs
+	}
 	out := make([]v1.Layer, len(layers))
 	for n, l := range layers {
-		if out[n], err = partial.CompressedToLayer(&verifiedLayoutLayer{l: l, desc: m.Layers[n]}); err != nil {
+		vl := &verifiedLayoutLayer{l: l, desc: m.Layers[n]}
+		if diffIDs != nil {
+			vl.diffID = diffIDs[n]
+		}
+		if out[n], err = partial.CompressedToLayer(vl); err != nil {
 			return nil, err
 		}
 	}
@@ -58,13 +66,24 @@ func (i *verifiedLayoutImage) Layers() ([]v1.Layer, error) {
 
 // verifiedLayoutLayer is a layer whose blob is checked against its descriptor as it is read.
 type verifiedLayoutLayer struct {
-	l    v1.Layer
-	desc v1.Descriptor
+	l      v1.Layer
+	desc   v1.Descriptor
+	diffID v1.Hash // from the config, when it lists one per layer
 }
 
 func (l *verifiedLayoutLayer) Digest() (v1.Hash, error)            { return l.desc.Digest, nil }
 func (l *verifiedLayoutLayer) Size() (int64, error)                { return l.desc.Size, nil }
 func (l *verifiedLayoutLayer) MediaType() (types.MediaType, error) { return l.desc.MediaType, nil }
+
+// DiffID is the one the config (checked against the manifest) lists for the layer: without it
+// go-containerregistry hashes the whole uncompressed layer to answer (an index image built on a
+// layout base asks it of each).
+func (l *verifiedLayoutLayer) DiffID() (v1.Hash, error) {
+	if l.diffID.Hex != "" {
+		return l.diffID, nil
+	}
+	return l.l.DiffID()
+}
 
 func (l *verifiedLayoutLayer) Compressed() (io.ReadCloser, error) {
 	if l.desc.Digest.Algorithm != "sha256" {
