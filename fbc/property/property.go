@@ -155,6 +155,21 @@ func decodeStrict(raw json.RawMessage, into any) error {
 	return json.Unmarshal(raw, into)
 }
 
+// BuildBundleObject is Build(TypeBundleObject, BundleObject{Data: data}), byte for byte, written
+// directly: a bundle's objects are most of its bytes, and encoding/json took them through
+// reflection and a growing buffer.
+func BuildBundleObject(data []byte) fbc.Property {
+	if len(data) == 0 {
+		return Build(TypeBundleObject, BundleObject{Data: data}) // {}: Data is omitempty
+	}
+	const head, tail = `{"data":"`, `"}`
+	v := make([]byte, len(head)+base64.StdEncoding.EncodedLen(len(data))+len(tail))
+	copy(v, head)
+	base64.StdEncoding.Encode(v[len(head):], data)
+	copy(v[len(v)-len(tail):], tail)
+	return fbc.Property{Type: TypeBundleObject, Value: v}
+}
+
 // Build makes a property from a typed value, encoded compactly with HTML escaping off (as opm's
 // property.Build does).
 func Build(typ string, v any) fbc.Property {
