@@ -156,9 +156,12 @@ func (r *verifyingReader) Close() error {
 		return nil
 	}
 	r.closed = true
-	for r.err == nil {
-		if _, err := r.Read(make([]byte, 32<<10)); err != nil && r.err == nil {
-			r.err = err
+	if r.err == nil {
+		buf := make([]byte, 32<<10)
+		for r.err == nil {
+			if _, err := r.Read(buf); err != nil && r.err == nil {
+				r.err = err
+			}
 		}
 	}
 	cerr := r.rc.Close()
