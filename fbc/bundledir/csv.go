@@ -155,16 +155,23 @@ type crdDoc struct {
 // crdMembers are the members of a CRD that crdDoc takes.
 var crdMembers = members{"spec": {"group": nil, "names": {"kind": nil, "plural": nil}, "version": nil, "versions": {"name": nil}}}
 
+// providesAPIs reports whether the object is a CRD whose versions providedAPIs lists.
+func (o Object) providesAPIs() bool {
+	return o.Kind == kindCRD && (o.Version() == "v1" || o.Version() == "v1beta1")
+}
+
 // providedAPIs lists every version of every CRD in the bundle (v1 and v1beta1, whose spec.version
 // also counts) and the API services the CSV owns, as opm's Bundle.ProvidedAPIs does.
 func providedAPIs(objs []Object, csv *CSV) ([]API, error) {
 	var out []API
 	for _, o := range objs {
-		if o.Kind != kindCRD || (o.Version() != "v1" && o.Version() != "v1beta1") {
+		if !o.providesAPIs() {
 			continue
 		}
 		var d crdDoc
-		if json.Unmarshal(skim(o.JSON, crdMembers), &d) != nil {
+		if o.crd != nil {
+			d = *o.crd
+		} else if json.Unmarshal(skim(o.JSON, crdMembers), &d) != nil {
 			d = crdDoc{} // the message of the whole document
 			if err := json.Unmarshal(o.JSON, &d); err != nil {
 				return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %v", o.File, o.Name, err)

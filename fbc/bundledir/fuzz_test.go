@@ -46,7 +46,7 @@ func FuzzDecodeManifest(f *testing.F) {
 		}
 		again, err := DecodeManifest(obj.JSON)
 		if err != nil || string(again.JSON) != string(obj.JSON) {
-			t.Fatalf("not stable: %q -> %q (%v)", obj.JSON, again, err)
+			t.Fatalf("not stable: %q -> %+v (%v)", obj.JSON, again, err)
 		}
 	})
 }

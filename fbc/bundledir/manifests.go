@@ -25,6 +25,8 @@ type Object struct {
 	// JSON is the object as Kubernetes' apimachinery writes it: compact, keys sorted, HTML
 	// characters escaped. opm stores exactly these bytes (base64) in olm.bundle.object.
 	JSON []byte
+
+	crd *crdDoc // what providedAPIs reads of a CRD, when decoding read it already (never changed)
 }
 
 // Group is the API group of the object's apiVersion ("" for the core group).
@@ -130,7 +132,16 @@ func decodeObject(data []byte) (*Object, int, error) {
 	if head.Kind == "" {
 		return nil, 0, fmt.Errorf("not a Kubernetes object: no kind")
 	}
-	return &Object{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name, JSON: canonical}, extra, nil
+	obj := &Object{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name, JSON: canonical}
+	if obj.providesAPIs() {
+		// Read here, once per distinct file (the memo keeps it with the object), rather than by
+		// every bundle that repeats the CRD.
+		var d crdDoc
+		if json.Unmarshal(skim(canonical, crdMembers), &d) == nil {
+			obj.crd = &d
+		}
+	}
+	return obj, extra, nil
 }
 
 // headMembers are the members decodeObject reads of every manifest.

@@ -122,7 +122,7 @@ func (b *Bundle) properties() ([]fbc.Property, error) {
 	}
 	for _, o := range b.Objects {
 		// Most of a bundle's bytes: compact as property.Build writes them, not compacted again.
-		out = append(out, keyedProperty{prop: property.Build(property.TypeBundleObject, property.BundleObject{Data: o.JSON}), compact: true})
+		out = append(out, keyedProperty{prop: property.BuildBundleObject(o.JSON), compact: true})
 	}
 	slices.SortStableFunc(out, func(x, y keyedProperty) int {
 		if c := cmp.Compare(x.prop.Type, y.prop.Type); c != 0 {

@@ -79,3 +79,17 @@ func FuzzDecodeBundleObject(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBuildBundleObject: BuildBundleObject writes what Build writes, byte for byte.
+func FuzzBuildBundleObject(f *testing.F) {
+	for _, s := range []string{"", "a", "ab", "abc", `{"kind":"ClusterServiceVersion","x":"<&>"}`, "\x00\xff\xfe"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := Build(TypeBundleObject, BundleObject{Data: data})
+		got := BuildBundleObject(data)
+		if got.Type != want.Type || string(got.Value) != string(want.Value) {
+			t.Fatalf("BuildBundleObject(%q) = %s %s, want %s %s", data, got.Type, got.Value, want.Type, want.Value)
+		}
+	})
+}

@@ -118,6 +118,22 @@ func (s *bundleSource) render(ctx context.Context, refs []string) error {
 	errs := make([]error, len(missing))
 	eachOnAllCores(len(missing), func(i int) {
 		b := bundles[i]
+		if s.parseProperties && !s.opts.CSVMetadata {
+			// The properties parsed decode every bundle object already: the CSV is found among
+			// them rather than by decoding them all a second time.
+			props, err := property.Parse(b.Properties)
+			var csv []byte
+			if err == nil {
+				csv = csvmeta.FindCSV(objectData(props.BundleObjects))
+			} else {
+				csv = csvOf(b) // the objects that do decode, as csvOf finds the CSV among them
+			}
+			prepared[i] = renderedBundle{bundle: b, csv: csv, props: props, propsErr: err}
+			if csv == nil {
+				prepared[i].meta = csvMetadataOf(b)
+			}
+			return
+		}
 		csv := csvOf(b)
 		if s.opts.CSVMetadata {
 			if err := csvmeta.Migrate(&b, csv); err != nil {
@@ -172,6 +188,17 @@ func csvOf(b fbc.Bundle) []byte {
 		}
 	}
 	return csvmeta.FindCSV(objects)
+}
+
+// objectData is the data of the objects that have any, as csvOf gathers them.
+func objectData(objs []property.BundleObject) [][]byte {
+	var data [][]byte
+	for _, o := range objs {
+		if len(o.Data) > 0 {
+			data = append(data, o.Data)
+		}
+	}
+	return data
 }
 
 // csvMetadataOf is a bundle's olm.csv.metadata, nil if it has none that decodes.

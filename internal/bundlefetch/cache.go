@@ -26,7 +26,7 @@ import (
 // the platform. An entry is an OCI image layout holding what can be verified from the key: the
 // index or manifest blob (hashes to the key), the platform's manifest (hashes to its digest in the
 // index), the config (to its digest in the manifest) and the layers the bundle was read from (their
-// content to the config's diff IDs). A hit reads the entry as an oci-layout: image through package
+// blobs to the manifest). A hit reads the entry as an oci-layout: image through package
 // indeximage, with every check and every limit of a pull, and renders the bundle as a pull does:
 // whoever can write the cache (a CI cache shared between jobs and pull requests) cannot change the
 // bundle an entry yields; an entry that does not verify is reported, ignored and pulled again.

@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -39,8 +38,7 @@ type node struct {
 // name's parent must be a directory already (the extractor checks and makes them, refusing a path
 // beneath a link).
 type Builder struct {
-	pack      *os.File
-	packName  string // still to remove on Close where it could not be unlinked at once
+	pack      *pack
 	size      int64
 	nodes     map[string]*node
 	files     int
@@ -50,15 +48,22 @@ type Builder struct {
 
 // NewBuilder makes a builder whose pack file is created in dir ("" for the default temp dir).
 func NewBuilder(dir string) (*Builder, error) {
-	f, err := os.CreateTemp(dir, "olmcat-tree-*")
-	if err != nil {
+	p := &pack{dir: dir}
+	if err := p.file(); err != nil {
 		return nil, err
 	}
-	b := &Builder{pack: f, nodes: map[string]*node{".": {kind: dirNode, children: map[string]struct{}{}}}}
-	if err := os.Remove(f.Name()); err != nil {
-		b.packName = f.Name()
-	}
-	return b, nil
+	return newBuilder(p), nil
+}
+
+// NewBuilderInMemory makes a builder that keeps the files' content in memory up to memLimit bytes
+// and moves it into a pack file in dir when it grows past that: for trees that are most often
+// small (a bundle), and read soon.
+func NewBuilderInMemory(dir string, memLimit int64) *Builder {
+	return newBuilder(&pack{dir: dir, memLimit: memLimit})
+}
+
+func newBuilder(p *pack) *Builder {
+	return &Builder{pack: p, nodes: map[string]*node{".": {kind: dirNode, children: map[string]struct{}{}}}}
 }
 
 // Kind reports what is at name without following a final link: fs.ModeDir, fs.ModeSymlink, 0 for
@@ -92,12 +97,12 @@ func (b *Builder) WriteFile(name string, r io.Reader, buf []byte) (int64, error)
 	if b.packError != nil {
 		return 0, b.packError
 	}
-	w := &packWriter{f: b.pack}
+	w := &packWriter{p: b.pack}
 	n, err := io.CopyBuffer(w, r, buf)
 	off := b.size
 	b.size += n
 	if w.err != nil {
-		b.packError = fmt.Errorf("write the extracted files to a temporary file in %s: %w (point TMPDIR at a disk with room)", filepath.Dir(b.pack.Name()), w.err)
+		b.packError = fmt.Errorf("write the extracted files to a temporary file in %s: %w (point TMPDIR at a disk with room)", orTempDir(b.pack.dir), w.err)
 		return n, b.packError
 	}
 	if err != nil {
@@ -187,7 +192,7 @@ func (b *Builder) Tree() (*Tree, error) {
 			n.children = nil
 		}
 	}
-	t := &Tree{pack: b.pack, packName: b.packName, nodes: b.nodes, files: b.files, size: b.size}
+	t := &Tree{pack: b.pack, nodes: b.nodes, files: b.files, size: b.size}
 	b.pack, b.nodes = nil, nil
 	return t, nil
 }
@@ -197,7 +202,7 @@ func (b *Builder) Tree() (*Tree, error) {
 func (b *Builder) Discard() {
 	b.finished = true
 	if b.pack != nil {
-		closePack(b.pack, b.packName)
+		b.pack.close()
 		b.pack, b.nodes = nil, nil
 	}
 }
@@ -237,23 +242,24 @@ func (e *ReadError) Unwrap() error { return e.Err }
 // packWriter remembers a failure to write the pack file, so that any other copy error is the
 // source's. It also hides the file's ReadFrom, so that io.CopyBuffer uses the buffer it is given.
 type packWriter struct {
-	f   *os.File
+	p   *pack
 	err error
 }
 
 func (w *packWriter) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
+	n, err := w.p.Write(p)
 	if err != nil {
 		w.err = err
 	}
 	return n, err
 }
 
-func closePack(f *os.File, name string) {
-	_ = f.Close()
-	if name != "" {
-		_ = os.Remove(name)
+// orTempDir is dir, or the default temporary directory when dir is "".
+func orTempDir(dir string) string {
+	if dir == "" {
+		return os.TempDir()
 	}
+	return dir
 }
 
 // parent is path.Dir with "." for top-level names.

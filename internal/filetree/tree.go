@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"sync"
@@ -20,8 +19,7 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 // fs.ReadLinkFS, with the semantics of a directory on disk: Open, Stat and ReadDir follow links,
 // Lstat and ReadLink do not. It is safe for concurrent use; Close releases the pack file.
 type Tree struct {
-	pack      *os.File
-	packName  string
+	pack      *pack
 	nodes     map[string]*node
 	files     int
 	size      int64
@@ -41,7 +39,7 @@ func (t *Tree) Bytes() int64 { return t.size }
 
 // Close releases the pack file. The tree must not be read afterwards.
 func (t *Tree) Close() error {
-	t.closeOnce.Do(func() { closePack(t.pack, t.packName) })
+	t.closeOnce.Do(func() { t.pack.close() })
 	return nil
 }
 

@@ -256,3 +256,62 @@ func TestNothingIsLeftOnDisk(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// A tree built in memory reads as one built in a pack file: small, it makes no file; grown past
+// its limit, it moves what it holds into a pack file, unlinked, and every file reads back whole,
+// those written before the move as those after, through ReadFile, Open and WriteTo.
+func TestInMemoryBuilder(t *testing.T) {
+	files := []struct{ name, content string }{
+		{"a.yaml", strings.Repeat("a", 3000)},
+		{"b.yaml", strings.Repeat("b", 5000)},
+		{"c.yaml", ""},
+		{"d.yaml", strings.Repeat("d", 9000)},
+		{"e.yaml", strings.Repeat("0123456789abcdef", 50000)}, // across memChunks
+	}
+	for _, limit := range []int64{4 << 20, 4000, 0} {
+		dir := t.TempDir()
+		b := NewBuilderInMemory(dir, limit)
+		for _, f := range files {
+			if _, err := b.WriteFile(f.name, strings.NewReader(f.content), make([]byte, 1001)); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+				t.Errorf("limit %d: a file is visible while the tree is built: %v", limit, left)
+			}
+		}
+		tree, err := b.Tree()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inMemory := tree.pack.f == nil; inMemory != (limit == 4<<20) {
+			t.Errorf("limit %d: content in memory %v", limit, inMemory)
+		}
+		var fsFiles []string
+		for _, f := range files {
+			data, err := tree.ReadFile(f.name)
+			if err != nil || string(data) != f.content {
+				t.Errorf("limit %d: ReadFile(%s): %d bytes, %v", limit, f.name, len(data), err)
+			}
+			fsFiles = append(fsFiles, f.name)
+		}
+		if err := fstest.TestFS(tree, fsFiles...); err != nil {
+			t.Errorf("limit %d: %v", limit, err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if err := os.Mkdir(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := tree.WriteTo(out); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if data, err := os.ReadFile(filepath.Join(out, f.name)); err != nil || string(data) != f.content {
+				t.Errorf("limit %d: written %s: %d bytes, %v", limit, f.name, len(data), err)
+			}
+		}
+		tree.Close()
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+			t.Errorf("limit %d: left behind: %v", limit, left)
+		}
+	}
+}

@@ -195,7 +195,7 @@ func TestFetchCorruptLayersFromOCILayout(t *testing.T) {
 		return dir
 	}
 
-	// Replace the layer by a well-formed layer with other content: only the diff ID check sees it.
+	// Replace the layer by a well-formed layer with other content: only the digest check sees it.
 	swapped := write()
 	other := layerOf(t, dir("database"), file("database/index.db", "not the real database"))
 	if err := os.WriteFile(blob(swapped), compressedBytes(t, other), 0o644); err != nil {

@@ -235,6 +235,13 @@ func extractBundle(ctx context.Context, img v1.Image, labels map[string]string, 
 	return b, nil
 }
 
+// bundleInMemory is how much of a bundle directory's content is held in memory (then it goes to a
+// temporary file); bundleCopyBuffer the buffer its files are copied through.
+const (
+	bundleInMemory   = 8 << 20
+	bundleCopyBuffer = 64 << 10
+)
+
 func (b *Bundle) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, where string, limits Limits, blobsVerified bool) error {
 	var ws walkerSet
 	defer func() {
@@ -242,13 +249,15 @@ func (b *Bundle) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, wher
 			w.tree.Discard()
 		}
 	}()
+	// A bundle is read back as soon as it is extracted, and is most often a few hundred kB: its
+	// files stay in memory unless it is large, and its two walkers (one file at a time) share a
+	// copy buffer of the size of a bundle's file, not of a catalog's database.
+	buf := make([]byte, bundleCopyBuffer)
 	for _, imagePath := range []string{b.ManifestsPath, b.MetadataPath} {
-		tree, err := filetree.NewBuilder(b.Dir)
-		if err != nil {
-			return err
-		}
+		tree := filetree.NewBuilderInMemory(b.Dir, bundleInMemory)
 		w := newTreeWalker(strings.TrimPrefix(imagePath, "/"), tree, limits)
 		w.what = "bundle path"
+		w.copyBuf = buf
 		ws = append(ws, w)
 	}
 	var err error

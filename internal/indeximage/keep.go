@@ -25,7 +25,7 @@ import (
 // nothing is downloaded twice. FetchBundle(OCILayoutPrefix + dir + "@" + DIGEST), DIGEST the
 // digest the reference resolved to, then reads the same bundle back, every blob checked against
 // the digest that names it: the index or manifest against DIGEST, the platform's manifest against
-// the index, the config against the manifest, each layer's content against the config's diff ID.
+// the index, the config against the manifest, each layer blob against the manifest.
 //
 // keepErr says why dir does not hold all of it (a write failed, e.g. the disk is full): the bundle
 // is still right, but dir is not to be kept.

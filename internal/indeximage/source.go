@@ -229,14 +229,14 @@ func resolveLayoutIn(ref imageRef, dir *layoutDir, plat v1.Platform) (resolved, 
 		if got, _, _ := v1.SHA256(bytes.NewReader(raw)); got != desc.Digest {
 			return resolved{}, fmt.Errorf("image %s: the image index hashes to %s, not to the digest that names it: the blob is corrupt or was tampered with", where, got)
 		}
-		return pickFromIndex(child, plat, where, checkSize)
+		return withVerifiedLayers(pickFromIndex(child, plat, where, checkSize))
 	case types.OCIManifestSchema1, types.DockerManifestSchema2:
 		img, err := idx.Image(desc.Digest)
 		if err != nil {
 			return resolved{}, fmt.Errorf("%s: %w", where, err)
 		}
 		r := resolved{img: img, digest: desc.Digest, where: where, checkSize: checkSize}
-		return r, checkManifest(r)
+		return withVerifiedLayers(r, checkManifest(r))
 	default:
 		return resolved{}, fmt.Errorf("%s: entry has media type %q, which is neither an image manifest nor an image index", where, desc.MediaType)
 	}
