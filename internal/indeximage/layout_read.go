@@ -171,6 +171,12 @@ type rootedImage struct {
 	once     sync.Once
 	manifest []byte
 	err      error
+
+	// The config is read once too: checkManifest checks the bytes read first against the
+	// manifest, and every later use must see those bytes, not a file rewritten meanwhile.
+	configOnce sync.Once
+	config     []byte
+	configErr  error
 }
 
 var _ partial.CompressedImageCore = (*rootedImage)(nil)
@@ -191,7 +197,10 @@ func (i *rootedImage) RawConfigFile() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return i.dir.readFile(blobPath(m.Config.Digest), maxMetadataBlob, "a config")
+	i.configOnce.Do(func() {
+		i.config, i.configErr = i.dir.readFile(blobPath(m.Config.Digest), maxMetadataBlob, "a config")
+	})
+	return i.config, i.configErr
 }
 
 func (i *rootedImage) LayerByDigest(h v1.Hash) (partial.CompressedLayer, error) {
