@@ -223,21 +223,22 @@ func headsOnly(sel *Package) bool {
 	return true
 }
 
-// decodeBundles decodes the deferred bundles of c (fbc.Loader.DeferBundle); a blob that does not
-// decode is a load problem of the input.
+// decodeBundles decodes the deferred bundles of c: a blob of an FBC (fbc.Loader.DeferBundle) that
+// does not decode is a load problem of the input;
+// and those of an index.db (fbc.DeferredBundle) are built, the bundles of one package at once.
 func decodeBundles(c *fbc.Catalog) error {
+	var deferred []*fbc.Bundle
 	for i := range c.Bundles {
-		b := &c.Bundles[i]
-		if !b.Deferred() {
-			continue
+		if b := &c.Bundles[i]; b.Deferred() {
+			deferred = append(deferred, b)
 		}
-		if err := b.Decode(); err != nil {
-			var lerr *fbc.LoadError
-			if errors.As(err, &lerr) {
-				return &fbc.LoadErrors{Errs: []*fbc.LoadError{lerr}}
-			}
-			return err
+	}
+	if err := fbc.DecodeBundles(deferred); err != nil {
+		var lerr *fbc.LoadError
+		if errors.As(err, &lerr) {
+			return &fbc.LoadErrors{Errs: []*fbc.LoadError{lerr}}
 		}
+		return err
 	}
 	return nil
 }
