@@ -6,6 +6,7 @@ package fbc
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // The core schemas of a File-Based Catalog.
@@ -109,16 +110,33 @@ type Bundle struct {
 	Extra         Extra
 	Loc           Location
 
-	deferred []byte // the blob of a bundle not decoded yet (Loader.DeferBundle)
+	deferred []byte        // the blob of a bundle not decoded yet (Loader.DeferBundle)
+	builder  BundleBuilder // what builds a bundle not built yet (DeferredBundle)
 }
 
-// Deferred reports whether the bundle is not decoded yet (see Loader.DeferBundle): only its
-// schema, name, package and location are set.
-func (b *Bundle) Deferred() bool { return b.deferred != nil }
+// BundleBuilder builds bundles that a reader left unbuilt (DeferredBundle): the bundles of one
+// package named, several at a time, so that a reader of an index.db reads their rows at once.
+type BundleBuilder interface {
+	// BuildBundles returns the bundles named, in that order.
+	BuildBundles(names []string) ([]Bundle, error)
+}
+
+// DeferredBundle is a bundle of which only the schema, name, package and location are known:
+// Decode and DecodeBundles have by build the rest of it.
+func DeferredBundle(name, pkg string, loc Location, by BundleBuilder) Bundle {
+	return Bundle{Schema: SchemaBundle, Name: name, Package: pkg, Loc: loc, builder: by}
+}
+
+// Deferred reports whether the bundle is not decoded yet (see Loader.DeferBundle and
+// DeferredBundle): only its schema, name, package and location are set.
+func (b *Bundle) Deferred() bool { return b.deferred != nil || b.builder != nil }
 
 // Decode decodes a deferred bundle in place (nothing for one already decoded). A blob that does
 // not decode gives the *LoadError Catalog.Add would give, and leaves the bundle deferred.
 func (b *Bundle) Decode() error {
+	if b.builder != nil {
+		return DecodeBundles([]*Bundle{b})
+	}
 	if b.deferred == nil {
 		return nil
 	}
@@ -127,6 +145,46 @@ func (b *Bundle) Decode() error {
 		return err
 	}
 	*b = c.Bundles[0]
+	return nil
+}
+
+// DecodeBundles decodes the deferred bundles among bs in place, those of one BundleBuilder with
+// one call. The first error is returned; the bundles it concerns stay deferred.
+func DecodeBundles(bs []*Bundle) error {
+	byBuilder := map[BundleBuilder][]*Bundle{}
+	var order []BundleBuilder
+	for _, b := range bs {
+		switch {
+		case b.builder != nil:
+			if byBuilder[b.builder] == nil {
+				order = append(order, b.builder)
+			}
+			byBuilder[b.builder] = append(byBuilder[b.builder], b)
+		case b.deferred != nil:
+			if err := b.Decode(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, by := range order {
+		group := byBuilder[by]
+		names := make([]string, len(group))
+		for i, b := range group {
+			names[i] = b.Name
+		}
+		built, err := by.BuildBundles(names)
+		if err != nil {
+			return err
+		}
+		if len(built) != len(group) {
+			return fmt.Errorf("building bundles %s: %d built for %d asked", strings.Join(names, ", "), len(built), len(group))
+		}
+		for i, b := range group {
+			loc := b.Loc
+			*b = built[i]
+			b.Loc = loc
+		}
+	}
 	return nil
 }
 

@@ -245,23 +245,26 @@ func (j *jsonBlobWriter) bundle(b *Bundle) {
 	j.raw("}\n")
 }
 
-// value writes a property value indented at depth 3. A bundle object in its compact form
-// {"data":"<base64>"} is written as is; anything else goes through json.Indent.
+// value writes a property value indented at depth 3. A bundle object {"data":"<base64>"}, compact
+// as a conversion makes it or indented as a loaded file has it, is written from its base64 text;
+// anything else goes through json.Indent.
 func (j *jsonBlobWriter) value(p Property) {
-	const head, tail = `{"data":"`, `"}`
 	v := p.Value
 	if len(v) == 0 {
 		j.raw("null") // as encoding/json writes a nil json.RawMessage
 		return
 	}
-	if p.Type == typeBundleObject && bytes.HasPrefix(v, []byte(head)) && bytes.HasSuffix(v, []byte(tail)) &&
-		!bytes.ContainsAny(v[len(head):len(v)-len(tail)], "\"\\") {
-		j.raw("{\n" + strings.Repeat("    ", 4) + `"data": "`)
-		j.rawBytes(v[len(head) : len(v)-len(tail)])
-		j.raw("\"\n" + strings.Repeat("    ", 3) + "}")
-		return
+	if p.Type == typeBundleObject {
+		if data, ok := bundleObjectData(v); ok {
+			j.raw("{\n" + strings.Repeat("    ", 4) + `"data": "`)
+			j.rawBytes(data)
+			j.raw("\"\n" + strings.Repeat("    ", 3) + "}")
+			return
+		}
 	}
 	j.buf.Reset()
+	// The encoder of Write drops whitespace after the value; json.Indent would keep it.
+	v = bytes.TrimRight(v, " \t\r\n")
 	if err := json.Indent(&j.buf, v, strings.Repeat("    ", 3), "    "); err != nil {
 		if j.err == nil {
 			j.err = err
@@ -298,6 +301,55 @@ func (j *jsonBlobWriter) deprecation(d *Deprecation) {
 	}
 	j.indent(1)
 	j.raw("]\n}\n")
+}
+
+// bundleObjectData returns the string of v when v is an object whose only member is "data", a
+// string without escapes, with any JSON whitespace around the tokens (what json.Indent writes for
+// it is then known without scanning the string, most of a bundle's bytes).
+func bundleObjectData(v []byte) ([]byte, bool) {
+	rest, ok := token(v, '{')
+	if !ok {
+		return nil, false
+	}
+	if rest = trimJSONSpace(rest); !bytes.HasPrefix(rest, []byte(`"data"`)) {
+		return nil, false
+	}
+	if rest, ok = token(rest[len(`"data"`):], ':'); !ok {
+		return nil, false
+	}
+	if rest, ok = token(rest, '"'); !ok {
+		return nil, false
+	}
+	end := bytes.IndexAny(rest, "\"\\")
+	if end < 0 || rest[end] != '"' {
+		return nil, false
+	}
+	data := rest[:end]
+	for _, c := range data {
+		if c < 0x20 { // a control character: not valid JSON, let json.Indent say so
+			return nil, false
+		}
+	}
+	if rest, ok = token(rest[end+1:], '}'); !ok || len(trimJSONSpace(rest)) > 0 {
+		return nil, false
+	}
+	return data, true
+}
+
+// token skips JSON whitespace and then the byte c, returning what follows.
+func token(v []byte, c byte) ([]byte, bool) {
+	v = trimJSONSpace(v)
+	if len(v) == 0 || v[0] != c {
+		return nil, false
+	}
+	return v[1:], true
+}
+
+func trimJSONSpace(v []byte) []byte {
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t' || v[0] == '\n' || v[0] == '\r') {
+		v = v[1:]
+	}
+	return v
 }
 
 // quoteJSON quotes s as encoding/json does with HTML escaping off.

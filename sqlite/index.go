@@ -19,6 +19,8 @@ type rowIndex struct {
 	properties       map[string][]int64
 	dependencies     map[string][]int64
 	images           map[string][]int64
+	// deprecated are the bundles with an olm.deprecated properties row (schema 9 and later).
+	deprecated map[string]bool
 }
 
 func (d *DB) index(ctx context.Context) (*rowIndex, error) {
@@ -36,7 +38,7 @@ func (d *DB) index(ctx context.Context) (*rowIndex, error) {
 		return nil, err
 	}
 	if d.version >= 9 {
-		if idx.properties, err = d.scanKeys(ctx, "properties"); err != nil {
+		if idx.properties, idx.deprecated, err = d.scanPropertyKeys(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -126,20 +128,34 @@ func (d *DB) scanChannels(ctx context.Context) (map[string][]ChannelRow, error) 
 
 // scanKeys maps each operatorbundle_name of a table to its rowids, in rowid order.
 func (d *DB) scanKeys(ctx context.Context, table string) (map[string][]int64, error) {
+	out, _, err := d.scanKeysMarking(ctx, table, "0")
+	return out, err
+}
+
+// scanPropertyKeys is scanKeys of the properties table, and the bundles with an olm.deprecated
+// row: what a conversion needs to know of a bundle it does not build (ReadPackageGraph).
+func (d *DB) scanPropertyKeys(ctx context.Context) (map[string][]int64, map[string]bool, error) {
+	return d.scanKeysMarking(ctx, "properties", `type = 'olm.deprecated'`)
+}
+
+// scanKeysMarking is scanKeys, and the names of the rows for which the SQL condition mark holds.
+func (d *DB) scanKeysMarking(ctx context.Context, table, mark string) (map[string][]int64, map[string]bool, error) {
 	while := "reading table " + table
-	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, operatorbundle_name FROM `+table+` ORDER BY rowid`)
+	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, operatorbundle_name, coalesce(`+mark+`, 0) FROM `+table+` ORDER BY rowid`)
 	if err != nil {
-		return nil, classify(d.path, while, err)
+		return nil, nil, classify(d.path, while, err)
 	}
 	defer rows.Close()
 	out := map[string][]int64{}
+	marked := map[string]bool{}
 	for rows.Next() {
 		var (
-			rowid int64
-			name  sql.RawBytes
+			rowid  int64
+			name   sql.RawBytes
+			isMark bool
 		)
-		if err := rows.Scan(&rowid, &name); err != nil {
-			return nil, classify(d.path, while, err)
+		if err := rows.Scan(&rowid, &name, &isMark); err != nil {
+			return nil, nil, classify(d.path, while, err)
 		}
 		if name == nil {
 			continue
@@ -149,11 +165,14 @@ func (d *DB) scanKeys(ctx context.Context, table string) (map[string][]int64, er
 		} else {
 			out[string(name)] = []int64{rowid}
 		}
+		if isMark {
+			marked[string(name)] = true
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, classify(d.path, while, err)
+		return nil, nil, classify(d.path, while, err)
 	}
-	return out, nil
+	return out, marked, nil
 }
 
 // Packages lists every package: the package table's rows plus any name that only channel_entry uses,

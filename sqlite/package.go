@@ -13,6 +13,85 @@ const nameChunk = 500
 
 // ReadPackage reads every row of one package. Its memory is that package's rows only.
 func (d *DB) ReadPackage(ctx context.Context, ref PackageRef) (*PackageData, error) {
+	return d.readPackage(ctx, ref, true)
+}
+
+// ContentsDeferrable reports whether ReadPackageGraph can leave the bundles' contents unread: for
+// schema 9 and later, where the properties table says which bundles are deprecated. Older files
+// derive properties from the manifests (migration 009) and are read whole.
+func (d *DB) ContentsDeferrable() bool { return d.version >= 9 }
+
+// ReadPackageGraph is ReadPackage without the bundles' contents (when ContentsDeferrable): the
+// bundle column, properties, dependencies and related images are left empty, for
+// ReadBundleContents to read for the bundles wanted; BundleRow.Deprecated is set. What the upgrade
+// graph needs (entries, versions, skip ranges, images, declared edges) is read. A package of
+// 25 bundles with their manifests costs the rows of 25 bundles without them.
+func (d *DB) ReadPackageGraph(ctx context.Context, ref PackageRef) (*PackageData, error) {
+	return d.readPackage(ctx, ref, !d.ContentsDeferrable())
+}
+
+// ReadBundleContents reads the contents ReadPackageGraph left out (the bundle column, properties,
+// dependencies, related images) of the bundles of p named; names without a row, and bundles whose
+// contents were read already, are passed over.
+func (d *DB) ReadBundleContents(ctx context.Context, p *PackageData, names []string) error {
+	idx, err := d.index(ctx)
+	if err != nil {
+		return err
+	}
+	sub := &PackageData{PackageRef: p.PackageRef, Entries: p.Entries, Bundles: map[string]*BundleRow{}}
+	var unread []string
+	for _, name := range names {
+		if b := p.Bundles[name]; b != nil && !b.contentsRead && sub.Bundles[name] == nil {
+			sub.Bundles[name] = b
+			unread = append(unread, name)
+		}
+	}
+	if len(unread) == 0 {
+		return nil
+	}
+	if err := d.readBlobs(ctx, unread, sub.Bundles); err != nil {
+		return err
+	}
+	if err := d.readBundleRelations(ctx, idx, sub); err != nil {
+		return err
+	}
+	for _, b := range sub.Bundles {
+		b.contentsRead = true
+	}
+	return nil
+}
+
+// readBlobs reads the bundle column of the bundles named.
+func (d *DB) readBlobs(ctx context.Context, names []string, into map[string]*BundleRow) error {
+	const while = "reading table operatorbundle"
+	for _, chunk := range chunks(names, nameChunk) {
+		rows, err := d.sql.QueryContext(ctx, `SELECT name, bundle FROM operatorbundle WHERE name IN (`+placeholders(len(chunk))+`)`, anySlice(chunk)...)
+		if err != nil {
+			return classify(d.path, while, err)
+		}
+		for rows.Next() {
+			var (
+				name string
+				blob []byte
+			)
+			if err := rows.Scan(&name, &blob); err != nil {
+				rows.Close()
+				return classify(d.path, while, err)
+			}
+			if b := into[name]; b != nil {
+				b.Blob = blob
+			}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return classify(d.path, while, err)
+		}
+		rows.Close()
+	}
+	return nil
+}
+
+func (d *DB) readPackage(ctx context.Context, ref PackageRef, contents bool) (*PackageData, error) {
 	idx, err := d.index(ctx)
 	if err != nil {
 		return nil, err
@@ -29,16 +108,21 @@ func (d *DB) ReadPackage(ctx context.Context, ref PackageRef) (*PackageData, err
 			names = append(names, e.Bundle)
 		}
 	}
-	if err := d.readBundles(ctx, names, p.Bundles); err != nil {
+	if err := d.readBundles(ctx, names, p.Bundles, contents); err != nil {
 		return nil, err
 	}
 	for name, b := range p.Bundles {
 		if b == nil {
 			delete(p.Bundles, name)
+			continue
 		}
+		b.Deprecated = idx.deprecated[name]
+		b.contentsRead = contents
 	}
-	if err := d.readBundleRelations(ctx, idx, p); err != nil {
-		return nil, err
+	if contents {
+		if err := d.readBundleRelations(ctx, idx, p); err != nil {
+			return nil, err
+		}
 	}
 	byID := make(map[int64]string, len(p.Entries))
 	for _, e := range p.Entries {
@@ -98,9 +182,14 @@ func (d *DB) entryBundle(ctx context.Context, id int64) (string, bool) {
 	return name.String, true
 }
 
-func (d *DB) readBundles(ctx context.Context, names []string, into map[string]*BundleRow) error {
+// readBundles reads the operatorbundle rows named, the bundle column (manifests) with blobs only.
+func (d *DB) readBundles(ctx context.Context, names []string, into map[string]*BundleRow, blobs bool) error {
 	const while = "reading table operatorbundle"
-	query := `SELECT name, bundle, ` + d.col("operatorbundle", "bundlepath") + `, ` +
+	blobColumn := "bundle"
+	if !blobs {
+		blobColumn = "NULL"
+	}
+	query := `SELECT name, ` + blobColumn + `, ` + d.col("operatorbundle", "bundlepath") + `, ` +
 		d.col("operatorbundle", "version") + `, ` + d.col("operatorbundle", "skiprange") + `, ` +
 		d.col("operatorbundle", "replaces") + `, ` + d.col("operatorbundle", "skips") +
 		`, csv IS NOT NULL AND length(csv) > 0 FROM operatorbundle WHERE name IN (`

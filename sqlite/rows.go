@@ -73,6 +73,11 @@ type BundleRow struct {
 	Dependencies []TypedValue
 	// RelatedImages are the related_image rows in rowid order (duplicates kept).
 	RelatedImages []string
+	// Deprecated reports an olm.deprecated properties row (schema 9 and later), also when the
+	// properties are not read (ReadPackageGraph).
+	Deprecated bool
+
+	contentsRead bool // Blob, Properties, Dependencies and RelatedImages are read
 }
 
 // TypedValue is a (type, value) row of the properties or dependencies table.

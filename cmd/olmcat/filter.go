@@ -45,6 +45,8 @@ Selection flags (instead of --config):
   --min-version PKG[/CHANNEL]=V   keep versions >= V (of the package, or of one channel)
   --max-version PKG[/CHANNEL]=V   keep versions <= V
   --default-channel PKG=CHANNEL   the package's default channel in the output
+  --bundle PKG/BUNDLE             keep this bundle in each channel that has it (oc-mirror's
+                                  packages[].bundles), and the bundles its upgrades need
   --full                          keep every bundle of the kept channels
 
 ` + migrateImageHelp + `
@@ -57,6 +59,7 @@ type filterFlags struct {
 	packages, channels        []string
 	minVersions, maxVersions  []string
 	defaultChannels           []string
+	bundles                   []string
 	full                      bool
 	output, to, report, image string
 	force                     bool
@@ -85,6 +88,7 @@ func newFilterCmd() *cobra.Command {
 	f.StringArrayVar(&ff.minVersions, "min-version", nil, "PKG=V or PKG/CHANNEL=V: keep versions >= V (repeatable)")
 	f.StringArrayVar(&ff.maxVersions, "max-version", nil, "PKG=V or PKG/CHANNEL=V: keep versions <= V (repeatable)")
 	f.StringArrayVar(&ff.defaultChannels, "default-channel", nil, "PKG=CHANNEL: the package's default channel in the output (repeatable)")
+	f.StringArrayVar(&ff.bundles, "bundle", nil, "PKG/BUNDLE: keep this bundle in each channel that has it, instead of the heads (repeatable)")
 	f.BoolVar(&ff.full, "full", false, "keep every bundle of the kept channels (oc-mirror's full: true), not only the heads")
 	f.StringVarP(&ff.output, "output", "o", "json", "output format of the FBC: json or yaml")
 	f.StringVar(&ff.to, "to", "fbc", "what to write: fbc (a File-Based Catalog directory) or sqlite (an index.db)")
@@ -283,10 +287,10 @@ func readFilterConfig(stdin io.Reader, name string) ([]byte, error) {
 
 // filterConfig reads --config, or builds the configuration from the selection flags.
 func filterConfig(cmd *cobra.Command, ref string, ff filterFlags) (*filter.Config, error) {
-	fromFlags := len(ff.packages) > 0 || len(ff.channels) > 0 || len(ff.minVersions) > 0 || len(ff.maxVersions) > 0 || len(ff.defaultChannels) > 0
+	fromFlags := len(ff.packages) > 0 || len(ff.channels) > 0 || len(ff.minVersions) > 0 || len(ff.maxVersions) > 0 || len(ff.defaultChannels) > 0 || len(ff.bundles) > 0
 	if ff.config != "" {
 		if fromFlags || ff.full {
-			return nil, usageError{errors.New("give --config or the selection flags (--package, --channel, --min-version, --max-version, --default-channel, --full), not both")}
+			return nil, usageError{errors.New("give --config or the selection flags (--package, --channel, --min-version, --max-version, --default-channel, --bundle, --full), not both")}
 		}
 		if ff.config == "-" && ref == "-" {
 			return nil, usageError{errors.New("--config - and CATALOG - both read standard input: give one as a file")}
@@ -305,7 +309,7 @@ func filterConfig(cmd *cobra.Command, ref string, ff filterFlags) (*filter.Confi
 		return nil, usageError{errors.New("--operator picks an entry of the --config ImageSetConfiguration; give --config")}
 	}
 	cfg, err := filter.FromFlags(filter.Flags{Packages: ff.packages, Channels: ff.channels, MinVersions: ff.minVersions,
-		MaxVersions: ff.maxVersions, DefaultChannels: ff.defaultChannels, Full: ff.full})
+		MaxVersions: ff.maxVersions, DefaultChannels: ff.defaultChannels, Bundles: ff.bundles, Full: ff.full})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -189,3 +189,24 @@ func TestFilterDecodesOnlyKeptBundles(t *testing.T) {
 		t.Errorf("--full: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestFilterBundleFlag: --bundle keeps the named bundle in each channel that has it, and says on
+// stderr which bundles it kept beyond the selection; a name the package lacks is exit 2.
+func TestFilterBundleFlag(t *testing.T) {
+	needFilterCorpus(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, "filter", filepath.Join(filterCorpus, "input"), out,
+		"--bundle", "sailoperator/sailoperator.v1.26.1", "--bundle", "sailoperator/sailoperator.v1.28.0", "--images", "-")
+	if code != 0 || !strings.Contains(stdout, "quay.io/community-operator-pipeline-prod/sailoperator:1.26.1\n") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "kept 1 package, 3 channels, 8 bundles (6 added to keep upgrade paths)") ||
+		!strings.Contains(stderr, "channel stable: kept sailoperator.v1.27.0 beyond the selection: the channel needs one head") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	code, _, stderr = runCLI(t, "filter", filepath.Join(filterCorpus, "input"), filepath.Join(dir, "other"), "--bundle", "sailoperator/sailoperator.v1.27.9")
+	if code != 2 || !strings.Contains(stderr, "has no bundle sailoperator.v1.27.9") {
+		t.Errorf("unknown bundle: exit %d\n%s", code, stderr)
+	}
+}

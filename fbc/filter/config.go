@@ -46,6 +46,10 @@ type Package struct {
 	Range Range
 	// Channels are the channels to keep; none means every channel.
 	Channels []Channel
+	// Bundles, when set, are the bundles to keep (oc-mirror's packages[].bundles): each is kept in
+	// every channel that has it, with the bundles its upgrades to the kept head need; the channels
+	// without one are left out. Not combined with Channels, a Range or Full.
+	Bundles []string
 }
 
 // Channel selects one channel of a package.
@@ -154,6 +158,9 @@ type iscOperator struct {
 			MinVersion string `json:"minVersion,omitempty"`
 			MaxVersion string `json:"maxVersion,omitempty"`
 		} `json:"channels,omitempty"`
+		Bundles []struct {
+			Name string `json:"name"`
+		} `json:"bundles,omitempty"`
 	} `json:"packages,omitempty"`
 }
 
@@ -264,6 +271,12 @@ func parseISC(data []byte, name string, sel Selector) (*Config, error) {
 			}
 			pkg.Channels = append(pkg.Channels, ch)
 		}
+		for j, b := range p.Bundles {
+			if b.Name == "" {
+				return nil, fmt.Errorf("%s.bundles[%d] (package %s) has no name: give the bundle's name as the catalog has it (e.g. %s.v1.2.3)", at(i), j, p.Name, p.Name)
+			}
+			pkg.Bundles = append(pkg.Bundles, b.Name)
+		}
 		cfg.Packages = append(cfg.Packages, pkg)
 	}
 	return cfg, cfg.Check()
@@ -325,7 +338,8 @@ func parseFilterConfiguration(data []byte, name string) (*Config, error) {
 }
 
 // Check refuses what oc-mirror refuses in a configuration: a package named twice, a channel
-// named twice, a package range together with a channel range, full together with a range.
+// named twice, a package range together with a channel range, full together with a range, bundles
+// together with channels, a range or full; and a bundle named twice.
 func (c *Config) Check() error {
 	where := ""
 	if c.Origin != "" {
@@ -339,6 +353,24 @@ func (c *Config) Check() error {
 		seen[p.Name] = true
 		if c.Full && p.Range.IsSet() {
 			return fmt.Errorf("%spackage %s: full: true cannot be combined with a version range (%s): remove one", where, p.Name, p.Range)
+		}
+		if len(p.Bundles) > 0 {
+			// oc-mirror refuses these combinations too: a bundle is named, not chosen by range.
+			switch {
+			case len(p.Channels) > 0:
+				return fmt.Errorf("%spackage %s selects bundles and channels: give bundles (each is kept in its channels) or channels, not both", where, p.Name)
+			case p.Range.IsSet():
+				return fmt.Errorf("%spackage %s selects bundles and a version range (%s): give bundles or a range, not both", where, p.Name, p.Range)
+			case c.Full:
+				return fmt.Errorf("%spackage %s selects bundles, and full: true keeps every bundle: remove one", where, p.Name)
+			}
+			named := map[string]bool{}
+			for _, b := range p.Bundles {
+				if named[b] {
+					return fmt.Errorf("%spackage %s lists bundle %s twice: list it once", where, p.Name, b)
+				}
+				named[b] = true
+			}
 		}
 		chans := map[string]bool{}
 		for _, ch := range p.Channels {

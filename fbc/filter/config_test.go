@@ -134,7 +134,13 @@ func TestFromFlags(t *testing.T) {
 		cfg.Packages[1].DefaultChannel != "fast" || len(cfg.Packages[1].Channels) != 2 || cfg.Packages[1].Channels[1].Range.String() != "minVersion 2.0.0" {
 		t.Errorf("%+v", cfg)
 	}
+	cfg, err = FromFlags(Flags{Bundles: []string{"a/a.v1.0.0", "a/a.v1.1.0"}, DefaultChannels: []string{"a=fast"}})
+	if err != nil || len(cfg.Packages) != 1 || strings.Join(cfg.Packages[0].Bundles, " ") != "a.v1.0.0 a.v1.1.0" || cfg.Packages[0].DefaultChannel != "fast" {
+		t.Errorf("--bundle: %+v, %v", cfg, err)
+	}
 	for _, f := range []Flags{
+		{Bundles: []string{"a.v1.0.0"}}, {Bundles: []string{"a/"}}, {Bundles: []string{"a/x"}, Channels: []string{"a/stable"}},
+		{Bundles: []string{"a/x"}, Full: true}, {Bundles: []string{"a/x"}, MinVersions: []string{"a=1.0.0"}},
 		{Channels: []string{"nochannel"}}, {MinVersions: []string{"a"}}, {MinVersions: []string{"/c=1.0.0"}},
 		{DefaultChannels: []string{"a"}}, {Full: true, MaxVersions: []string{"a=1.0.0"}}, {MinVersions: []string{"a=x"}},
 	} {
@@ -148,6 +154,7 @@ func TestFromFlags(t *testing.T) {
 // passes its own checks.
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(twoCatalogs), 0)
+	f.Add([]byte(bundlesISC("      defaultChannel: stable-1.0\n", "sailoperator.v1.0.0", "sailoperator.v1.27.1")), 0)
 	f.Add([]byte("apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n- name: a\n  versionRange: '>=1.0.0 <2.0.0 || 3.x'\n"), -1)
 	if files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "conformance", "filter", "*", "isc.yaml")); len(files) > 0 {
 		for _, name := range files {

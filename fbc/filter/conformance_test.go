@@ -1,9 +1,11 @@
 package filter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/internal/source"
@@ -183,5 +187,69 @@ func TestConformanceOCMirror(t *testing.T) {
 				t.Errorf("kept bundles not reaching their head: olmcat %v, OLM's resolver %d", cut, len(reach.NotReachingHead))
 			}
 		})
+	}
+}
+
+// TestIndexDBFiltersAsItsMigratedFBC filters every case from an index.db (the corpus's input
+// written by olmcat migrate --to sqlite), whose bundles are built only where kept
+// (tofbc.Options.DeferBundles), and from that index.db migrated to an FBC, whose bundles are all
+// converted: the same files byte for byte, and the same report.
+func TestIndexDBFiltersAsItsMigratedFBC(t *testing.T) {
+	root, all := cases(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, fbcDir := filepath.Join(dir, "index.db"), filepath.Join(dir, "fbc")
+	if _, err := convert.ToSQLiteFromSource(ctx, openCatalog(t, filepath.Join(root, "input")), db, convert.ToSQLiteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convert.MigratePath(ctx, db, fbcDir, convert.MigrateOptions{}, source.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, rc := range all {
+		if rc.OracleExit != 0 {
+			continue
+		}
+		t.Run(rc.ID, func(t *testing.T) {
+			cfg := caseConfig(t, root, rc.ID)
+			fromDB, fromFBC := filepath.Join(dir, rc.ID+"-db"), filepath.Join(dir, rc.ID+"-fbc")
+			repDB, err := Write(ctx, openCatalog(t, db), cfg, fromDB, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			repFBC, err := Write(ctx, openCatalog(t, fbcDir), cfg, fromFBC, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			repDB.Input, repFBC.Input = "", ""
+			if diff := cmp.Diff(repFBC, repDB, cmpopts.IgnoreUnexported(Report{})); diff != "" {
+				t.Errorf("reports differ (-FBC +index.db):\n%s", diff)
+			}
+			files := 0
+			err = filepath.WalkDir(fromFBC, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				rel, _ := filepath.Rel(fromFBC, path)
+				want, _ := os.ReadFile(path)
+				got, err := os.ReadFile(filepath.Join(fromDB, rel))
+				if err != nil {
+					t.Errorf("%s: written from the FBC, not from the index.db (%v)", rel, err)
+					return nil
+				}
+				files++
+				if !bytes.Equal(want, got) {
+					t.Errorf("%s differs between the index.db and its FBC", rel)
+				}
+				return nil
+			})
+			if err != nil || files == 0 {
+				t.Fatalf("no file compared (%v)", err)
+			}
+			compared++
+		})
+	}
+	if compared == 0 {
+		t.Fatal("no case compared")
 	}
 }

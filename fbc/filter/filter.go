@@ -3,6 +3,7 @@ package filter
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -89,13 +90,17 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 		sel = &Package{Name: name}
 	}
 	rep := &PackageReport{Package: name}
-	type choice struct {
-		ch    *model.Channel
-		rng   Range
-		named bool // the channel was named in the configuration
-	}
 	var chosen []choice
-	if len(sel.Channels) > 0 {
+	var selected map[string]bool // the bundles named (Package.Bundles)
+	if len(sel.Bundles) > 0 {
+		var err error
+		if selected, chosen, err = bundleChannels(p, sel.Bundles); err != nil {
+			return nil, nil, err
+		}
+		for i := range chosen {
+			chosen[i].named = true
+		}
+	} else if len(sel.Channels) > 0 {
 		for _, cs := range sel.Channels {
 			ch := p.Channels[cs.Name]
 			if ch == nil {
@@ -130,6 +135,17 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 		}
 		var kept map[string]bool
 		switch {
+		case selected != nil:
+			kept = map[string]bool{}
+			var names []string
+			for n := range c.ch.Entries {
+				if selected[n] {
+					kept[n] = true
+					names = append(names, n)
+				}
+			}
+			sort.Strings(names)
+			cr.Selection = "bundles " + strings.Join(names, ", ")
 		case full:
 			cr.Selection = "full"
 			kept = map[string]bool{}
@@ -147,7 +163,11 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 			emptied = append(emptied, c)
 			continue
 		}
-		cr.Added, cr.CutOff = keepPaths(c.ch, g, kept)
+		if selected != nil {
+			cr.Added = joinHeads(c.ch, g.Head(), kept)
+		}
+		added, cut := keepPaths(c.ch, g, kept)
+		cr.Added, cr.CutOff = append(cr.Added, added...), cut
 		keptEntries[c.ch.Name] = kept
 		cr.Head = model.NewUpgradeGraph(subChannel(c.ch, kept)).Head()
 		cr.Kept = len(kept)
@@ -170,7 +190,10 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 		rep.DefaultChannel = p.DefaultChannel
 		rep.DefaultChannelDecision = "kept"
 	default:
-		why := "is not among the selected channels"
+		why, orKeep := "is not among the selected channels", "keep channel "+p.DefaultChannel
+		if selected != nil {
+			why, orKeep = "holds none of the bundles selected", "select a bundle of channel "+p.DefaultChannel
+		}
 		for _, e := range emptied {
 			if e.ch.Name == p.DefaultChannel {
 				why = fmt.Sprintf("would keep no bundle with %s", e.rng)
@@ -179,7 +202,7 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 		if len(keptNames) == 0 {
 			return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: the filter keeps no bundle of any selected channel (the default channel %s %s): widen the version range", name, p.DefaultChannel, why)}
 		}
-		return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: its default channel %s %s: set defaultChannel to one of the kept channels (%s; with flags --default-channel %s=%s), or keep channel %s", name, p.DefaultChannel, why, strings.Join(keptNames, ", "), name, keptNames[0], p.DefaultChannel)}
+		return nil, nil, &Error{Package: name, Channel: p.DefaultChannel, Msg: fmt.Sprintf("package %s: its default channel %s %s: set defaultChannel to one of the kept channels (%s; with flags --default-channel %s=%s), or %s", name, p.DefaultChannel, why, strings.Join(keptNames, ", "), name, keptNames[0], orKeep)}
 	}
 	for _, e := range emptied {
 		if e.named && e.rng.IsSet() {
@@ -188,12 +211,12 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 		}
 		rep.RemovedChannels = append(rep.RemovedChannels, RemovedChannel{Channel: e.ch.Name, Reason: fmt.Sprintf("no bundle in %s (versions %s)", e.rng, versionSpan(e.ch))})
 	}
-	selected := map[string]bool{}
+	chosenNames := map[string]bool{}
 	for _, c := range chosen {
-		selected[c.ch.Name] = true
+		chosenNames[c.ch.Name] = true
 	}
 	for _, ch := range p.SortedChannels() {
-		if !selected[ch.Name] {
+		if !chosenNames[ch.Name] {
 			rep.RemovedChannels = append(rep.RemovedChannels, RemovedChannel{Channel: ch.Name, Reason: "not selected"})
 		}
 	}
@@ -207,12 +230,81 @@ func filterPackage(name string, c *fbc.Catalog, sel *Package, full bool) (*fbc.C
 	return out, rep, nil
 }
 
-// headsOnly reports whether the selection sets no version range (nil: every channel, heads-only).
+// choice is a channel chosen for the filter, with its range.
+type choice struct {
+	ch    *model.Channel
+	rng   Range
+	named bool // the channel was named in the configuration (or holds a bundle named there)
+}
+
+// bundleChannels finds the channels of p that hold the bundles named, refusing a name p lacks or
+// that is in no channel.
+func bundleChannels(p *model.Package, names []string) (map[string]bool, []choice, error) {
+	selected := map[string]bool{}
+	for _, n := range names {
+		if p.Bundles[n] == nil {
+			return nil, nil, &Error{Package: p.Name, Msg: fmt.Sprintf("package %s has no bundle %s%s: correct the bundle's name (bundles are named as the catalog's olm.bundle blobs name them)", p.Name, n, nearBundles(p, n))}
+		}
+		selected[n] = true
+	}
+	var chosen []choice
+	in := map[string]bool{}
+	for _, ch := range p.SortedChannels() {
+		has := false
+		for n := range selected {
+			if ch.Entries[n] != nil {
+				has, in[n] = true, true
+			}
+		}
+		if has {
+			chosen = append(chosen, choice{ch: ch})
+		}
+	}
+	for _, n := range names {
+		if !in[n] {
+			return nil, nil, &Error{Package: p.Name, Msg: fmt.Sprintf("package %s: bundle %s is in no channel, so no catalog can hold it: the input is invalid there; select another bundle", p.Name, n)}
+		}
+	}
+	return selected, chosen, nil
+}
+
+// nearBundles names up to five bundles of p whose names share the start of name (a typo in the
+// version), or else the heads of p's channels.
+func nearBundles(p *model.Package, name string) string {
+	var near []string
+	prefix := name
+	if i := strings.LastIndex(prefix, "."); i > 0 {
+		prefix = prefix[:i]
+	}
+	for n := range p.Bundles {
+		if strings.HasPrefix(n, prefix) {
+			near = append(near, n)
+		}
+	}
+	if len(near) == 0 {
+		for _, ch := range p.SortedChannels() {
+			if h := model.NewUpgradeGraph(ch).Head(); h != "" && !slices.Contains(near, h) {
+				near = append(near, h)
+			}
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	sort.Strings(near)
+	if len(near) > 5 {
+		near = near[:5]
+	}
+	return " (it has " + strings.Join(near, ", ") + ")"
+}
+
+// headsOnly reports whether the selection sets no version range and names no bundle (nil: every
+// channel, heads-only).
 func headsOnly(sel *Package) bool {
 	if sel == nil {
 		return true
 	}
-	if sel.Range.IsSet() {
+	if sel.Range.IsSet() || len(sel.Bundles) > 0 {
 		return false
 	}
 	for _, cs := range sel.Channels {
@@ -223,21 +315,22 @@ func headsOnly(sel *Package) bool {
 	return true
 }
 
-// decodeBundles decodes the deferred bundles of c (fbc.Loader.DeferBundle); a blob that does not
-// decode is a load problem of the input.
+// decodeBundles decodes the deferred bundles of c: a blob of an FBC (fbc.Loader.DeferBundle) that
+// does not decode is a load problem of the input;
+// and those of an index.db (fbc.DeferredBundle) are built, the bundles of one package at once.
 func decodeBundles(c *fbc.Catalog) error {
+	var deferred []*fbc.Bundle
 	for i := range c.Bundles {
-		b := &c.Bundles[i]
-		if !b.Deferred() {
-			continue
+		if b := &c.Bundles[i]; b.Deferred() {
+			deferred = append(deferred, b)
 		}
-		if err := b.Decode(); err != nil {
-			var lerr *fbc.LoadError
-			if errors.As(err, &lerr) {
-				return &fbc.LoadErrors{Errs: []*fbc.LoadError{lerr}}
-			}
-			return err
+	}
+	if err := fbc.DecodeBundles(deferred); err != nil {
+		var lerr *fbc.LoadError
+		if errors.As(err, &lerr) {
+			return &fbc.LoadErrors{Errs: []*fbc.LoadError{lerr}}
 		}
+		return err
 	}
 	return nil
 }
@@ -349,6 +442,77 @@ func keepPaths(ch *model.Channel, in *model.UpgradeGraph, kept map[string]bool) 
 		}
 	}
 	return added, cut
+}
+
+// joinHeads makes the kept entries of a channel one graph with one head by opm's rule (an entry
+// no kept entry replaces or skips), as bundles named one by one may not be: from each extra head,
+// the shortest way up the input's replaces and skips to a kept entry (or to the input's head) is
+// kept too. It returns the entries added, and for whom.
+func joinHeads(ch *model.Channel, inputHead string, kept map[string]bool) []Addition {
+	upgradedBy := map[string][]string{} // entry -> the entries that replace or skip it
+	for _, name := range sortedKeys(ch.Entries) {
+		e := ch.Entries[name]
+		for _, from := range append([]string{e.Replaces}, e.Skips...) {
+			if ch.Entries[from] != nil && from != name {
+				upgradedBy[from] = append(upgradedBy[from], name)
+			}
+		}
+	}
+	var added []Addition
+	for range len(ch.Entries) {
+		heads := model.NewUpgradeGraph(subChannel(ch, kept)).Heads()
+		if len(heads) <= 1 {
+			break
+		}
+		// A head below a kept entry joins it; only heads with nothing kept above them (branches
+		// that meet higher up) are joined at the input's head.
+		join := func(stop func(string) bool) bool {
+			for _, h := range heads {
+				path := pathUp(h, upgradedBy, stop)
+				if len(path) == 0 {
+					continue
+				}
+				for _, n := range path {
+					if !kept[n] {
+						kept[n] = true
+						added = append(added, Addition{Bundle: n, For: h,
+							Why: fmt.Sprintf("the channel needs one head: %s is upgraded through %s", h, strings.Join(path, " -> "))})
+					}
+				}
+				return true
+			}
+			return false
+		}
+		if !join(func(n string) bool { return kept[n] }) && !join(func(n string) bool { return n == inputHead }) {
+			break
+		}
+	}
+	return added
+}
+
+// pathUp is the shortest way from start up the upgradedBy edges to an entry stop accepts (other
+// than start), without start; nil when there is none.
+func pathUp(start string, upgradedBy map[string][]string, stop func(string) bool) []string {
+	prev := map[string]string{start: ""}
+	queue := []string{start}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if n != start && stop(n) {
+			var path []string
+			for at := n; at != start; at = prev[at] {
+				path = append([]string{at}, path...)
+			}
+			return path
+		}
+		for _, next := range upgradedBy[n] {
+			if _, seen := prev[next]; !seen {
+				prev[next] = n
+				queue = append(queue, next)
+			}
+		}
+	}
+	return nil
 }
 
 // subChannel is the channel with only the kept entries.

@@ -12,6 +12,7 @@ type Flags struct {
 	MinVersions     []string // PKG=V or PKG/CHANNEL=V
 	MaxVersions     []string // PKG=V or PKG/CHANNEL=V
 	DefaultChannels []string // PKG=CHANNEL
+	Bundles         []string // PKG/BUNDLE
 	Full            bool
 }
 
@@ -44,9 +45,11 @@ func FromFlags(f Flags) (*Config, error) {
 	for _, n := range f.Packages {
 		note(n)
 	}
-	for _, c := range f.Channels {
-		p, _, _ := strings.Cut(c, "/")
-		note(p)
+	for _, list := range [][]string{f.Channels, f.Bundles} {
+		for _, c := range list {
+			p, _, _ := strings.Cut(c, "/")
+			note(p)
+		}
 	}
 	for _, list := range [][]string{f.MinVersions, f.MaxVersions, f.DefaultChannels} {
 		for _, a := range list {
@@ -76,6 +79,13 @@ func FromFlags(f Flags) (*Config, error) {
 			return nil, fmt.Errorf("--channel %q: give PKG/CHANNEL", c)
 		}
 		channel(pkgs[p], ch)
+	}
+	for _, b := range f.Bundles {
+		p, name, ok := strings.Cut(b, "/")
+		if !ok || name == "" || p == "" {
+			return nil, fmt.Errorf("--bundle %q: give PKG/BUNDLE", b)
+		}
+		pkgs[p].Bundles = append(pkgs[p].Bundles, name)
 	}
 	type bound struct{ min, max string }
 	bounds := map[string]*bound{} // "pkg" or "pkg/channel"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
@@ -86,23 +87,36 @@ func Select(ctx context.Context, src *source.Source, cfg *Config, fn func(pkg st
 		found[pkg] = true
 		return len(wanted) == 0 || wanted[pkg] != nil
 	}
-	// Each package is filtered, validated and handed to fn by one goroutine while the next is
-	// read: reading is most of the work, and the two overlap on a second core. At most a few
-	// packages are held at once.
-	type part struct {
-		pkg string
-		c   *fbc.Catalog
+	// Each package is filtered and validated by one of two workers while the next ones are read,
+	// and handed to fn, in the catalog's order, by a third goroutine: reading, building the kept
+	// bundles and writing them overlap on two cores. At most a few packages are held at once.
+	const workers = 2
+	work := make(chan *part, workers)
+	ordered := make(chan *part, 2*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				p.result <- filterPart(p, wanted[p.pkg], cfg.Full)
+			}
+		}()
 	}
-	parts := make(chan part, 2)
 	done := make(chan error, 1)
 	go func() {
 		var failed error
-		for p := range parts {
+		for p := range ordered {
+			if failed != nil {
+				continue // its result may never come: the reader stopped
+			}
+			r := <-p.result
+			failed = r.err
 			if failed == nil {
-				failed = rep.take(p.pkg, p.c, wanted[p.pkg], cfg.Full, fn)
-				if failed != nil {
-					done <- failed // seen by the reader at its next package
-				}
+				failed = rep.record(p.pkg, r, fn)
+			}
+			if failed != nil {
+				done <- failed // seen by the reader at its next package
 			}
 		}
 		if failed == nil {
@@ -111,9 +125,9 @@ func Select(ctx context.Context, src *source.Source, cfg *Config, fn func(pkg st
 		close(done)
 	}()
 	var workerErr error
-	// Bundles come undecoded where the source allows (the FBC directories: most of a catalog's
-	// bytes are bundles, and heads-only keeps one per channel); filterPackage decodes the ones it
-	// needs. A bundle left out is therefore not checked for a field of the wrong type.
+	// Bundles come undecoded where the source allows (an FBC directory, an index.db: most of a
+	// catalog's bytes are bundles, and heads-only keeps one per channel); filterPackage decodes
+	// the ones it needs. A bundle left out is therefore not checked for a field of the wrong type.
 	err := src.WalkSomePackagesDeferring(ctx, keep, func(pkg string, c *fbc.Catalog) error {
 		if pkg != "" {
 			found[pkg] = true
@@ -121,14 +135,19 @@ func Select(ctx context.Context, src *source.Source, cfg *Config, fn func(pkg st
 				return nil
 			}
 		}
-		select {
-		case workerErr = <-done:
-			return workerErr
-		case parts <- part{pkg, c}:
-			return nil
+		p := &part{pkg: pkg, c: c, result: make(chan filtered, 1)}
+		for _, to := range []chan *part{work, ordered} {
+			select {
+			case workerErr = <-done:
+				return workerErr
+			case to <- p:
+			}
 		}
+		return nil
 	})
-	close(parts)
+	close(work)
+	close(ordered)
+	wg.Wait()
 	if workerErr == nil {
 		workerErr = <-done
 	}
@@ -179,34 +198,56 @@ func nearNames(missing []string, found map[string]bool) string {
 	return " (the catalog has " + strings.Join(near, ", ") + ")"
 }
 
-// take filters one package (its blobs c; blobs of no package are handed on as they are), records
-// it in the report and hands the result to fn.
-func (rep *Report) take(pkg string, c *fbc.Catalog, sel *Package, full bool, fn func(string, *fbc.Catalog) error) error {
-	if pkg == "" {
-		if err := decodeBundles(c); err != nil {
-			return err
+// part is one package of the catalog on its way through Select; result receives it filtered.
+type part struct {
+	pkg    string
+	c      *fbc.Catalog
+	result chan filtered
+}
+
+// filtered is a package filtered and validated (out), with its report (nil for the blobs of no
+// package), or why it cannot be.
+type filtered struct {
+	out  *fbc.Catalog
+	prep *PackageReport
+	err  error
+}
+
+// filterPart filters one package (its blobs p.c) by sel and validates the result; blobs of no
+// package are kept as they are (oc-mirror keeps them too).
+func filterPart(p *part, sel *Package, full bool) filtered {
+	if p.pkg == "" {
+		if err := decodeBundles(p.c); err != nil {
+			return filtered{err: err}
 		}
-		return fn(pkg, c) // blobs of no package: oc-mirror keeps them too
+		return filtered{out: p.c}
 	}
-	out, prep, err := filterPackage(pkg, c, sel, full)
+	out, prep, err := filterPackage(p.pkg, p.c, sel, full)
 	if err != nil {
-		return err
+		return filtered{err: err}
 	}
 	if errs := model.ValidateCatalog(out, model.Options{}).Errors(); len(errs) > 0 {
-		return &Error{Package: pkg, Msg: fmt.Sprintf("package %s would be invalid after filtering (%s): the input is invalid there; fix it or leave the package out", pkg, errs[0].Error())}
+		return filtered{err: &Error{Package: p.pkg, Msg: fmt.Sprintf("package %s would be invalid after filtering (%s): the input is invalid there; fix it or leave the package out", p.pkg, errs[0].Error())}}
 	}
-	for _, b := range out.Bundles {
-		if b.Image != "" {
-			rep.images[b.Image] = true
-		}
-		for _, ri := range b.RelatedImages {
-			if ri.Image != "" {
-				rep.images[ri.Image] = true
+	return filtered{out: out, prep: prep}
+}
+
+// record adds a filtered package to the report (its images too) and hands it to fn.
+func (rep *Report) record(pkg string, r filtered, fn func(string, *fbc.Catalog) error) error {
+	if r.prep != nil {
+		for _, b := range r.out.Bundles {
+			if b.Image != "" {
+				rep.images[b.Image] = true
+			}
+			for _, ri := range b.RelatedImages {
+				if ri.Image != "" {
+					rep.images[ri.Image] = true
+				}
 			}
 		}
+		rep.Packages = append(rep.Packages, r.prep)
 	}
-	rep.Packages = append(rep.Packages, prep)
-	return fn(pkg, out)
+	return fn(pkg, r.out)
 }
 
 // Options are the options of Write.

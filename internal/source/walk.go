@@ -54,17 +54,20 @@ func (s *Source) WalkSomePackages(ctx context.Context, keep func(pkg string) boo
 	return s.walkSomePackages(ctx, keep, false, fn)
 }
 
-// WalkSomePackagesDeferring is WalkSomePackages where the bundles of an FBC directory may come
-// undecoded (fbc.Loader.DeferBundle): fn decodes those it keeps with Bundle.Decode, and the others
-// cost only their reading. A bundle with olm.bundle.object refs (an unpacked catalog) comes decoded
-// and resolved; so do the bundles of an index.db or a stream.
+// WalkSomePackagesDeferring is WalkSomePackages where the bundles may come undecoded: fn decodes
+// those it keeps (fbc.DecodeBundles), and the others cost only their reading. Those of an FBC
+// directory are read and left undecoded (fbc.Loader.DeferBundle); those of an index.db (schema 9
+// and later) are converted without their manifests, properties and related images, which are read
+// when they are decoded (tofbc.Options.DeferBundles: Departures then says nothing of the contents
+// of bundles). A bundle with olm.bundle.object refs (an unpacked catalog) comes decoded and
+// resolved; so do the bundles of a stream.
 func (s *Source) WalkSomePackagesDeferring(ctx context.Context, keep func(pkg string) bool, fn func(pkg string, c *fbc.Catalog) error) error {
 	return s.walkSomePackages(ctx, keep, true, fn)
 }
 
 func (s *Source) walkSomePackages(ctx context.Context, keep func(pkg string) bool, deferBundles bool, fn func(pkg string, c *fbc.Catalog) error) error {
 	if s.format == FormatSQLite {
-		report, err := tofbc.Convert(ctx, s.db, tofbc.Options{MigrateLevel: s.opts.MigrateLevel, Packages: keep}, func(pkg string, c *fbc.Catalog) error {
+		report, err := tofbc.Convert(ctx, s.db, tofbc.Options{MigrateLevel: s.opts.MigrateLevel, Packages: keep, DeferBundles: deferBundles}, func(pkg string, c *fbc.Catalog) error {
 			locateIn(c, s.ref.Raw)
 			return fn(pkg, c)
 		})

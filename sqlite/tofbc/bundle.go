@@ -13,16 +13,18 @@ import (
 
 // bundleBuild is one bundle of the package being converted.
 type bundleBuild struct {
-	name       string
-	row        *sqlite.BundleRow
-	version    string
-	semver     *semver.Version
-	skipRange  string
-	recovered  bool // the version came from the CSV
-	objects    [][]byte
-	csvJSON    []byte // the first ClusterServiceVersion among the objects
-	deprecated bool
-	blob       fbc.Bundle
+	name        string
+	row         *sqlite.BundleRow
+	version     string
+	semver      *semver.Version
+	skipRange   string
+	recovered   bool // the version came from the CSV
+	image       string
+	objects     [][]byte
+	csvJSON     []byte // the first ClusterServiceVersion among the objects
+	objectsRead bool   // objects and csvJSON are set (readObjects)
+	deprecated  bool
+	blob        fbc.Bundle
 }
 
 // buildBundles builds every bundle that opm's ListBundles would return for the package.
@@ -45,23 +47,14 @@ func (pc *packageConverter) buildBundles() error {
 	return nil
 }
 
-// buildBundle returns nil when the bundle cannot be written at all (the departure says why).
+// buildBundle returns nil when the bundle cannot be written at all (the departure says why). With
+// Options.DeferBundles it decides only that and what the graph needs (version, skip range), reading
+// the manifests only where those come from the CSV; BuildBundles builds the rest.
 func (pc *packageConverter) buildBundle(row *sqlite.BundleRow) (*bundleBuild, error) {
 	b := &bundleBuild{name: row.Name, row: row}
-	if len(row.Blob) > 0 {
-		objs, err := sqlite.SplitObjects(row.Blob)
-		if err != nil {
-			pc.depart(Departure{Code: BundleObjectsUnreadable, Bundle: row.Name,
-				Opm:    "fails to parse the bundle column: " + err.Error(),
-				Olmcat: "writes the bundle without its manifests"})
-		} else {
-			b.objects = objs
-			b.csvJSON = csvmeta.FindCSV(objs)
-			if b.csvJSON == nil {
-				pc.depart(Departure{Code: CSVMissing, Bundle: row.Name,
-					Opm:    "fails: no csv in bundle",
-					Olmcat: "writes the bundle's manifests without a ClusterServiceVersion"})
-			}
+	if !pc.deferBundles {
+		if err := pc.readObjects(b); err != nil {
+			return nil, err
 		}
 	}
 	if err := pc.resolveVersion(b); err != nil || b.semver == nil {
@@ -70,23 +63,98 @@ func (pc *packageConverter) buildBundle(row *sqlite.BundleRow) (*bundleBuild, er
 	if err := pc.resolveSkipRange(b); err != nil {
 		return nil, err
 	}
-	image := row.BundlePath.String
+	b.image = row.BundlePath.String
 	if !row.BundlePath.Valid {
 		pc.depart(Departure{Code: ImageMissing, Bundle: row.Name,
 			Opm:    "drops the bundle silently (its bundlepath is NULL, as in files older than schema 2)",
 			Olmcat: `writes the bundle with image ""`})
 	}
-	if image == "" && len(b.objects) == 0 {
-		pc.depart(Departure{Code: BundleDropped, Bundle: row.Name,
-			Opm:    "fails: bundle image must be set",
-			Olmcat: "leaves the bundle out: it has neither an image nor manifests"})
-		return nil, nil
+	if b.image == "" {
+		if err := pc.readObjects(b); err != nil {
+			return nil, err
+		}
+		if len(b.objects) == 0 {
+			pc.depart(Departure{Code: BundleDropped, Bundle: row.Name,
+				Opm:    "fails: bundle image must be set",
+				Olmcat: "leaves the bundle out: it has neither an image nor manifests"})
+			return nil, nil
+		}
 	}
+	if pc.deferBundles {
+		b.deprecated = row.Deprecated // as bundleProperties will find it
+		return b, nil
+	}
+	pc.buildContents(b)
+	return b, nil
+}
+
+// buildContents builds the bundle's blob: its properties and related images.
+func (pc *packageConverter) buildContents(b *bundleBuild) {
 	props := pc.bundleProperties(b)
 	related := pc.relatedImages(b)
-	b.blob = fbc.Bundle{Schema: fbc.SchemaBundle, Name: row.Name, Package: pc.data.Name, Image: image,
+	b.blob = fbc.Bundle{Schema: fbc.SchemaBundle, Name: b.name, Package: pc.data.Name, Image: b.image,
 		Properties: props, RelatedImages: related}
-	return b, nil
+}
+
+// readObjects splits the bundle column into manifests and finds the CSV among them, once; with
+// Options.DeferBundles it reads the bundle's contents first.
+func (pc *packageConverter) readObjects(b *bundleBuild) error {
+	if b.objectsRead {
+		return nil
+	}
+	b.objectsRead = true
+	if pc.deferBundles {
+		if err := pc.db.ReadBundleContents(pc.ctx, pc.data, []string{b.name}); err != nil {
+			return err
+		}
+	}
+	row := b.row
+	if len(row.Blob) == 0 {
+		return nil
+	}
+	objs, err := sqlite.SplitObjects(row.Blob)
+	if err != nil {
+		pc.depart(Departure{Code: BundleObjectsUnreadable, Bundle: row.Name,
+			Opm:    "fails to parse the bundle column: " + err.Error(),
+			Olmcat: "writes the bundle without its manifests"})
+		return nil
+	}
+	b.objects = objs
+	b.csvJSON = csvmeta.FindCSV(objs)
+	if b.csvJSON == nil {
+		pc.depart(Departure{Code: CSVMissing, Bundle: row.Name,
+			Opm:    "fails: no csv in bundle",
+			Olmcat: "writes the bundle's manifests without a ClusterServiceVersion"})
+	}
+	return nil
+}
+
+// BuildBundles builds the bundles named of a package converted with Options.DeferBundles
+// (fbc.BundleBuilder): it reads their contents, and builds them as Convert would have. The
+// departures found on the way are not reported (the package's report was handed over with it).
+func (pc *packageConverter) BuildBundles(names []string) ([]fbc.Bundle, error) {
+	pc.report = &Report{}
+	if err := pc.db.ReadBundleContents(pc.ctx, pc.data, names); err != nil {
+		return nil, fmt.Errorf("package %q: %w", pc.data.Name, err)
+	}
+	out := make([]fbc.Bundle, 0, len(names))
+	for _, name := range names {
+		b := pc.bundles[name]
+		if b == nil {
+			return nil, fmt.Errorf("package %q has no bundle %q to build", pc.data.Name, name)
+		}
+		if err := pc.readObjects(b); err != nil {
+			return nil, fmt.Errorf("package %q: %w", pc.data.Name, err)
+		}
+		if b.blob.Name == "" {
+			pc.buildContents(b)
+			if pc.opts.MigrateLevel == LevelCSVMetadata {
+				pc.csvMetadata(b)
+			}
+		}
+		out = append(out, b.blob)
+	}
+	return out, nil
 }
 
 // resolveVersion sets the bundle's version from the version column, or from the CSV where opm would
@@ -152,6 +220,9 @@ func (pc *packageConverter) csvVersion(b *bundleBuild) (string, error) {
 // csvFields parses the bundle's CSV (from the bundle column, else the csv column); nil when there is
 // none or it does not parse.
 func (pc *packageConverter) csvFields(b *bundleBuild) (*sqlite.CSVFields, error) {
+	if err := pc.readObjects(b); err != nil {
+		return nil, err
+	}
 	csv := b.csvJSON
 	if csv == nil && b.row.HasCSV {
 		var err error

@@ -44,6 +44,13 @@ type Options struct {
 	Workers int
 	// Packages, when set, limits Convert to the packages it accepts: the others are not read.
 	Packages func(name string) bool
+	// DeferBundles, where the file allows it (sqlite.DB.ContentsDeferrable), hands over the
+	// bundles unbuilt (fbc.DeferredBundle): the contents of a bundle (manifests, properties,
+	// related images), most of an index.db, are read and built when the bundle is decoded
+	// (fbc.DecodeBundles), so that a reader keeping a few bundles builds only those. The Report
+	// then holds no departure about the contents of the bundles (an unreadable manifest, an
+	// invalid property); the catalog of a decoded bundle is the same.
+	DeferBundles bool
 }
 
 // EmitFunc receives the catalog of one package. The catalog is not used after emit returns.
@@ -86,8 +93,10 @@ func Convert(ctx context.Context, db *sqlite.DB, opts Options, emit EmitFunc) (*
 	if workers <= 0 {
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
-	err = inOrder(ctx, len(refs), workers, func(ctx context.Context, i int) packageResult {
-		return convertPackage(ctx, db, opts, refs[i])
+	err = inOrder(ctx, len(refs), workers, func(workCtx context.Context, i int) packageResult {
+		// A deferred bundle is built after its package is handed over, when the workers'
+		// context may be done: it reads with the caller's.
+		return convertPackage(workCtx, ctx, db, opts, refs[i])
 	}, func(i int, res packageResult) error {
 		r.Departures = append(r.Departures, res.departures...)
 		if res.cat == nil {
@@ -112,13 +121,19 @@ type packageResult struct {
 	err        error
 }
 
-func convertPackage(ctx context.Context, db *sqlite.DB, opts Options, ref sqlite.PackageRef) packageResult {
-	data, err := db.ReadPackage(ctx, ref)
+func convertPackage(ctx, buildCtx context.Context, db *sqlite.DB, opts Options, ref sqlite.PackageRef) packageResult {
+	deferBundles := opts.DeferBundles && db.ContentsDeferrable()
+	read := db.ReadPackage
+	if deferBundles {
+		read = db.ReadPackageGraph
+		ctx = buildCtx
+	}
+	data, err := read(ctx, ref)
 	if err != nil {
 		return packageResult{err: err}
 	}
 	local := &Report{}
-	pc := &packageConverter{ctx: ctx, db: db, opts: opts, report: local, data: data}
+	pc := &packageConverter{ctx: ctx, db: db, opts: opts, report: local, data: data, deferBundles: deferBundles}
 	cat, err := pc.convert()
 	if err != nil {
 		return packageResult{err: fmt.Errorf("package %q: %w", ref.Name, err)}
@@ -133,6 +148,8 @@ type packageConverter struct {
 	opts   Options
 	report *Report
 	data   *sqlite.PackageData
+	// deferBundles: bundles are handed over unbuilt, and BuildBundles builds them.
+	deferBundles bool
 
 	bundles  map[string]*bundleBuild // kept bundles, by name
 	channels map[string]*channelGraph
@@ -179,10 +196,14 @@ func (pc *packageConverter) convert() (*fbc.Catalog, error) {
 		if !pc.inAnyChannel(name) {
 			continue
 		}
-		if pc.opts.MigrateLevel == LevelCSVMetadata {
-			pc.csvMetadata(b)
+		if pc.deferBundles {
+			cat.Bundles = append(cat.Bundles, fbc.DeferredBundle(name, p.Name, fbc.Location{}, pc))
+		} else {
+			if pc.opts.MigrateLevel == LevelCSVMetadata {
+				pc.csvMetadata(b)
+			}
+			cat.Bundles = append(cat.Bundles, b.blob)
 		}
-		cat.Bundles = append(cat.Bundles, b.blob)
 		if b.deprecated {
 			deprecated = append(deprecated, fbc.DeprecationEntry{
 				Reference: fbc.Reference{Schema: fbc.SchemaBundle, Name: name},
