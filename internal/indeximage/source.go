@@ -138,7 +138,12 @@ func resolve(ctx context.Context, ref imageRef, opts Options) (resolved, error) 
 
 func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Options) (resolved, error) {
 	where := ref.named.String()
-	desc, err := remote.Get(ref.named, opts.remoteOptions(ctx)...)
+	// One puller for the manifest, the config and every layer: one token, one set of connections.
+	puller, err := remote.NewPuller(opts.remoteOptions(ctx)...)
+	if err != nil {
+		return resolved{}, registryError(ref, err)
+	}
+	desc, err := puller.Get(ctx, ref.named)
 	if err != nil {
 		return resolved{}, registryError(ref, err)
 	}
@@ -148,6 +153,7 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
+		idx = &registryIndex{imageIndex: idx, ctx: ctx, puller: puller, repo: ref.named.Context()}
 		r, err := pickFromIndex(idx, plat, where, nil)
 		if err != nil {
 			return resolved{}, registryError(ref, err)
@@ -159,7 +165,7 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
-		r := resolved{img: img, digest: desc.Digest, where: fmt.Sprintf("%s@%s", ref.named.Context(), desc.Digest), blobsVerified: true}
+		r := resolved{img: newRegistryImage(ctx, img, puller, ref.named.Context()), digest: desc.Digest, where: fmt.Sprintf("%s@%s", ref.named.Context(), desc.Digest), blobsVerified: true}
 		return r, checkManifest(r)
 	case types.DockerManifestSchema1, types.DockerManifestSchema1Signed:
 		return resolved{}, fmt.Errorf("image %s is a Docker schema 1 manifest, which olmcat does not read: re-push it with a current docker/podman/skopeo", where)
