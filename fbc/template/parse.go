@@ -125,10 +125,16 @@ func Parse(typ string, data []byte) (*Template, error) {
 	case SchemaBasic:
 		t.Basic, err = parseBasic(doc, docErr)
 	case SchemaSemver:
-		lines = nil // a semver template is read whole, and so are its lines
-		t.Semver, err = parseSemver(data)
-		if err != nil {
-			err = fmt.Errorf("render: unable to read file: %v", err)
+		if lines != nil {
+			// Read item by item, strictly (see splitDocument): decoded from its JSON.
+			t.Semver, err = semverFromJSON(doc)
+		}
+		if t.Semver == nil && err == nil {
+			lines = nil // read whole, and so are its lines
+			t.Semver, err = parseSemver(data)
+			if err != nil {
+				err = fmt.Errorf("render: unable to read file: %v", err)
+			}
 		}
 	case SchemaSubstitutes:
 		t.Substitutes, err = parseSubstitutes(doc, docErr)
@@ -345,6 +351,28 @@ func parseSemver(data []byte) (*Semver, error) {
 	if err := noPanic(func() error { return yaml.UnmarshalStrict(data, &doc) }); err != nil {
 		return nil, err
 	}
+	return newSemver(doc)
+}
+
+// semverFromJSON decodes the JSON of a semver template's first document, read strictly as
+// yaml.UnmarshalStrict reads it (an unknown key is an error). It returns nil, nil when the JSON
+// does not decode: parseSemver then reads the text whole, for opm's error message.
+func semverFromJSON(raw json.RawMessage) (*Semver, error) {
+	var doc semverDocument
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, nil
+	}
+	sv, err := newSemver(doc)
+	if err != nil {
+		return nil, fmt.Errorf("render: unable to read file: %v", err)
+	}
+	return sv, nil
+}
+
+// newSemver is the template a decoded semver document says.
+func newSemver(doc semverDocument) (*Semver, error) {
 	if doc.Schema != SchemaSemver {
 		return nil, fmt.Errorf("readFile: input file has unknown schema, should be %q", SchemaSemver)
 	}

@@ -125,6 +125,12 @@ func TestSplitShapes(t *testing.T) {
 		{"quoted key", "\"schema\": olm.template.basic\nentries:\n- a: 1\n", false},
 		{"bad item", "schema: olm.template.basic\nentries:\n- a: [1\n- b: 2]\n", false},
 		{"block scalar", "schema: olm.template.basic\nentries:\n- description: |\n    - not an item\n    text\n  name: x\n", true},
+		{"semver, opm's spelling", "Schema: olm.semver\nGenerateMajorChannels: true\nCandidate:\n  Bundles:\n  - Image: a\n  # c\n  - Image: b\nStable:\n  bundles:\n    - image: c\n\nfast:\n  bundles:\n  - {image: d}\n", true},
+		{"semver, another key beside bundles", "schema: olm.semver\ncandidate:\n  bundles:\n  - image: a\n  other: 1\n", false},
+		{"semver, candidate twice", "schema: olm.semver\ncandidate:\n  bundles:\n  - image: a\nCandidate:\n  bundles:\n  - image: b\n", false},
+		{"semver, a key twice in a bundle", "schema: olm.semver\ncandidate:\n  bundles:\n  - image: a\n    image: b\n", false},
+		{"semver, a key twice in the header", "schema: olm.semver\nschema: olm.semver\ncandidate:\n  bundles:\n  - image: a\n", false},
+		{"semver, flow bundles", "schema: olm.semver\ncandidate:\n  bundles: [{image: a}]\n", false},
 	} {
 		got, ok := splitDocument([]byte(tc.doc))
 		if ok != tc.split {
@@ -147,6 +153,7 @@ func FuzzSplitDocument(f *testing.F) {
 	f.Add("entries:\n  - a: 1\n  - |\n    x\n  -\n    - y\nsubstitutions:\n- name: a\n  base: b\nschema: olm.template.substitutes\n")
 	f.Add("schema: x\nentries:\n- a: 'it''s'\n- b: \"q\\\"\"\n- c: {d: [1, 2.0, yes, on, 0x1f, ~]}\n")
 	f.Add("entries:\n- a: b\n  c: d\n- - e\n  - f\n-\n")
+	f.Add("schema: olm.semver\ncandidate:\n  Bundles:\n  - image: a\n  -\n    image: 'b'\nstable:\n  bundles:\n    - image: c\n      x: [1]\n")
 	f.Fuzz(func(t *testing.T, doc string) {
 		if len(doc) > 1<<16 {
 			return
