@@ -12,6 +12,8 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 )
 
 // manyLayerImage is an FBC index image of n layers: the catalog at the bottom, n-1 layers on top
@@ -69,9 +71,9 @@ func TestRegistryManyLayersReadLinearly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ri, ok := res.img.(*registryImage)
+	ri, ok := res.img.(*describedImage)
 	if !ok {
-		t.Fatalf("a registry image resolves to %T, not to a registryImage", res.img)
+		t.Fatalf("a registry image resolves to %T, not to a describedImage", res.img)
 	}
 	counted := &manifestCounting{Image: ri.Image}
 	ri.Image = counted
@@ -212,5 +214,40 @@ func TestManifestReadsShareOneBudget(t *testing.T) {
 	b.Body.Close()
 	if pullMemory.free != pullMemory.size {
 		t.Errorf("%d of %d bytes free once every body is closed", pullMemory.free, pullMemory.size)
+	}
+}
+
+// The layers of an OCI layout (the bundle cache's form) are read linearly too: its manifest is
+// parsed once however many layers there are, and every layer is read and checked.
+func TestLayoutManyLayersReadLinearly(t *testing.T) {
+	const layers = 300
+	dir := t.TempDir()
+	lp, err := layout.Write(dir, empty.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lp.AppendImage(manyLayerImage(t, layers)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := resolveRef(context.Background(), OCILayoutPrefix+dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	di, ok := res.img.(*describedImage)
+	if !ok {
+		t.Fatalf("an OCI layout's image resolves to %T, not to a describedImage", res.img)
+	}
+	counted := &manifestCounting{Image: di.Image}
+	di.Image = counted
+	cat, err := extract(context.Background(), res.img, res.where, Options{TempDir: t.TempDir()}, res.blobsVerified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Cleanup()
+	if cat.LayersRead != layers {
+		t.Errorf("read %d of %d layers, want all %d", cat.LayersRead, cat.LayersTotal, layers)
+	}
+	if counted.parses > 2 {
+		t.Errorf("the manifest was parsed %d times to read %d layers, want at most twice", counted.parses, layers)
 	}
 }
