@@ -109,7 +109,7 @@ func parseErrorf(format string, args ...any) error {
 // found or is not a template's, "rendering template: ..." when the template itself is wrong.
 func Parse(typ string, data []byte) (*Template, error) {
 	// The first document is read once, for the schema and for the entries.
-	doc, lines, docErr := firstDocument(data)
+	doc, lines, fromJSON, docErr := readFirstDocument(data)
 	schema := SchemaOfType(typ)
 	if typ == "" {
 		var err error
@@ -144,6 +144,9 @@ func Parse(typ string, data []byte) (*Template, error) {
 	}
 	if err != nil {
 		return nil, parseErrorf("rendering template: %v", err)
+	}
+	if lines == nil && fromJSON {
+		lines = jsonLines(data)
 	}
 	if lines == nil {
 		lines = findLines(data)
@@ -193,18 +196,24 @@ func FirstDocument(data []byte) (json.RawMessage, error) {
 // firstDocument is FirstDocument, with the lines of the template's parts when the document was
 // read item by item (see splitDocument; nil otherwise).
 func firstDocument(data []byte) (json.RawMessage, *Lines, error) {
+	raw, lines, _, err := readFirstDocument(data)
+	return raw, lines, err
+}
+
+// readFirstDocument is firstDocument, saying whether the document was read as JSON.
+func readFirstDocument(data []byte) (_ json.RawMessage, _ *Lines, isJSON bool, _ error) {
 	var jsonErr error
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var raw json.RawMessage
 		if jsonErr = json.NewDecoder(bytes.NewReader(t)).Decode(&raw); jsonErr == nil {
-			return raw, nil, nil
+			return raw, nil, true, nil
 		}
 	}
 	raw, lines, err := firstYAMLDocument(data)
 	if err != nil && jsonErr != nil {
-		return nil, nil, jsonErr
+		return nil, nil, false, jsonErr
 	}
-	return raw, lines, err
+	return raw, lines, false, err
 }
 
 func firstYAMLDocument(data []byte) (json.RawMessage, *Lines, error) {
