@@ -109,7 +109,7 @@ func parseErrorf(format string, args ...any) error {
 // found or is not a template's, "rendering template: ..." when the template itself is wrong.
 func Parse(typ string, data []byte) (*Template, error) {
 	// The first document is read once, for the schema and for the entries.
-	doc, lines, docErr := firstDocument(data)
+	doc, lines, fromJSON, docErr := readFirstDocument(data)
 	schema := SchemaOfType(typ)
 	if typ == "" {
 		var err error
@@ -125,10 +125,16 @@ func Parse(typ string, data []byte) (*Template, error) {
 	case SchemaBasic:
 		t.Basic, err = parseBasic(doc, docErr)
 	case SchemaSemver:
-		lines = nil // a semver template is read whole, and so are its lines
-		t.Semver, err = parseSemver(data)
-		if err != nil {
-			err = fmt.Errorf("render: unable to read file: %v", err)
+		if lines != nil {
+			// Read item by item, strictly (see splitDocument): decoded from its JSON.
+			t.Semver, err = semverFromJSON(doc)
+		}
+		if t.Semver == nil && err == nil {
+			lines = nil // read whole, and so are its lines
+			t.Semver, err = parseSemver(data)
+			if err != nil {
+				err = fmt.Errorf("render: unable to read file: %v", err)
+			}
 		}
 	case SchemaSubstitutes:
 		t.Substitutes, err = parseSubstitutes(doc, docErr)
@@ -138,6 +144,9 @@ func Parse(typ string, data []byte) (*Template, error) {
 	}
 	if err != nil {
 		return nil, parseErrorf("rendering template: %v", err)
+	}
+	if lines == nil && fromJSON {
+		lines = jsonLines(data)
 	}
 	if lines == nil {
 		lines = findLines(data)
@@ -187,18 +196,24 @@ func FirstDocument(data []byte) (json.RawMessage, error) {
 // firstDocument is FirstDocument, with the lines of the template's parts when the document was
 // read item by item (see splitDocument; nil otherwise).
 func firstDocument(data []byte) (json.RawMessage, *Lines, error) {
+	raw, lines, _, err := readFirstDocument(data)
+	return raw, lines, err
+}
+
+// readFirstDocument is firstDocument, saying whether the document was read as JSON.
+func readFirstDocument(data []byte) (_ json.RawMessage, _ *Lines, isJSON bool, _ error) {
 	var jsonErr error
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var raw json.RawMessage
 		if jsonErr = json.NewDecoder(bytes.NewReader(t)).Decode(&raw); jsonErr == nil {
-			return raw, nil, nil
+			return raw, nil, true, nil
 		}
 	}
 	raw, lines, err := firstYAMLDocument(data)
 	if err != nil && jsonErr != nil {
-		return nil, nil, jsonErr
+		return nil, nil, false, jsonErr
 	}
-	return raw, lines, err
+	return raw, lines, false, err
 }
 
 func firstYAMLDocument(data []byte) (json.RawMessage, *Lines, error) {
@@ -345,6 +360,28 @@ func parseSemver(data []byte) (*Semver, error) {
 	if err := noPanic(func() error { return yaml.UnmarshalStrict(data, &doc) }); err != nil {
 		return nil, err
 	}
+	return newSemver(doc)
+}
+
+// semverFromJSON decodes the JSON of a semver template's first document, read strictly as
+// yaml.UnmarshalStrict reads it (an unknown key is an error). It returns nil, nil when the JSON
+// does not decode: parseSemver then reads the text whole, for opm's error message.
+func semverFromJSON(raw json.RawMessage) (*Semver, error) {
+	var doc semverDocument
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, nil
+	}
+	sv, err := newSemver(doc)
+	if err != nil {
+		return nil, fmt.Errorf("render: unable to read file: %v", err)
+	}
+	return sv, nil
+}
+
+// newSemver is the template a decoded semver document says.
+func newSemver(doc semverDocument) (*Semver, error) {
 	if doc.Schema != SchemaSemver {
 		return nil, fmt.Errorf("readFile: input file has unknown schema, should be %q", SchemaSemver)
 	}

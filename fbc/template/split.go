@@ -46,6 +46,9 @@ func splitDocument(doc []byte) (_ *splitDoc, ok bool) {
 		seen     = map[string]bool{}
 		docLine  = 0
 		lines    = lineCursor{doc: doc}
+		// A semver template's candidate, fast and stable (any case, once each): the key as
+		// spelled, the bundles key as spelled, its items and their lines.
+		bundleSets []bundleSet
 	)
 	for line, ok := lines.next(); ok; line, ok = lines.next() {
 		if docLine == 0 && isSeparator(line) {
@@ -76,6 +79,20 @@ func splitDocument(doc []byte) (_ *splitDoc, ok bool) {
 				return nil, false // another spelling, or twice: the JSON decoder's rules would apply
 			}
 		}
+		if slices.Contains(archetypes, lower) && seen[lower] {
+			return nil, false // twice, in any case: the whole document's decoder decides
+		}
+		if slices.Contains(archetypes, lower) && isBlankOrComment(rest) {
+			seen[lower] = true
+			set, ok := archetypeBundles(&lines)
+			if !ok {
+				return nil, false
+			}
+			set.key, set.archetype = key, slices.Index(archetypes, lower)
+			header.WriteString(key + ":\n  " + set.bundlesKey + ": []\n")
+			bundleSets = append(bundleSets, set)
+			continue
+		}
 		seen[lower] = true
 		if !isSplitKey(key) || !isBlankOrComment(rest) {
 			header.Write(line)
@@ -91,23 +108,119 @@ func splitDocument(doc []byte) (_ *splitDoc, ok bool) {
 	if docLine == 0 {
 		return nil, false
 	}
+	// A semver template is decoded strictly (a key twice is an error): its parts are too, and
+	// one that is not is read whole, for opm's error.
+	strict := len(bundleSets) > 0
 	var top map[string]json.RawMessage
-	if err := noPanic(func() error { return yaml.Unmarshal(header.Bytes(), &top) }); err != nil || top == nil {
+	if err := noPanic(func() error { return unmarshalYAML(header.Bytes(), &top, strict) }); err != nil || top == nil {
 		return nil, false
 	}
 	for key, items := range seqs {
-		raw, ok := decodeItems(key, items)
+		raw, ok := decodeItems(key, items, strict)
 		if !ok {
 			return nil, false
 		}
 		top[key] = raw
 	}
+	l := &Lines{Document: docLine, Entries: itemLine["entries"], Substitutions: itemLine["substitutions"]}
+	for _, set := range bundleSets {
+		raw, ok := decodeItems(set.bundlesKey, set.items, true)
+		if !ok {
+			return nil, false
+		}
+		key, err := json.Marshal(set.bundlesKey)
+		if err != nil {
+			return nil, false
+		}
+		top[set.key] = slices.Concat([]byte("{"), key, []byte(":"), raw, []byte("}"))
+		l.Bundles[set.archetype] = set.lines
+	}
 	out, err := json.Marshal(top)
 	if err != nil {
 		return nil, false
 	}
-	l := &Lines{Document: docLine, Entries: itemLine["entries"], Substitutions: itemLine["substitutions"]}
 	return &splitDoc{json: out, lines: l}, true
+}
+
+// bundleSet is one of a semver template's candidate, fast and stable mappings, read item by item:
+// `KEY:`, then only `  bundles:` (any case, indented) and its block sequence.
+type bundleSet struct {
+	key, bundlesKey string
+	archetype       int // its index in archetypes
+	items           [][]byte
+	lines           []int
+}
+
+// archetypeBundles reads what follows a top-level `candidate:` (`fast:`, `stable:`) line: an
+// indented `bundles:` line and its block sequence, up to the next top-level line; ok is false for
+// anything else (another key in the mapping, a flow sequence, an empty one), which is read whole.
+func archetypeBundles(lines *lineCursor) (set bundleSet, ok bool) {
+	for line, more := lines.next(); more; line, more = lines.next() {
+		if hasTabIndent(line) || isDirectiveOrEnd(line) {
+			return set, false
+		}
+		if isBlankOrComment(line) {
+			continue
+		}
+		n := leadingSpaces(line)
+		key, rest, isKey := topLevelKey(line[n:])
+		if n == 0 || !isKey || !strings.EqualFold(key, "bundles") || !isBlankOrComment(rest) {
+			return set, false
+		}
+		set.bundlesKey = key
+		set.items, set.lines, ok = nestedSequenceItems(lines, n)
+		return set, ok
+	}
+	return set, false
+}
+
+// nestedSequenceItems is sequenceItems for the block sequence of a key indented keyIndent
+// spaces: its items at keyIndent or deeper, up to the next top-level line. A line the sequence
+// does not explain (a sibling key) gives up.
+func nestedSequenceItems(lines *lineCursor, keyIndent int) (items [][]byte, starts []int, ok bool) {
+	indent := -1
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			items = append(items, lines.doc[start:end])
+		}
+	}
+	contentPending := false
+	for line, more := lines.next(); more; line, more = lines.next() {
+		if hasTabIndent(line) || isDirectiveOrEnd(line) {
+			return nil, nil, false
+		}
+		if isBlankOrComment(line) {
+			continue
+		}
+		n := leadingSpaces(line)
+		if n == 0 {
+			flush(lines.start)
+			lines.back()
+			return items, starts, len(items) > 0
+		}
+		if indent < 0 {
+			if n < keyIndent || !isItemMarker(line[n:]) {
+				return nil, nil, false
+			}
+			indent = n
+		}
+		switch {
+		case n == indent && isItemMarker(line[n:]):
+			flush(lines.start)
+			start = lines.start
+			starts = append(starts, 0)
+			contentPending = true
+		case n <= indent:
+			return nil, nil, false
+		}
+		if contentPending && itemContent(line, n, indent) {
+			starts[len(starts)-1] = lines.number
+			contentPending = false
+		}
+	}
+	flush(len(lines.doc))
+	return items, starts, len(items) > 0
 }
 
 func isSplitKey(key string) bool {
@@ -181,7 +294,7 @@ func itemContent(line []byte, n, indent int) bool {
 // decodeItems decodes each item of the sequence key as the whole document would decode it, and
 // joins them into the JSON array the whole document's sequence is. Items are decoded on every
 // core, each worker a contiguous run of them, and joined in their order.
-func decodeItems(key string, items [][]byte) (json.RawMessage, bool) {
+func decodeItems(key string, items [][]byte, strict bool) (json.RawMessage, bool) {
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(items)/64))
 	decoded := make([]json.RawMessage, len(items))
 	failed := make([]bool, workers)
@@ -194,7 +307,7 @@ func decodeItems(key string, items [][]byte) (json.RawMessage, bool) {
 			for i := lo; i < hi; i++ {
 				buf = append(append(buf[:0], prefix...), items[i]...)
 				var one map[string][]json.RawMessage
-				if err := noPanic(func() error { return yaml.Unmarshal(buf, &one) }); err != nil || len(one) != 1 || len(one[key]) != 1 {
+				if err := noPanic(func() error { return unmarshalYAML(buf, &one, strict) }); err != nil || len(one) != 1 || len(one[key]) != 1 {
 					failed[w] = true
 					return
 				}
@@ -219,6 +332,14 @@ func decodeItems(key string, items [][]byte) (json.RawMessage, bool) {
 		out = append(out, d...)
 	}
 	return append(out, ']'), true
+}
+
+// unmarshalYAML is yaml.Unmarshal, or yaml.UnmarshalStrict (a key twice is an error) if strict.
+func unmarshalYAML(data []byte, v any, strict bool) error {
+	if strict {
+		return yaml.UnmarshalStrict(data, v)
+	}
+	return yaml.Unmarshal(data, v)
 }
 
 // mayHaveNodeProperties reports whether doc may hold an anchor (&a), an alias (*a), a tag (!t)

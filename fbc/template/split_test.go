@@ -49,16 +49,16 @@ func realTemplates(t *testing.T) map[string][]byte {
 	return out
 }
 
-// TestSplitEqualsWholeOnRealTemplates: every real basic template is read item by item, and gives
-// the JSON and the entry lines the whole document gives.
+// TestSplitEqualsWholeOnRealTemplates: every real basic and semver template is read item by
+// item, and gives the JSON and the entry and bundle lines the whole document gives.
 func TestSplitEqualsWholeOnRealTemplates(t *testing.T) {
 	split := 0
 	for name, data := range realTemplates(t) {
 		doc, _, _ := cutFirstDocument(data)
 		got, ok := splitDocument(doc)
 		schema, _ := DetectSchema(data)
-		if schema == SchemaBasic && strings.Contains(name, "templates-real") && !ok {
-			t.Errorf("%s: a real basic template is not read item by item", name)
+		if (schema == SchemaBasic || schema == SchemaSemver) && strings.Contains(name, "templates-real") && !ok {
+			t.Errorf("%s: a real %s template is not read item by item", name, schema)
 		}
 		if !ok {
 			continue
@@ -73,7 +73,7 @@ func TestSplitEqualsWholeOnRealTemplates(t *testing.T) {
 			t.Errorf("%s: the split JSON differs from the whole document's", name)
 		}
 		if lines := findLines(data); lines != nil && (!reflect.DeepEqual(lines.Entries, got.lines.Entries) || lines.Document != got.lines.Document ||
-			!reflect.DeepEqual(lines.Substitutions, got.lines.Substitutions)) {
+			!reflect.DeepEqual(lines.Substitutions, got.lines.Substitutions) || !reflect.DeepEqual(lines.Bundles, got.lines.Bundles)) {
 			t.Errorf("%s: lines %+v, the node parser's %+v", name, got.lines, lines)
 		}
 	}
@@ -125,6 +125,12 @@ func TestSplitShapes(t *testing.T) {
 		{"quoted key", "\"schema\": olm.template.basic\nentries:\n- a: 1\n", false},
 		{"bad item", "schema: olm.template.basic\nentries:\n- a: [1\n- b: 2]\n", false},
 		{"block scalar", "schema: olm.template.basic\nentries:\n- description: |\n    - not an item\n    text\n  name: x\n", true},
+		{"semver, opm's spelling", "Schema: olm.semver\nGenerateMajorChannels: true\nCandidate:\n  Bundles:\n  - Image: a\n  # c\n  - Image: b\nStable:\n  bundles:\n    - image: c\n\nfast:\n  bundles:\n  - {image: d}\n", true},
+		{"semver, another key beside bundles", "schema: olm.semver\ncandidate:\n  bundles:\n  - image: a\n  other: 1\n", false},
+		{"semver, candidate twice", "schema: olm.semver\ncandidate:\n  bundles:\n  - image: a\nCandidate:\n  bundles:\n  - image: b\n", false},
+		{"semver, a key twice in a bundle", "schema: olm.semver\ncandidate:\n  bundles:\n  - image: a\n    image: b\n", false},
+		{"semver, a key twice in the header", "schema: olm.semver\nschema: olm.semver\ncandidate:\n  bundles:\n  - image: a\n", false},
+		{"semver, flow bundles", "schema: olm.semver\ncandidate:\n  bundles: [{image: a}]\n", false},
 	} {
 		got, ok := splitDocument([]byte(tc.doc))
 		if ok != tc.split {
@@ -147,6 +153,7 @@ func FuzzSplitDocument(f *testing.F) {
 	f.Add("entries:\n  - a: 1\n  - |\n    x\n  -\n    - y\nsubstitutions:\n- name: a\n  base: b\nschema: olm.template.substitutes\n")
 	f.Add("schema: x\nentries:\n- a: 'it''s'\n- b: \"q\\\"\"\n- c: {d: [1, 2.0, yes, on, 0x1f, ~]}\n")
 	f.Add("entries:\n- a: b\n  c: d\n- - e\n  - f\n-\n")
+	f.Add("schema: olm.semver\ncandidate:\n  Bundles:\n  - image: a\n  -\n    image: 'b'\nstable:\n  bundles:\n    - image: c\n      x: [1]\n")
 	f.Fuzz(func(t *testing.T, doc string) {
 		if len(doc) > 1<<16 {
 			return
@@ -203,5 +210,42 @@ func TestLargeBasicIsSplit(t *testing.T) {
 	}
 	if len(got.lines.Entries) != 51 || got.lines.Entries[1] != 6 {
 		t.Errorf("entry lines %v", got.lines.Entries[:min(3, len(got.lines.Entries))])
+	}
+}
+
+// TestSemverReadOnceAsWhole: a semver template read item by item parses to the template, the
+// lines and the errors the whole text gives (parseSemver, findLines).
+func TestSemverReadOnceAsWhole(t *testing.T) {
+	docs := map[string][]byte{
+		"opm's spelling":          []byte("Schema: olm.semver\nGenerateMajorChannels: true\nCandidate:\n  Bundles:\n  - Image: a\n  - Image: b\nStable:\n  bundles:\n    - image: c\n"),
+		"unknown key in a bundle": []byte("schema: olm.semver\ncandidate:\n  bundles:\n  - image: a\n    imagee: b\n"),
+		"unknown top-level key":   []byte("schema: olm.semver\ncandidat:\n  bundles:\n  - image: a\n"),
+		"mismatched preference":   []byte("schema: olm.semver\ngenerateMinorChannels: true\ndefaultChannelTypePreference: major\nfast:\n  bundles:\n  - image: a\n"),
+		"wrong schema":            []byte("schema: olm.semverr\ncandidate:\n  bundles:\n  - image: a\n"),
+	}
+	for name, data := range realTemplates(t) {
+		if schema, _ := DetectSchema(data); schema == SchemaSemver {
+			docs[name] = data
+		}
+	}
+	for name, data := range docs {
+		got, err := Parse("semver", data)
+		want, wantErr := parseSemver(data)
+		if wantErr != nil {
+			if err == nil || !strings.Contains(err.Error(), wantErr.Error()) {
+				t.Errorf("%s: err %v, the whole text's %v", name, err, wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got.Semver, want) {
+			t.Errorf("%s: %+v, the whole text's %+v", name, got.Semver, want)
+		}
+		if lines := findLines(data); !reflect.DeepEqual(got.Lines, lines) {
+			t.Errorf("%s: lines %+v, the node parser's %+v", name, got.Lines, lines)
+		}
 	}
 }

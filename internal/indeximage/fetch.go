@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/olmcat/olmcat/internal/filetree"
 	"github.com/olmcat/olmcat/internal/scratch"
@@ -179,9 +178,6 @@ func (cat *Catalog) fill(ctx context.Context, img v1.Image, cf *v1.ConfigFile, w
 // once it is read.
 func readTopDown(ctx context.Context, img v1.Image, cf *v1.ConfigFile, where string, sink layerSink, blobsVerified bool, after func(diffID v1.Hash)) (read, total int, err error) {
 	layers, err := img.Layers()
-	if err == nil && blobsVerified {
-		layers, err = describedLayers(img, layers)
-	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: list layers: %w", where, err)
 	}
@@ -263,31 +259,3 @@ func readLayer(ctx context.Context, l v1.Layer, want v1.Hash, where string, w la
 	}
 	return nil
 }
-
-// describedLayers gives each of a registry image's layers its descriptor from the manifest,
-// parsed once: go-containerregistry answers a remote layer's MediaType and Size by parsing the
-// whole manifest again, so that reading n layers cost n² (2,000 layers: over a minute).
-func describedLayers(img v1.Image, layers []v1.Layer) ([]v1.Layer, error) {
-	m, err := img.Manifest()
-	if err != nil {
-		return nil, err
-	}
-	if len(m.Layers) != len(layers) {
-		return layers, nil
-	}
-	out := make([]v1.Layer, len(layers))
-	for i, l := range layers {
-		out[i] = &describedLayer{Layer: l, desc: m.Layers[i]}
-	}
-	return out, nil
-}
-
-// describedLayer is a layer whose digest, size and media type come from its descriptor.
-type describedLayer struct {
-	v1.Layer
-	desc v1.Descriptor
-}
-
-func (l *describedLayer) Digest() (v1.Hash, error)            { return l.desc.Digest, nil }
-func (l *describedLayer) Size() (int64, error)                { return l.desc.Size, nil }
-func (l *describedLayer) MediaType() (types.MediaType, error) { return l.desc.MediaType, nil }

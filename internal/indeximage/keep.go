@@ -150,9 +150,6 @@ type keptImage struct {
 
 func (i *keptImage) Layers() ([]v1.Layer, error) {
 	layers, err := i.Image.Layers()
-	if err == nil {
-		layers, err = describedLayers(i.Image, layers)
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,8 @@ const (
 	// repeated bytes 1,000 times.
 	DefaultMaxExpansion int64 = 200
 	expansionFloor      int64 = 64 << 20
-	// DefaultMaxManifestBytes: 8 pulls at once hold at most 32 MiB of manifests and configs.
+	// DefaultMaxManifestBytes: the pulls together read at most 16 MiB of manifests and configs
+	// at once (see pullMemory).
 	DefaultMaxManifestBytes int64 = 4 << 20
 )
 

@@ -130,7 +130,13 @@ func resolve(ctx context.Context, ref imageRef, opts Options) (resolved, error) 
 	}
 	switch ref.kind {
 	case sourceOCILayout:
-		return resolveLayout(ref, plat)
+		r, err := resolveLayout(ref, plat)
+		if err != nil {
+			return resolved{}, err
+		}
+		// Its layers read in time linear in their number (see describedImage).
+		r.img = newDescribedImage(ctx, r.img, layoutBlobs(layout.Path(ref.path)))
+		return r, nil
 	case sourceDockerArchive:
 		return resolveArchive(ref)
 	}
@@ -139,7 +145,12 @@ func resolve(ctx context.Context, ref imageRef, opts Options) (resolved, error) 
 
 func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Options) (resolved, error) {
 	where := ref.named.String()
-	desc, err := remote.Get(ref.named, opts.remoteOptions(ctx)...)
+	// One puller for the manifest, the config and every layer: one token, one set of connections.
+	puller, err := remote.NewPuller(opts.remoteOptions(ctx)...)
+	if err != nil {
+		return resolved{}, registryError(ref, err)
+	}
+	desc, err := puller.Get(ctx, ref.named)
 	if err != nil {
 		return resolved{}, registryError(ref, err)
 	}
@@ -149,6 +160,7 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
+		idx = &describedIndex{imageIndex: idx, ctx: ctx, blob: registryBlobs(ctx, puller, ref.named.Context())}
 		r, err := pickFromIndex(idx, plat, where, nil)
 		if err != nil {
 			return resolved{}, registryError(ref, err)
@@ -160,7 +172,7 @@ func resolveRemote(ctx context.Context, ref imageRef, plat v1.Platform, opts Opt
 		if err != nil {
 			return resolved{}, registryError(ref, err)
 		}
-		r := resolved{img: img, digest: desc.Digest, where: fmt.Sprintf("%s@%s", ref.named.Context(), desc.Digest), blobsVerified: true}
+		r := resolved{img: newDescribedImage(ctx, img, registryBlobs(ctx, puller, ref.named.Context())), digest: desc.Digest, where: fmt.Sprintf("%s@%s", ref.named.Context(), desc.Digest), blobsVerified: true}
 		return r, checkManifest(r)
 	case types.DockerManifestSchema1, types.DockerManifestSchema1Signed:
 		return resolved{}, fmt.Errorf("image %s is a Docker schema 1 manifest, which olmcat does not read: re-push it with a current docker/podman/skopeo", where)

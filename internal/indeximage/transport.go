@@ -106,18 +106,34 @@ func (t *registryTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		return nil, err
 	}
+	manifest := req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/manifests/") && resp.StatusCode < 300
+	var reserved int64
+	if manifest && resp.ContentLength <= t.maxManifest {
+		// The body is read whole into memory: wait for room in the budget of all pulls (see
+		// pullMemory), the watchdog paused, as this wait is not the registry's.
+		want := t.maxManifest
+		if resp.ContentLength >= 0 {
+			want = resp.ContentLength
+		}
+		w.timer.Stop()
+		if reserved, err = pullMemory.acquire(req.Context(), want); err != nil {
+			w.stop()
+			resp.Body.Close()
+			return nil, err
+		}
+	}
 	w.progress(fmt.Sprintf("the body of %s %s stopped", req.Method, req.URL.Path))
 	resp.Body = &watchedBody{rc: resp.Body, w: w}
 	if resp.StatusCode >= 400 {
 		quoteErrorBody(resp)
 	}
-	if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/manifests/") && resp.StatusCode < 300 {
+	if manifest {
 		tooLarge := &manifestTooLargeError{host: req.URL.Host, path: req.URL.Path, limit: t.maxManifest}
 		if resp.ContentLength > t.maxManifest {
 			resp.Body.Close()
 			return nil, tooLarge
 		}
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.maxManifest, err: tooLarge}
+		resp.Body = &reservedBody{ReadCloser: &cappedBody{ReadCloser: resp.Body, left: t.maxManifest, err: tooLarge}, budget: pullMemory, n: reserved}
 	}
 	return resp, nil
 }
