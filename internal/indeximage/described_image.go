@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -54,12 +53,6 @@ func registryBlobs(ctx context.Context, puller *remote.Puller, repo name.Reposit
 		}
 		return &declaredSizeBody{ReadCloser: rc, left: d.Size, digest: d.Digest}, nil
 	}
-}
-
-// layoutBlobs opens an OCI layout's blobs (readLayer checks their content against the config's
-// diff IDs).
-func layoutBlobs(lp layout.Path) func(v1.Descriptor) (io.ReadCloser, error) {
-	return func(d v1.Descriptor) (io.ReadCloser, error) { return lp.Blob(d.Digest) }
 }
 
 func newDescribedImage(ctx context.Context, img v1.Image, blob func(v1.Descriptor) (io.ReadCloser, error)) *describedImage {

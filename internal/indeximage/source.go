@@ -130,13 +130,10 @@ func resolve(ctx context.Context, ref imageRef, opts Options) (resolved, error) 
 	}
 	switch ref.kind {
 	case sourceOCILayout:
-		r, err := resolveLayout(ref, plat)
-		if err != nil {
-			return resolved{}, err
-		}
-		// Its layers read in time linear in their number (see describedImage).
-		r.img = newDescribedImage(ctx, r.img, layoutBlobs(layout.Path(ref.path)))
-		return r, nil
+		// Its files are read without following a link (layout_read.go), its layers checked
+		// against its manifest as they stream (layoutverify.go), and its manifest parsed once
+		// however many layers it has (rootedImage.parsedManifest).
+		return resolveLayout(ref, plat)
 	case sourceDockerArchive:
 		return resolveArchive(ref)
 	}
