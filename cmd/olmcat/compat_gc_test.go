@@ -52,3 +52,33 @@ func TestCompatGCPace(t *testing.T) {
 	}
 	restore()
 }
+
+// validate collects lazily (GOGC 400) while the live heap is small, at the default pace once it
+// is large (a big template), and restores the pace it found.
+func TestValidateGCPace(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	defer func(saved uint64) { validateLargeHeap = saved }(validateLargeHeap)
+
+	validateLargeHeap = 1 << 50
+	restore := validateGC()
+	if got := gcPercent(); got != 400 {
+		t.Errorf("GOGC %d while validating on a small heap, want 400", got)
+	}
+	restore()
+
+	validateLargeHeap = 1
+	runtime.GC()
+	restore = validateGC()
+	deadline := time.Now().Add(5 * time.Second)
+	for gcPercent() != 100 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := gcPercent(); got != 100 {
+		t.Errorf("GOGC %d while validating on a large heap, want 100", got)
+	}
+	restore()
+	if got := gcPercent(); got != 100 {
+		t.Errorf("GOGC %d after the run, want the 100 it found", got)
+	}
+}
