@@ -158,11 +158,11 @@ func (w *cacheWriter) commit(ix *index, digest string) error {
 	if err != nil {
 		return err
 	}
-	tmpDir, err := openNoFollow(filepath.Dir(w.tmp), []string{filepath.Base(w.tmp)}, true)
+	tmpDir, err := openDir(filepath.Dir(w.tmp), filepath.Base(w.tmp))
 	if err != nil {
 		return err
 	}
-	err = tmpDir.Chmod(0o755)
+	err = tmpDir.Chmod(".", 0o755)
 	tmpDir.Close()
 	if err != nil {
 		return err

@@ -6,7 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+
+	"github.com/olmcat/olmcat/internal/nofollow"
 )
 
 // Issue 27.1: a cache directory is shared and may be written by others (a CI cache restored from
@@ -30,47 +33,51 @@ func notACacheFile(path string, mode fs.FileMode, wantDir bool) error {
 		want = "directory"
 	}
 	return fmt.Errorf("%w: %s is %s, not the %s olmcat wrote (never read; rebuilding the cache replaces it)",
-		errCacheDamaged, path, describeMode(mode), want)
-}
-
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	case m.IsRegular():
-		return "a regular file"
-	default:
-		return "a special file"
-	}
+		errCacheDamaged, path, nofollow.Describe(mode), want)
 }
 
 // openRegular opens base/rel[0]/.../rel[n-1] for reading: base as given (it may be a link), every
 // component of rel without following a link, without blocking, and only if the last is a regular
-// file. A link, FIFO, device or other non-file in the way is an errCacheDamaged; a missing one an
-// fs.ErrNotExist.
+// file (package nofollow). A link, FIFO, device or other non-file in the way is an
+// errCacheDamaged; a missing one an fs.ErrNotExist.
 func openRegular(base string, rel ...string) (*os.File, os.FileInfo, error) {
-	f, err := openNoFollow(base, rel, false)
+	root, err := os.OpenRoot(base)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := f.Stat()
+	defer root.Close()
+	f, st, err := nofollow.Open(root, path.Join(rel...))
 	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, notACacheFile(filepath.Join(append([]string{base}, rel...)...), st.Mode(), false)
+		return nil, nil, cacheDamaged(base, err)
 	}
 	return f, st, nil
+}
+
+// openDir opens the directory base/name without following a link at name.
+func openDir(base, name string) (*os.Root, error) {
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	dir, err := nofollow.OpenDir(root, name)
+	if err != nil {
+		return nil, cacheDamaged(base, err)
+	}
+	return dir, nil
+}
+
+// cacheDamaged says a cache path is not what olmcat wrote there (an errCacheDamaged), when nofollow
+// found so; other errors (a missing file) are returned as they are.
+func cacheDamaged(base string, err error) error {
+	var nr *nofollow.NotRegularError
+	if errors.As(err, &nr) {
+		return notACacheFile(filepath.Join(base, filepath.FromSlash(nr.Path)), nr.Mode, nr.Dir)
+	}
+	if errors.Is(err, nofollow.ErrChanged) {
+		return fmt.Errorf("%w: %v", errCacheDamaged, err)
+	}
+	return err
 }
 
 // readRegular reads a whole regular file opened by openRegular, at most limit bytes: its size is

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/olmcat/olmcat/internal/nofollow"
 	"io"
 	"log/slog"
 	"os"
@@ -202,7 +203,7 @@ func readPEMFile(path, what, give string) ([]byte, error) {
 		return nil, &TLSError{File: path, Err: fmt.Errorf("%s: %w", what, err)}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fail("is %s, not a regular file", fileKind(st.Mode()))
+		return nil, fail("is %s, not a regular file", nofollow.Describe(st.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -213,7 +214,7 @@ func readPEMFile(path, what, give string) ([]byte, error) {
 		return nil, &TLSError{File: path, Err: fmt.Errorf("%s: %w", what, err)}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fail("is %s, not a regular file", fileKind(st.Mode()))
+		return nil, fail("is %s, not a regular file", nofollow.Describe(st.Mode()))
 	}
 	if st.Size() > maxPEMFileSize {
 		return nil, fail("is %d bytes, more than the %d a PEM file can be here", st.Size(), maxPEMFileSize)
@@ -226,19 +227,4 @@ func readPEMFile(path, what, give string) ([]byte, error) {
 		return nil, fail("grew over %d bytes while it was read", maxPEMFileSize)
 	}
 	return data, nil
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	default:
-		return "a special file"
-	}
 }

@@ -205,11 +205,11 @@ func TestTamperedCacheEntryIsDetectedAndPulledAgain(t *testing.T) {
 		"manifest grown past what a manifest holds":         "more than a manifest or config holds",
 		"config grown past what a config holds":             "more than a manifest or config holds",
 		"index.json points at another bundle's manifest":    "has no entry for digest " + images[0].Digest,
-		"index.json is a FIFO":                              "index.json is a FIFO, not a regular file",
+		"index.json is a FIFO":                              "index.json is a named pipe (FIFO), not a regular file",
 		"index.json is a link to /dev/zero":                 "index.json is a symbolic link, not a regular file",
 		"index.json is a link to another entry's":           "index.json is a symbolic link",
 		"the manifest is a link to itself in another entry": "is a symbolic link, not a regular file",
-		"a layer is a FIFO":                                 "is a FIFO, not a regular file",
+		"a layer is a FIFO":                                 "is a named pipe (FIFO), not a regular file",
 		"blobs is a link to the other entry's":              "blobs is a symbolic link, not a directory",
 	}
 	for name, change := range tamper {

@@ -281,7 +281,7 @@ func TestFetchOCILayoutFilesAreRegularFilesOnly(t *testing.T) {
 		"FIFO index.json": {func(dir string) error {
 			os.Remove(filepath.Join(dir, "index.json"))
 			return syscall.Mkfifo(filepath.Join(dir, "index.json"), 0o644)
-		}, "index.json is a FIFO, not a regular file"},
+		}, "index.json is a named pipe (FIFO), not a regular file"},
 		"index.json linked to /dev/zero": {func(dir string) error {
 			os.Remove(filepath.Join(dir, "index.json"))
 			return os.Symlink("/dev/zero", filepath.Join(dir, "index.json"))

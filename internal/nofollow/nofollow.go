@@ -10,6 +10,7 @@
 package nofollow
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,6 +19,9 @@ import (
 	"strings"
 	"syscall"
 )
+
+// ErrChanged is a path that was swapped for another file between its check and its open.
+var ErrChanged = errors.New("changed while it was opened")
 
 // NotRegularError is a path that is a link, a FIFO, a device, a socket, or not the kind of file
 // (a directory, a regular file) that belongs there.
@@ -41,7 +45,7 @@ func Describe(m fs.FileMode) string {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
 	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
+		return "a named pipe (FIFO)"
 	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
 		return "a device"
 	case m&fs.ModeSocket != 0:
@@ -94,7 +98,7 @@ func openSubdir(dir *os.Root, name, shown string) (*os.Root, error) {
 	}
 	if now, err := sub.Stat("."); err != nil || !os.SameFile(fi, now) {
 		sub.Close()
-		return nil, fmt.Errorf("%s changed while it was opened", shown)
+		return nil, fmt.Errorf("%s %w", shown, ErrChanged)
 	}
 	return sub, nil
 }
@@ -125,7 +129,7 @@ func Open(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
 	now, err := f.Stat()
 	if err != nil || !now.Mode().IsRegular() || !os.SameFile(fi, now) {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s changed while it was opened", rel)
+		return nil, nil, fmt.Errorf("%s %w", rel, ErrChanged)
 	}
 	return f, now, nil
 }

@@ -76,7 +76,7 @@ func TestRefusesLinksFIFOsAndDevices(t *testing.T) {
 			"to-outside": "is a symbolic link, not a regular file", "to-inside": "is a symbolic link",
 			"zero": "is a symbolic link", "a/b/to-parent": "a/b/to-parent is a symbolic link",
 			"dirlink/b/file": "dirlink is a symbolic link, not a directory", "outdir/secret": "outdir is a symbolic link, not a directory",
-			"fifo": "fifo is a FIFO, not a regular file", "a": "a is a directory, not a regular file",
+			"fifo": "fifo is a named pipe (FIFO), not a regular file", "a": "a is a directory, not a regular file",
 			"top/x": "top is a regular file, not a directory",
 		} {
 			_, err := ReadFile(root, rel, 1<<20)
