@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"cmp"
 	"database/sql"
 	"math"
+	"slices"
 )
 
 // opm's ListBundles query (listBundlesQuery in operator-registry v1.72) does not read the
@@ -20,21 +22,35 @@ import (
 // Entries whose bundle has no operatorbundle row produce no row. The same computation in Go, per
 // package, is what Served holds.
 
-// chainBuilder collects (entry, replaces, depth) during the channel_entry scan.
+// chainBuilder collects (entry, replaces, depth) during the channel_entry scan, which reads the
+// entries in entry_id order. It keeps two integers a row, in slices rather than maps: a map costs
+// several times that, and the scan covers the whole table.
 type chainBuilder struct {
-	replaces map[int64]int64
+	ids      []int64 // every entry, ascending
+	replaces []int64 // replaces of ids[i]; noReplaces when NULL
 	atTip    []int64
 	tip      int64
 	any      bool
+	sorted   bool // ids arrived in ascending order
 }
 
+// noReplaces stands for a NULL replaces. SQLite never assigns a negative rowid itself; only a
+// hand-written entry_id of exactly math.MinInt64, replaced by another entry, would lose that edge.
+const noReplaces = math.MinInt64
+
 func newChainBuilder() *chainBuilder {
-	return &chainBuilder{replaces: map[int64]int64{}, tip: math.MaxInt64}
+	return &chainBuilder{tip: math.MaxInt64, sorted: true}
 }
 
 func (c *chainBuilder) add(id int64, replaces, depth sql.NullInt64) {
-	if replaces.Valid {
-		c.replaces[id] = replaces.Int64
+	if n := len(c.ids); n > 0 && id <= c.ids[n-1] {
+		c.sorted = false
+	}
+	c.ids = append(c.ids, id)
+	if replaces.Valid && replaces.Int64 != noReplaces {
+		c.replaces = append(c.replaces, replaces.Int64)
+	} else {
+		c.replaces = append(c.replaces, noReplaces)
 	}
 	if !depth.Valid {
 		return
@@ -49,34 +65,70 @@ func (c *chainBuilder) add(id int64, replaces, depth sql.NullInt64) {
 	}
 }
 
-// chainIndex is the set of chain entries (step 2 above).
+// chainIndex is the set of chain entries (step 2 above). Entry ids are rowids, dense in a file
+// opm wrote: then the set is a bitmap over the ids' span, a bit per entry; otherwise the sorted ids
+// with a flag each.
 type chainIndex struct {
-	onChain map[int64]struct{}
+	base    int64
+	bits    []uint64 // bit id-base set: on the chain (dense ids)
+	ids     []int64  // sparse ids, ascending
+	onChain []bool   // onChain[i]: ids[i] is on the chain
 }
 
 func (c *chainBuilder) build() *chainIndex {
-	idx := &chainIndex{onChain: map[int64]struct{}{}}
-	if !c.any {
+	if !c.sorted {
+		// The scan asks for entry_id order; should a file yield another, sort the pairs together.
+		order := make([]int, len(c.ids))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.ids[a], c.ids[b]) })
+		ids, reps := make([]int64, len(order)), make([]int64, len(order))
+		for i, j := range order {
+			ids[i], reps[i] = c.ids[j], c.replaces[j]
+		}
+		c.ids, c.replaces = ids, reps
+	}
+	onChain := make([]bool, len(c.ids))
+	if c.any {
+		queue := append([]int64(nil), c.atTip...)
+		for len(queue) > 0 {
+			id := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			i, ok := slices.BinarySearch(c.ids, id)
+			if !ok || onChain[i] {
+				continue // replaces points at no entry (the chain ends there), or seen
+			}
+			onChain[i] = true
+			if next := c.replaces[i]; next != noReplaces {
+				queue = append(queue, next)
+			}
+		}
+	}
+	n := len(c.ids)
+	if n == 0 {
+		return &chainIndex{}
+	}
+	if span := uint64(c.ids[n-1]) - uint64(c.ids[0]); span < uint64(4*n+1024) {
+		idx := &chainIndex{base: c.ids[0], bits: make([]uint64, span/64+1)}
+		for i, on := range onChain {
+			if on {
+				off := uint64(c.ids[i] - idx.base)
+				idx.bits[off/64] |= 1 << (off % 64)
+			}
+		}
 		return idx
 	}
-	queue := append([]int64(nil), c.atTip...)
-	for len(queue) > 0 {
-		id := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		if _, seen := idx.onChain[id]; seen {
-			continue
-		}
-		idx.onChain[id] = struct{}{}
-		if next, ok := c.replaces[id]; ok {
-			queue = append(queue, next)
-		}
-	}
-	return idx
+	return &chainIndex{ids: slices.Clip(c.ids), onChain: onChain}
 }
 
 func (c *chainIndex) has(id int64) bool {
-	_, ok := c.onChain[id]
-	return ok
+	if c.bits != nil {
+		off := uint64(id) - uint64(c.base)
+		return id >= c.base && off/64 < uint64(len(c.bits)) && c.bits[off/64]&(1<<(off%64)) != 0
+	}
+	i, ok := slices.BinarySearch(c.ids, id)
+	return ok && c.onChain[i]
 }
 
 // servedBundles computes ListBundles' rows for one package. targetName resolves an entry_id to its

@@ -3,22 +3,23 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"slices"
+	"hash/maphash"
 	"sort"
-	"strconv"
 	"strings"
 )
 
 // rowIndex maps packages and bundle names to the rowids of their rows. None of the tables has an
 // index on those columns, so querying them per package would scan each table once per package;
 // instead each table is scanned once for (rowid, key) and the rows themselves are fetched per
-// package by rowid. The index holds a few integers per row and no row contents.
+// package by rowid. The index holds no row contents: runs of a package's channel entries, a bit
+// per entry (chainIndex) and a run of rowids per bundle and table (keyIndex): about 0.1 kB a
+// bundle.
 type rowIndex struct {
 	channels         map[string][]ChannelRow // by package, sorted by name
-	entriesByPackage map[string][]int64
-	properties       map[string][]int64
-	dependencies     map[string][]int64
-	images           map[string][]int64
+	entriesByPackage map[string][]idRun
+	properties       *keyIndex
+	dependencies     *keyIndex
+	images           *keyIndex
 	// deprecated are the bundles with an olm.deprecated properties row (schema 9 and later).
 	deprecated map[string]bool
 }
@@ -30,6 +31,7 @@ func (d *DB) index(ctx context.Context) (*rowIndex, error) {
 		return d.rows, nil
 	}
 	idx := &rowIndex{}
+	seed := maphash.MakeSeed()
 	var err error
 	if idx.channels, err = d.scanChannels(ctx); err != nil {
 		return nil, err
@@ -38,17 +40,17 @@ func (d *DB) index(ctx context.Context) (*rowIndex, error) {
 		return nil, err
 	}
 	if d.version >= 9 {
-		if idx.properties, idx.deprecated, err = d.scanPropertyKeys(ctx); err != nil {
+		if idx.properties, idx.deprecated, err = d.scanPropertyKeys(ctx, seed); err != nil {
 			return nil, err
 		}
 	}
 	if d.version >= 8 {
-		if idx.dependencies, err = d.scanKeys(ctx, "dependencies"); err != nil {
+		if idx.dependencies, err = d.scanKeys(ctx, "dependencies", seed); err != nil {
 			return nil, err
 		}
 	}
 	if d.version >= 1 {
-		if idx.images, err = d.scanKeys(ctx, "related_image"); err != nil {
+		if idx.images, err = d.scanKeys(ctx, "related_image", seed); err != nil {
 			return nil, err
 		}
 	}
@@ -56,17 +58,25 @@ func (d *DB) index(ctx context.Context) (*rowIndex, error) {
 	return idx, nil
 }
 
-// scanEntries groups channel_entry ids by package and, in the same pass, computes which entries lie
-// on a replaces chain from the global minimum depth (see edges.go).
-func (d *DB) scanEntries(ctx context.Context) (map[string][]int64, error) {
+// idRun is the ids start, start+1, ..., start+n-1.
+type idRun struct{ start, n int64 }
+
+// scanEntries groups channel_entry ids by package, as runs of consecutive ids (opm writes a
+// bundle's entries together), and, in the same pass, computes which entries lie on a replaces
+// chain from the global minimum depth (see edges.go).
+func (d *DB) scanEntries(ctx context.Context) (map[string][]idRun, error) {
 	const while = "reading table channel_entry"
-	rows, err := d.sql.QueryContext(ctx, `SELECT entry_id, package_name, replaces, depth FROM channel_entry`)
+	rows, err := d.sql.QueryContext(ctx, `SELECT entry_id, package_name, replaces, depth FROM channel_entry ORDER BY entry_id`)
 	if err != nil {
 		return nil, classify(d.path, while, err)
 	}
 	defer rows.Close()
-	byPackage := map[string][]int64{}
+	byPackage := map[string][]idRun{}
 	graph := newChainBuilder()
+	var (
+		lastPkg  []byte
+		lastRuns []idRun
+	)
 	for rows.Next() {
 		var (
 			id       int64
@@ -81,21 +91,34 @@ func (d *DB) scanEntries(ctx context.Context) (map[string][]int64, error) {
 		if pkg == nil {
 			continue
 		}
-		list, ok := byPackage[string(pkg)]
-		if !ok {
-			byPackage[string(pkg)] = []int64{id}
-			continue
+		runs := lastRuns
+		if lastPkg == nil || string(pkg) != string(lastPkg) {
+			runs = byPackage[string(pkg)]
 		}
-		byPackage[string(pkg)] = append(list, id)
+		if n := len(runs); n > 0 && runs[n-1].start+runs[n-1].n == id {
+			runs[n-1].n++ // in the array the map holds
+		} else {
+			runs = append(runs, idRun{start: id, n: 1})
+			byPackage[string(pkg)] = runs
+		}
+		lastPkg, lastRuns = append(lastPkg[:0], pkg...), runs
 	}
 	if err := rows.Err(); err != nil {
 		return nil, classify(d.path, while, err)
 	}
-	for _, ids := range byPackage {
-		slices.Sort(ids)
-	}
 	d.chain = graph.build()
 	return byPackage, nil
+}
+
+// runIDs lists the ids of runs, ascending (the scan met them in ascending order).
+func runIDs(runs []idRun) []int64 {
+	var ids []int64
+	for _, r := range runs {
+		for id := r.start; id < r.start+r.n; id++ {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // scanChannels reads the channel table once: its primary key starts with the channel's name, so
@@ -126,27 +149,27 @@ func (d *DB) scanChannels(ctx context.Context) (map[string][]ChannelRow, error) 
 	return out, nil
 }
 
-// scanKeys maps each operatorbundle_name of a table to its rowids, in rowid order.
-func (d *DB) scanKeys(ctx context.Context, table string) (map[string][]int64, error) {
-	out, _, err := d.scanKeysMarking(ctx, table, "0")
+// scanKeys indexes the rowids of a table by operatorbundle_name.
+func (d *DB) scanKeys(ctx context.Context, table string, seed maphash.Seed) (*keyIndex, error) {
+	out, _, err := d.scanKeysMarking(ctx, table, "0", seed)
 	return out, err
 }
 
 // scanPropertyKeys is scanKeys of the properties table, and the bundles with an olm.deprecated
 // row: what a conversion needs to know of a bundle it does not build (ReadPackageGraph).
-func (d *DB) scanPropertyKeys(ctx context.Context) (map[string][]int64, map[string]bool, error) {
-	return d.scanKeysMarking(ctx, "properties", `type = 'olm.deprecated'`)
+func (d *DB) scanPropertyKeys(ctx context.Context, seed maphash.Seed) (*keyIndex, map[string]bool, error) {
+	return d.scanKeysMarking(ctx, "properties", `type = 'olm.deprecated'`, seed)
 }
 
 // scanKeysMarking is scanKeys, and the names of the rows for which the SQL condition mark holds.
-func (d *DB) scanKeysMarking(ctx context.Context, table, mark string) (map[string][]int64, map[string]bool, error) {
+func (d *DB) scanKeysMarking(ctx context.Context, table, mark string, seed maphash.Seed) (*keyIndex, map[string]bool, error) {
 	while := "reading table " + table
 	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, operatorbundle_name, coalesce(`+mark+`, 0) FROM `+table+` ORDER BY rowid`)
 	if err != nil {
 		return nil, nil, classify(d.path, while, err)
 	}
 	defer rows.Close()
-	out := map[string][]int64{}
+	out := newKeyIndex(seed)
 	marked := map[string]bool{}
 	for rows.Next() {
 		var (
@@ -160,11 +183,7 @@ func (d *DB) scanKeysMarking(ctx context.Context, table, mark string) (map[strin
 		if name == nil {
 			continue
 		}
-		if list, ok := out[string(name)]; ok {
-			out[string(name)] = append(list, rowid)
-		} else {
-			out[string(name)] = []int64{rowid}
-		}
+		out.add(name, rowid)
 		if isMark {
 			marked[string(name)] = true
 		}
@@ -172,6 +191,7 @@ func (d *DB) scanKeysMarking(ctx context.Context, table, mark string) (map[strin
 	if err := rows.Err(); err != nil {
 		return nil, nil, classify(d.path, while, err)
 	}
+	out.finish()
 	return out, marked, nil
 }
 
@@ -213,36 +233,78 @@ func (d *DB) Packages(ctx context.Context) ([]PackageRef, error) {
 	return out, nil
 }
 
-// intList renders ids for an IN (...) clause; they are integers, so no quoting is involved.
-func intList(ids []int64) string {
-	var b strings.Builder
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteByte(',')
+// inSizes are the lengths of the IN lists that readers' statements are prepared with. A list is
+// cut into pieces of at most the largest size, and each piece padded with NULLs (which match
+// nothing) up to the next size: a handful of statement texts serve every query, and SQLite parses
+// each once per connection instead of once per package.
+var inSizes = []int{8, 32, 128, 512}
+
+// eachIn runs prefix + "(?,?,...)" + suffix for the keys, a piece at a time, and hands every row to
+// scan. Rows come piece by piece, so keys sorted ascending give rows in the order of an ORDER BY
+// on the key column.
+func (d *DB) eachIn(ctx context.Context, while, prefix, suffix string, keys []any, scan func(*sql.Rows) error) error {
+	for len(keys) > 0 {
+		size := inSizes[len(inSizes)-1]
+		for _, s := range inSizes {
+			if len(keys) <= s {
+				size = s
+				break
+			}
 		}
-		b.WriteString(strconv.FormatInt(id, 10))
+		args := make([]any, size)
+		n := copy(args, keys)
+		keys = keys[n:]
+		stmt, err := d.prepared(ctx, prefix+"("+strings.TrimSuffix(strings.Repeat("?,", size), ",")+")"+suffix)
+		if err != nil {
+			return classify(d.path, while, err)
+		}
+		rows, err := stmt.QueryContext(ctx, args...)
+		if err != nil {
+			return classify(d.path, while, err)
+		}
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				rows.Close()
+				return classify(d.path, while, err)
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return classify(d.path, while, err)
+		}
 	}
-	return b.String()
+	return nil
 }
 
-// chunks splits names into groups small enough for one statement's bound parameters.
-func chunks(names []string, size int) [][]string {
-	var out [][]string
-	for len(names) > size {
-		out = append(out, names[:size])
-		names = names[size:]
+// prepared returns the statement for text, prepared once and kept until Close.
+func (d *DB) prepared(ctx context.Context, text string) (*sql.Stmt, error) {
+	d.stmtMu.Lock()
+	defer d.stmtMu.Unlock()
+	if st := d.stmts[text]; st != nil {
+		return st, nil
 	}
-	if len(names) > 0 {
-		out = append(out, names)
+	st, err := d.sql.PrepareContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if d.stmts == nil {
+		d.stmts = map[string]*sql.Stmt{}
+	}
+	d.stmts[text] = st
+	return st, nil
+}
+
+// int64Args and stringArgs are keys for eachIn.
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
 	}
 	return out
 }
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
-}
-
-func anySlice(names []string) []any {
+func stringArgs(names []string) []any {
 	out := make([]any, len(names))
 	for i, n := range names {
 		out[i] = n

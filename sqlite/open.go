@@ -29,6 +29,8 @@ type DB struct {
 	indexMu         sync.Mutex                 // guards chain and rows
 	chain           *chainIndex                // built on first use; see edges.go
 	rows            *rowIndex                  // built on first use; see index.go
+	stmtMu          sync.Mutex                 // guards stmts
+	stmts           map[string]*sql.Stmt       // prepared by eachIn, closed by Close
 }
 
 // Open opens an index database read-only. It checks that the file is a complete SQLite database,
@@ -45,6 +47,10 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	// database/sql keeps two idle connections unless told otherwise: a conversion's readers (a few
+	// workers, each with a query or two open) would close and reopen connections all the time, and
+	// each reopening parses the schema and prepares its statements again.
+	sqldb.SetMaxIdleConns(8)
 	d := &DB{path: path, sql: sqldb}
 	if err := d.load(context.Background()); err != nil {
 		sqldb.Close()
@@ -55,13 +61,15 @@ func Open(path string) (*DB, error) {
 
 // readOnlyDSN builds a SQLite URI that opens path read-only and immutable: SQLite then takes no
 // locks and writes no journal, which also works on read-only media. The path is percent-escaped so
-// that '?', '#' and '%' in file names are not read as URI syntax.
+// that '?', '#' and '%' in file names are not read as URI syntax. Each connection's page cache is
+// held to 512 KiB (SQLite's default is 2 MiB): reads scan tables once or seek by key, and a
+// conversion keeps a few connections busy at once.
 func readOnlyDSN(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", path, err)
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "mode=ro&immutable=1"}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "mode=ro&immutable=1&_pragma=cache_size(-512)"}
 	return u.String(), nil
 }
 
@@ -71,8 +79,16 @@ func (d *DB) Path() string { return d.path }
 // SQL is the underlying read-only handle, for packages that answer queries straight from SQL.
 func (d *DB) SQL() *sql.DB { return d.sql }
 
-// Close releases the handle.
-func (d *DB) Close() error { return d.sql.Close() }
+// Close releases the handle and its prepared statements.
+func (d *DB) Close() error {
+	d.stmtMu.Lock()
+	for _, st := range d.stmts {
+		st.Close()
+	}
+	d.stmts = nil
+	d.stmtMu.Unlock()
+	return d.sql.Close()
+}
 
 // SchemaVersion is the migration level of the file: schema_migrations.version, or, when that table
 // is missing or empty, the level its tables and columns show (see VersionInferred).

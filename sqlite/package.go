@@ -5,11 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"sort"
 )
-
-// nameChunk bounds the bound parameters of one `name IN (...)` statement.
-const nameChunk = 500
 
 // ReadPackage reads every row of one package. Its memory is that package's rows only.
 func (d *DB) ReadPackage(ctx context.Context, ref PackageRef) (*PackageData, error) {
@@ -63,32 +59,19 @@ func (d *DB) ReadBundleContents(ctx context.Context, p *PackageData, names []str
 
 // readBlobs reads the bundle column of the bundles named.
 func (d *DB) readBlobs(ctx context.Context, names []string, into map[string]*BundleRow) error {
-	const while = "reading table operatorbundle"
-	for _, chunk := range chunks(names, nameChunk) {
-		rows, err := d.sql.QueryContext(ctx, `SELECT name, bundle FROM operatorbundle WHERE name IN (`+placeholders(len(chunk))+`)`, anySlice(chunk)...)
-		if err != nil {
-			return classify(d.path, while, err)
+	return d.eachIn(ctx, "reading table operatorbundle", `SELECT name, bundle FROM operatorbundle WHERE name IN `, ``, stringArgs(names), func(rows *sql.Rows) error {
+		var (
+			name string
+			blob []byte
+		)
+		if err := rows.Scan(&name, &blob); err != nil {
+			return err
 		}
-		for rows.Next() {
-			var (
-				name string
-				blob []byte
-			)
-			if err := rows.Scan(&name, &blob); err != nil {
-				rows.Close()
-				return classify(d.path, while, err)
-			}
-			if b := into[name]; b != nil {
-				b.Blob = blob
-			}
+		if b := into[name]; b != nil {
+			b.Blob = blob
 		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return classify(d.path, while, err)
-		}
-		rows.Close()
-	}
-	return nil
+		return nil
+	})
 }
 
 func (d *DB) readPackage(ctx context.Context, ref PackageRef, contents bool) (*PackageData, error) {
@@ -98,7 +81,7 @@ func (d *DB) readPackage(ctx context.Context, ref PackageRef, contents bool) (*P
 	}
 	p := &PackageData{PackageRef: ref, Bundles: map[string]*BundleRow{}}
 	p.Channels = slices.Clone(idx.channels[ref.Name])
-	if p.Entries, err = d.readEntries(ctx, idx.entriesByPackage[ref.Name]); err != nil {
+	if p.Entries, err = d.readEntries(ctx, runIDs(idx.entriesByPackage[ref.Name])); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -140,33 +123,25 @@ func (d *DB) readPackage(ctx context.Context, ref PackageRef, contents bool) (*P
 }
 
 func (d *DB) readEntries(ctx context.Context, ids []int64) ([]EntryRow, error) {
-	const while = "reading table channel_entry"
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT entry_id, channel_name, operatorbundle_name, replaces, depth
-		FROM channel_entry WHERE entry_id IN (`+intList(ids)+`) ORDER BY entry_id`)
-	if err != nil {
-		return nil, classify(d.path, while, err)
-	}
-	defer rows.Close()
 	out := make([]EntryRow, 0, len(ids))
-	for rows.Next() {
+	err := d.eachIn(ctx, "reading table channel_entry", `SELECT entry_id, channel_name, operatorbundle_name, replaces, depth
+		FROM channel_entry WHERE entry_id IN `, ` ORDER BY entry_id`, int64Args(ids), func(rows *sql.Rows) error {
 		var (
 			e               EntryRow
 			channel, bundle sql.NullString
 		)
 		if err := rows.Scan(&e.ID, &channel, &bundle, &e.Replaces, &e.Depth); err != nil {
-			return nil, classify(d.path, while, err)
+			return err
 		}
 		if !channel.Valid || !bundle.Valid {
-			continue // opm's queries cannot place such a row either
+			return nil // opm's queries cannot place such a row either
 		}
 		e.Channel, e.Bundle = channel.String, bundle.String
 		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(d.path, while, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -184,7 +159,6 @@ func (d *DB) entryBundle(ctx context.Context, id int64) (string, bool) {
 
 // readBundles reads the operatorbundle rows named, the bundle column (manifests) with blobs only.
 func (d *DB) readBundles(ctx context.Context, names []string, into map[string]*BundleRow, blobs bool) error {
-	const while = "reading table operatorbundle"
 	blobColumn := "bundle"
 	if !blobs {
 		blobColumn = "NULL"
@@ -192,33 +166,25 @@ func (d *DB) readBundles(ctx context.Context, names []string, into map[string]*B
 	query := `SELECT name, ` + blobColumn + `, ` + d.col("operatorbundle", "bundlepath") + `, ` +
 		d.col("operatorbundle", "version") + `, ` + d.col("operatorbundle", "skiprange") + `, ` +
 		d.col("operatorbundle", "replaces") + `, ` + d.col("operatorbundle", "skips") +
-		`, csv IS NOT NULL AND length(csv) > 0 FROM operatorbundle WHERE name IN (`
-	for _, chunk := range chunks(names, nameChunk) {
-		rows, err := d.sql.QueryContext(ctx, query+placeholders(len(chunk))+`)`, anySlice(chunk)...)
-		if err != nil {
-			return classify(d.path, while, err)
+		`, csv IS NOT NULL AND length(csv) > 0 FROM operatorbundle WHERE name IN `
+	err := d.eachIn(ctx, "reading table operatorbundle", query, ``, stringArgs(names), func(rows *sql.Rows) error {
+		var (
+			b               BundleRow
+			name            string
+			blob            []byte
+			replaces, skips sql.NullString
+		)
+		if err := rows.Scan(&name, &blob, &b.BundlePath, &b.Version, &b.SkipRange, &replaces, &skips, &b.HasCSV); err != nil {
+			return err
 		}
-		for rows.Next() {
-			var (
-				b               BundleRow
-				name            string
-				blob            []byte
-				replaces, skips sql.NullString
-			)
-			if err := rows.Scan(&name, &blob, &b.BundlePath, &b.Version, &b.SkipRange, &replaces, &skips, &b.HasCSV); err != nil {
-				rows.Close()
-				return classify(d.path, while, err)
-			}
-			b.Name, b.Blob = name, blob
-			b.DeclaredReplaces = replaces.String
-			b.DeclaredSkips = SplitSkips(skips.String)
-			into[name] = &b
-		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return classify(d.path, while, err)
-		}
-		rows.Close()
+		b.Name, b.Blob = name, blob
+		b.DeclaredReplaces = replaces.String
+		b.DeclaredSkips = SplitSkips(skips.String)
+		into[name] = &b
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if d.version < 7 {
 		return d.declaredEdgesFromCSV(ctx, into)
@@ -266,70 +232,45 @@ func (d *DB) readBundleRelations(ctx context.Context, idx *rowIndex, p *PackageD
 	return d.legacyImages(ctx, p.Bundles)
 }
 
-func rowidsOf(keys map[string][]int64, bundles map[string]*BundleRow) []int64 {
+func rowidsOf(keys *keyIndex, bundles map[string]*BundleRow) []int64 {
 	var ids []int64
 	for name := range bundles {
-		ids = append(ids, keys[name]...)
+		ids = keys.appendRowids(ids, name)
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
+	slices.Sort(ids)
+	return slices.Compact(ids) // names of one hash share their runs
 }
 
-func (d *DB) readTypedRows(ctx context.Context, table string, keys map[string][]int64, bundles map[string]*BundleRow, add func(*BundleRow, TypedValue)) error {
-	while := "reading table " + table
-	ids := rowidsOf(keys, bundles)
-	if len(ids) == 0 {
-		return nil
-	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT operatorbundle_name, type, CAST(value AS TEXT) FROM `+table+
-		` WHERE rowid IN (`+intList(ids)+`) ORDER BY rowid`)
-	if err != nil {
-		return classify(d.path, while, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, typ, value sql.NullString
-		if err := rows.Scan(&name, &typ, &value); err != nil {
-			return classify(d.path, while, err)
-		}
-		b := bundles[name.String]
-		if b == nil || !typ.Valid {
-			continue
-		}
-		v := TypedValue{Type: typ.String, Value: value.String}
-		if !value.Valid {
-			v.Value = "null" // json_object renders a NULL value as JSON null
-		}
-		add(b, v)
-	}
-	if err := rows.Err(); err != nil {
-		return classify(d.path, while, err)
-	}
-	return nil
+func (d *DB) readTypedRows(ctx context.Context, table string, keys *keyIndex, bundles map[string]*BundleRow, add func(*BundleRow, TypedValue)) error {
+	return d.eachIn(ctx, "reading table "+table, `SELECT operatorbundle_name, type, CAST(value AS TEXT) FROM `+table+` WHERE rowid IN `, ` ORDER BY rowid`,
+		int64Args(rowidsOf(keys, bundles)), func(rows *sql.Rows) error {
+			var name, typ, value sql.NullString
+			if err := rows.Scan(&name, &typ, &value); err != nil {
+				return err
+			}
+			b := bundles[name.String]
+			if b == nil || !typ.Valid {
+				return nil
+			}
+			v := TypedValue{Type: typ.String, Value: value.String}
+			if !value.Valid {
+				v.Value = "null" // json_object renders a NULL value as JSON null
+			}
+			add(b, v)
+			return nil
+		})
 }
 
-func (d *DB) readImages(ctx context.Context, keys map[string][]int64, bundles map[string]*BundleRow) error {
-	const while = "reading table related_image"
-	ids := rowidsOf(keys, bundles)
-	if len(ids) == 0 {
-		return nil
-	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT operatorbundle_name, image FROM related_image WHERE rowid IN (`+intList(ids)+`) ORDER BY rowid`)
-	if err != nil {
-		return classify(d.path, while, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, image sql.NullString
-		if err := rows.Scan(&name, &image); err != nil {
-			return classify(d.path, while, err)
-		}
-		if b := bundles[name.String]; b != nil && image.Valid {
-			b.RelatedImages = append(b.RelatedImages, image.String)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return classify(d.path, while, err)
-	}
-	return nil
+func (d *DB) readImages(ctx context.Context, keys *keyIndex, bundles map[string]*BundleRow) error {
+	return d.eachIn(ctx, "reading table related_image", `SELECT operatorbundle_name, image FROM related_image WHERE rowid IN `, ` ORDER BY rowid`,
+		int64Args(rowidsOf(keys, bundles)), func(rows *sql.Rows) error {
+			var name, image sql.NullString
+			if err := rows.Scan(&name, &image); err != nil {
+				return err
+			}
+			if b := bundles[name.String]; b != nil && image.Valid {
+				b.RelatedImages = append(b.RelatedImages, image.String)
+			}
+			return nil
+		})
 }
