@@ -178,49 +178,22 @@ func archetypeBundles(lines *lineCursor) (set bundleSet, ok bool) {
 // spaces: its items at keyIndent or deeper, up to the next top-level line. A line the sequence
 // does not explain (a sibling key) gives up.
 func nestedSequenceItems(lines *lineCursor, keyIndent int) (items [][]byte, starts []int, ok bool) {
-	indent := -1
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			items = append(items, lines.doc[start:end])
-		}
-	}
-	contentPending := false
-	for line, more := lines.next(); more; line, more = lines.next() {
-		if hasTabIndent(line) || isDirectiveOrEnd(line) {
-			return nil, nil, false
-		}
-		if isBlankOrComment(line) {
-			continue
-		}
-		n := leadingSpaces(line)
-		if n == 0 {
-			flush(lines.start)
-			lines.back()
-			return items, starts, len(items) > 0
-		}
-		if indent < 0 {
-			if n < keyIndent || !isItemMarker(line[n:]) {
-				return nil, nil, false
-			}
-			indent = n
-		}
+	return scanSequence(lines, func(line []byte, n, indent int) seqStep {
 		switch {
+		case n == 0:
+			return seqEnd
+		case indent < 0:
+			if n < keyIndent || !isItemMarker(line[n:]) {
+				return seqGiveUp
+			}
+			return seqItem
 		case n == indent && isItemMarker(line[n:]):
-			flush(lines.start)
-			start = lines.start
-			starts = append(starts, 0)
-			contentPending = true
+			return seqItem
 		case n <= indent:
-			return nil, nil, false
+			return seqGiveUp
 		}
-		if contentPending && itemContent(line, n, indent) {
-			starts[len(starts)-1] = lines.number
-			contentPending = false
-		}
-	}
-	flush(len(lines.doc))
-	return items, starts, len(items) > 0
+		return seqBody
+	})
 }
 
 func isSplitKey(key string) bool {
@@ -237,6 +210,39 @@ func isSplitKey(key string) bool {
 // lines at the first line after the sequence. ok is false when what follows is not a block
 // sequence.
 func sequenceItems(lines *lineCursor) (items [][]byte, starts []int, ok bool) {
+	return scanSequence(lines, func(line []byte, n, indent int) seqStep {
+		switch {
+		case indent < 0:
+			if !isItemMarker(line[n:]) {
+				return seqGiveUp // a flow sequence, a scalar, a mapping: read whole
+			}
+			return seqItem
+		case n == indent && isItemMarker(line[n:]):
+			return seqItem
+		case n < indent && n > 0, n == 0 && indent > 0 && line[0] == '-':
+			return seqGiveUp // a line the sequence's indentation does not explain
+		case n < indent || (n == 0 && !isItemMarker(line)):
+			return seqEnd
+		}
+		return seqBody
+	})
+}
+
+// seqStep is what a block sequence's rule says of a line with text: it goes on the current item,
+// starts an item, is the first line after the sequence, or is one the split cannot explain.
+type seqStep int
+
+const (
+	seqBody seqStep = iota
+	seqItem
+	seqEnd
+	seqGiveUp
+)
+
+// scanSequence reads a block sequence's items from lines, asking rule of every line with text
+// (n: its indentation; indent: the items' indentation, -1 before the first item), and returns
+// what sequenceItems returns. Blank and comment lines belong to the item they are in.
+func scanSequence(lines *lineCursor, rule func(line []byte, n, indent int) seqStep) (items [][]byte, starts []int, ok bool) {
 	indent := -1
 	start := -1 // where the current item's text starts in the document
 	flush := func(end int) {
@@ -253,24 +259,21 @@ func sequenceItems(lines *lineCursor) (items [][]byte, starts []int, ok bool) {
 			continue // part of the current item's text, or before the first item: no item's
 		}
 		n := leadingSpaces(line)
-		if indent < 0 {
-			if !isItemMarker(line[n:]) {
-				return nil, nil, false // a flow sequence, a scalar, a mapping: read whole
+		switch rule(line, n, indent) {
+		case seqGiveUp:
+			return nil, nil, false
+		case seqEnd:
+			flush(lines.start)
+			lines.back()
+			return items, starts, len(items) > 0
+		case seqItem:
+			if indent < 0 {
+				indent = n
 			}
-			indent = n
-		}
-		switch {
-		case n == indent && isItemMarker(line[n:]):
 			flush(lines.start)
 			start = lines.start
 			starts = append(starts, 0)
 			contentPending = true
-		case n < indent && n > 0, n == 0 && indent > 0 && line[0] == '-':
-			return nil, nil, false // a line the sequence's indentation does not explain
-		case n < indent || (n == 0 && !isItemMarker(line)):
-			flush(lines.start)
-			lines.back()
-			return items, starts, len(items) > 0
 		}
 		if contentPending && itemContent(line, n, indent) {
 			starts[len(starts)-1] = lines.number
