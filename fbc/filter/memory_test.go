@@ -16,6 +16,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/filter"
 	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/fixtures/generate"
+	"github.com/olmcat/olmcat/fixtures/procstat"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -98,11 +99,8 @@ func measureFilterMemory(t *testing.T, catalog, out string) memoryRun {
 	// Linux hands a child, at its exec, the peak RSS of the memory it was started from (os/exec
 	// starts it sharing this process's), so rusage says at least what generating the catalogs
 	// took; the child's own peak is the VmHWM of its memory, which it reports as it ends.
-	if _, kb, ok := strings.Cut(stderr.String(), "VmHWM:"); ok {
-		var n float64
-		if _, err := fmt.Sscan(kb, &n); err == nil {
-			run.rssMB = n / 1024
-		}
+	if mb, ok := procstat.ReportedPeakMB(stderr.String()); ok {
+		run.rssMB = mb
 	}
 	return run
 }
@@ -130,13 +128,5 @@ func TestFilterMemoryChild(t *testing.T) {
 	if len(rep.Packages) != len(memoryPackages) {
 		t.Fatalf("kept %d packages, want %d", len(rep.Packages), len(memoryPackages))
 	}
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return // rusage's figure stands
-	}
-	for line := range strings.Lines(string(status)) {
-		if strings.HasPrefix(line, "VmHWM:") {
-			fmt.Fprint(os.Stderr, line)
-		}
-	}
+	procstat.ReportOwnPeak(os.Stderr)
 }
