@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -39,17 +36,17 @@ func TestFilterMemoryDoesNotGrowWithCatalog(t *testing.T) {
 		writeGenerated(t, filepath.Join(dir, fmt.Sprint(n)), n)
 	}
 	for _, form := range []string{"fbc", "index.db"} {
-		var runs []memoryRun
+		var runs []procstat.ChildRun
 		for _, n := range sizes {
 			runs = append(runs, measureFilterMemory(t, filepath.Join(dir, fmt.Sprint(n), form), filepath.Join(dir, fmt.Sprintf("out-%d-%s", n, form))))
 		}
 		small, large := runs[0], runs[1]
 		t.Logf("%s: %d packages: wall %v, cpu %v, peak RSS %.0f MB; %d packages: wall %v, cpu %v, peak RSS %.0f MB", form,
-			sizes[0], small.wall.Round(time.Millisecond), small.cpu.Round(time.Millisecond), small.rssMB,
-			sizes[1], large.wall.Round(time.Millisecond), large.cpu.Round(time.Millisecond), large.rssMB)
-		if large.rssMB > small.rssMB+10 {
+			sizes[0], small.Wall.Round(time.Millisecond), small.CPU.Round(time.Millisecond), small.RSSMB,
+			sizes[1], large.Wall.Round(time.Millisecond), large.CPU.Round(time.Millisecond), large.RSSMB)
+		if large.RSSMB > small.RSSMB+10 {
 			t.Errorf("%s: filtering 3 packages took %.0f MB of a catalog of %d packages and %.0f MB of one of %d: memory grows with the catalog",
-				form, small.rssMB, sizes[0], large.rssMB, sizes[1])
+				form, small.RSSMB, sizes[0], large.RSSMB, sizes[1])
 		}
 	}
 }
@@ -75,32 +72,11 @@ func writeGenerated(t *testing.T, dir string, n int) {
 	}
 }
 
-type memoryRun struct {
-	wall, cpu time.Duration
-	rssMB     float64
-}
-
-func measureFilterMemory(t *testing.T, catalog, out string) memoryRun {
+func measureFilterMemory(t *testing.T, catalog, out string) procstat.ChildRun {
 	t.Helper()
-	self, err := os.Executable()
+	run, err := procstat.RunChild("TestFilterMemoryChild", "OLMCAT_FILTER_MEMORY_CHILD="+catalog, "OLMCAT_FILTER_MEMORY_OUT="+out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "-test.run", "^TestFilterMemoryChild$")
-	cmd.Env = append(os.Environ(), "OLMCAT_FILTER_MEMORY_CHILD="+catalog, "OLMCAT_FILTER_MEMORY_OUT="+out)
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("filtering %s: %v\n%s", catalog, err, stderr.String())
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	run := memoryRun{wall: time.Since(start), cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), rssMB: float64(ru.Maxrss) / 1024}
-	// Linux hands a child, at its exec, the peak RSS of the memory it was started from (os/exec
-	// starts it sharing this process's), so rusage says at least what generating the catalogs
-	// took; the child's own peak is the VmHWM of its memory, which it reports as it ends.
-	if mb, ok := procstat.ReportedPeakMB(stderr.String()); ok {
-		run.rssMB = mb
+		t.Fatalf("filtering %s: %v", catalog, err)
 	}
 	return run
 }

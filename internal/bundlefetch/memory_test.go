@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,35 +63,17 @@ func basicTemplate(host string, n int) string {
 	return b.String()
 }
 
-type memoryRun struct {
-	wall, cpu time.Duration
-	rssMB     float64
-}
-
 // measureTemplateMemory renders a basic template of n images in a child process; batch renders
 // it as before streaming (template.Render, then Write).
-func measureTemplateMemory(t *testing.T, host string, n int, batch bool) memoryRun {
+func measureTemplateMemory(t *testing.T, host string, n int, batch bool) procstat.ChildRun {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "template.yaml")
 	if err := os.WriteFile(file, []byte(basicTemplate(host, n)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
+	run, err := procstat.RunChild("TestTemplateMemoryChild", "OLMCAT_MEMORY_CHILD="+file, "OLMCAT_MEMORY_BATCH="+strconv.FormatBool(batch))
 	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "-test.run", "^TestTemplateMemoryChild$")
-	cmd.Env = append(os.Environ(), "OLMCAT_MEMORY_CHILD="+file, "OLMCAT_MEMORY_BATCH="+strconv.FormatBool(batch))
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("rendering %d images: %v\n%s", n, err, stderr.String())
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	run := memoryRun{wall: time.Since(start), cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), rssMB: float64(ru.Maxrss) / 1024}
-	if mb, ok := procstat.ReportedPeakMB(stderr.String()); ok {
-		run.rssMB = mb // the child's own peak; rusage's carries this process's across the exec
+		t.Fatalf("rendering %d images: %v", n, err)
 	}
 	return run
 }
@@ -154,23 +134,23 @@ func TestTemplateMemoryDoesNotGrowWithLength(t *testing.T) {
 	small := measureTemplateMemory(t, host, 300, false)
 	large := measureTemplateMemory(t, host, 1500, false)
 	t.Logf("300 images: wall %v, cpu %v, peak RSS %.0f MB; 1,500 images: wall %v, cpu %v, peak RSS %.0f MB",
-		small.wall.Round(time.Millisecond), small.cpu.Round(time.Millisecond), small.rssMB,
-		large.wall.Round(time.Millisecond), large.cpu.Round(time.Millisecond), large.rssMB)
-	if large.rssMB > small.rssMB+20 {
-		t.Errorf("peak RSS grew from %.0f MB (300 images) to %.0f MB (1,500 images): memory grows with the template's length", small.rssMB, large.rssMB)
+		small.Wall.Round(time.Millisecond), small.CPU.Round(time.Millisecond), small.RSSMB,
+		large.Wall.Round(time.Millisecond), large.CPU.Round(time.Millisecond), large.RSSMB)
+	if large.RSSMB > small.RSSMB+20 {
+		t.Errorf("peak RSS grew from %.0f MB (300 images) to %.0f MB (1,500 images): memory grows with the template's length", small.RSSMB, large.RSSMB)
 	}
 	if os.Getenv("OLMCAT_LONG_TESTS") != "1" && os.Getenv("OLMCAT_HOSTILE") != "full" {
 		return
 	}
 	huge := measureTemplateMemory(t, host, 20000, false)
-	t.Logf("20,000 images: wall %v, cpu %v, peak RSS %.0f MB", huge.wall.Round(time.Millisecond), huge.cpu.Round(time.Millisecond), huge.rssMB)
-	if huge.rssMB > 300 {
-		t.Errorf("peak RSS %.0f MB rendering 20,000 images, more than 300 MB", huge.rssMB)
+	t.Logf("20,000 images: wall %v, cpu %v, peak RSS %.0f MB", huge.Wall.Round(time.Millisecond), huge.CPU.Round(time.Millisecond), huge.RSSMB)
+	if huge.RSSMB > 300 {
+		t.Errorf("peak RSS %.0f MB rendering 20,000 images, more than 300 MB", huge.RSSMB)
 	}
 	if os.Getenv("OLMCAT_MEMORY_BATCH_TOO") == "1" {
 		for _, n := range []int{300, 1500, 20000} {
 			b := measureTemplateMemory(t, host, n, true)
-			t.Logf("before streaming (Render, then Write), %d images: wall %v, cpu %v, peak RSS %.0f MB", n, b.wall.Round(time.Millisecond), b.cpu.Round(time.Millisecond), b.rssMB)
+			t.Logf("before streaming (Render, then Write), %d images: wall %v, cpu %v, peak RSS %.0f MB", n, b.Wall.Round(time.Millisecond), b.CPU.Round(time.Millisecond), b.RSSMB)
 		}
 	}
 }
