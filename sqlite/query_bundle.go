@@ -143,12 +143,14 @@ func (q *Querier) apisOf(ctx context.Context, bundleName string) (provided, requ
 		return nil, nil, err
 	}
 	provided, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM properties
-		WHERE rowid IN (SELECT value FROM json_each(?)) AND type = ? ORDER BY rowid`, false, rowidList(ix.props[bundleName]), queryGVKType)
+		WHERE rowid IN (SELECT value FROM json_each(?)) AND CAST(operatorbundle_name AS TEXT) = ? AND type = ? ORDER BY rowid`, false,
+		rowidList(ix.props.appendRowids(nil, bundleName)), bundleName, queryGVKType)
 	if err != nil {
 		return nil, nil, err
 	}
 	required, err = q.gvkRows(ctx, `SELECT CAST(value AS TEXT) FROM dependencies
-		WHERE rowid IN (SELECT value FROM json_each(?)) AND type = ? ORDER BY rowid`, true, rowidList(ix.deps[bundleName]), queryGVKType)
+		WHERE rowid IN (SELECT value FROM json_each(?)) AND CAST(operatorbundle_name AS TEXT) = ? AND type = ? ORDER BY rowid`, true,
+		rowidList(ix.deps.appendRowids(nil, bundleName)), bundleName, queryGVKType)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -198,15 +200,15 @@ func (q *Querier) typedRows(ctx context.Context, table, name, version, path stri
 	if err != nil {
 		return nil, err
 	}
-	ids := ix.props[name]
+	keys := ix.props
 	if table == "dependencies" {
-		ids = ix.deps[name]
+		keys = ix.deps
 	}
 	rows, err := q.query(ctx, `SELECT type, CAST(value AS TEXT) FROM `+table+`
-		WHERE rowid IN (SELECT value FROM json_each(?))
+		WHERE rowid IN (SELECT value FROM json_each(?)) AND CAST(operatorbundle_name AS TEXT) = ?
 		AND (operatorbundle_version = ? OR operatorbundle_version IS NULL)
 		AND (operatorbundle_path = ? OR operatorbundle_path IS NULL)
-		ORDER BY rowid`, rowidList(ids), version, path)
+		ORDER BY rowid`, rowidList(keys.appendRowids(nil, name)), name, version, path)
 	if err != nil {
 		return nil, q.wrap(err)
 	}

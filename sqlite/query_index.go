@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"hash/maphash"
 	"strings"
 )
 
@@ -11,8 +12,8 @@ import (
 // this every GetBundle would scan whole tables. The answers are still read with SQL; only which
 // rows to read is looked up here. Built on first use.
 type queryRowIndex struct {
-	props   map[string][]int64
-	deps    map[string][]int64
+	props   *keyIndex // by bundle name; a lookup may add rows of another name (see keyIndex)
+	deps    *keyIndex
 	entries map[[3]string][]int64 // (package, channel, bundle) -> channel_entry rowids
 	links   queryEntryLinks
 }
@@ -29,11 +30,12 @@ func (q *Querier) rowIndex(ctx context.Context) (*queryRowIndex, error) {
 
 func (q *Querier) buildRowIndex(ctx context.Context) (*queryRowIndex, error) {
 	ix := &queryRowIndex{}
+	seed := maphash.MakeSeed()
 	var err error
-	if ix.props, err = q.namesToRowids(ctx, "properties"); err != nil {
+	if ix.props, err = q.namesToRowids(ctx, "properties", seed); err != nil {
 		return nil, err
 	}
-	if ix.deps, err = q.namesToRowids(ctx, "dependencies"); err != nil {
+	if ix.deps, err = q.namesToRowids(ctx, "dependencies", seed); err != nil {
 		return nil, err
 	}
 	if ix.links.gvkProps, err = q.gvkPropertyRows(ctx); err != nil {
@@ -72,24 +74,28 @@ func (q *Querier) buildRowIndex(ctx context.Context) (*queryRowIndex, error) {
 	return ix, rows.Err()
 }
 
-func (q *Querier) namesToRowids(ctx context.Context, table string) (map[string][]int64, error) {
+func (q *Querier) namesToRowids(ctx context.Context, table string, seed maphash.Seed) (*keyIndex, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT rowid, operatorbundle_name FROM `+table+` ORDER BY rowid`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string][]int64{}
+	out := newKeyIndex(seed)
 	for rows.Next() {
 		var id int64
-		var name sql.NullString
+		var name sql.RawBytes
 		if err := rows.Scan(&id, &name); err != nil {
 			return nil, err
 		}
-		if name.Valid {
-			out[name.String] = append(out[name.String], id)
+		if name != nil {
+			out.add(name, id)
 		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out.finish()
+	return out, nil
 }
 
 // rowidList renders rowids as a JSON array, for rowid IN (SELECT value FROM json_each(?)).
