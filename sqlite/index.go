@@ -163,10 +163,19 @@ func (d *DB) scanPropertyKeys(ctx context.Context, seed maphash.Seed) (*keyIndex
 
 // scanKeysMarking is scanKeys, and the names of the rows for which the SQL condition mark holds.
 func (d *DB) scanKeysMarking(ctx context.Context, table, mark string, seed maphash.Seed) (*keyIndex, map[string]bool, error) {
-	while := "reading table " + table
-	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, operatorbundle_name, coalesce(`+mark+`, 0) FROM `+table+` ORDER BY rowid`)
+	keys, marked, err := scanKeyIndex(ctx, d.sql, table, mark, seed)
 	if err != nil {
-		return nil, nil, classify(d.path, while, err)
+		return nil, nil, classify(d.path, "reading table "+table, err)
+	}
+	return keys, marked, nil
+}
+
+// scanKeyIndex reads (rowid, operatorbundle_name) of every row of table, in one scan, into a
+// keyIndex, with the names of the rows for which the SQL condition mark holds ("0": none).
+func scanKeyIndex(ctx context.Context, db *sql.DB, table, mark string, seed maphash.Seed) (*keyIndex, map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT rowid, operatorbundle_name, coalesce(`+mark+`, 0) FROM `+table+` ORDER BY rowid`)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer rows.Close()
 	out := newKeyIndex(seed)
@@ -178,7 +187,7 @@ func (d *DB) scanKeysMarking(ctx context.Context, table, mark string, seed mapha
 			isMark bool
 		)
 		if err := rows.Scan(&rowid, &name, &isMark); err != nil {
-			return nil, nil, classify(d.path, while, err)
+			return nil, nil, err
 		}
 		if name == nil {
 			continue
@@ -189,7 +198,7 @@ func (d *DB) scanKeysMarking(ctx context.Context, table, mark string, seed mapha
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, classify(d.path, while, err)
+		return nil, nil, err
 	}
 	out.finish()
 	return out, marked, nil

@@ -75,27 +75,8 @@ func (q *Querier) buildRowIndex(ctx context.Context) (*queryRowIndex, error) {
 }
 
 func (q *Querier) namesToRowids(ctx context.Context, table string, seed maphash.Seed) (*keyIndex, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT rowid, operatorbundle_name FROM `+table+` ORDER BY rowid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := newKeyIndex(seed)
-	for rows.Next() {
-		var id int64
-		var name sql.RawBytes
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, err
-		}
-		if name != nil {
-			out.add(name, id)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	out.finish()
-	return out, nil
+	keys, _, err := scanKeyIndex(ctx, q.db, table, "0", seed)
+	return keys, err
 }
 
 // rowidList renders rowids as a JSON array, for rowid IN (SELECT value FROM json_each(?)).
