@@ -26,22 +26,26 @@ func SplitObjects(blob []byte) ([][]byte, error) {
 		if blob[i] != '{' {
 			return nil, fmt.Errorf("manifest %d of the bundle column is not a JSON object", len(out)+1)
 		}
-		n, err := valueEnd(blob[i:])
-		if err != nil {
-			return nil, fmt.Errorf("manifest %d of the bundle column: %w", len(out)+1, err)
+		n, ok := jsonscan.ValidValueEnd(blob[i:])
+		if !ok {
+			return nil, fmt.Errorf("manifest %d of the bundle column: %w", len(out)+1, objectError(blob[i:]))
 		}
-		obj := blob[i : i+n : i+n]
-		if !json.Valid(obj) {
-			var v any
-			err := json.Unmarshal(obj, &v)
-			if err == nil {
-				err = errors.New("invalid JSON")
-			}
-			return nil, fmt.Errorf("manifest %d of the bundle column: %w", len(out)+1, err)
-		}
-		out = append(out, obj)
+		out = append(out, blob[i:i+n:i+n])
 		i += n
 	}
+}
+
+// objectError says why the value at the start of b is not valid JSON, as encoding/json says it.
+func objectError(b []byte) error {
+	n, err := valueEnd(b)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(b[:n], &v); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON")
 }
 
 // SplitSkips splits the operatorbundle.skips column: names joined with ",", "" for none.
