@@ -132,3 +132,18 @@ func BenchmarkWalkPackages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWalkPackagesDeferring is WalkPackages as a filter calls it: every bundle left
+// undecoded (Loader.DeferBundle), so that what is measured is the reading of the catalog.
+func BenchmarkWalkPackagesDeferring(b *testing.B) {
+	dir, size := benchCatalog(b)
+	b.SetBytes(size)
+	l := Loader{DeferBundle: func(Blob) bool { return true }}
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		if err := l.WalkPackages(dir, func(_ string, c *Catalog) error { n += len(c.Bundles); return nil }); err != nil || n == 0 {
+			b.Fatalf("%d bundles, %v", n, err)
+		}
+	}
+}
