@@ -147,3 +147,24 @@ func BenchmarkWalkPackagesDeferring(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlaceJSON is the first reading of WalkPackages for one package file in opm's layout:
+// split, check and find the heads of its blobs in one pass (the file is in memory).
+func BenchmarkPlaceJSON(b *testing.B) {
+	dir, _ := benchCatalog(b)
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "catalog.json"))
+	if len(files) == 0 {
+		b.Fatalf("no <package>/catalog.json under %s", dir)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if placed, ok := placeJSON(data, 0, DefaultMaxBlobSize, nil); !ok || len(placed) == 0 {
+			b.Fatalf("%d blobs placed (%v)", len(placed), ok)
+		}
+	}
+}
