@@ -1,13 +1,9 @@
 package fbc
 
 import (
-	"bytes"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
-
-	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // WalkPackages calls fn once per package of the catalog at root, in package-name order, with a
@@ -58,9 +54,7 @@ func (l Loader) WalkPackagesFS(fsys fs.FS, fn func(pkg string, c *Catalog) error
 func (l Loader) walkTreePackages(tree *catalogTree, fn func(pkg string, c *Catalog) error) error {
 	errs := l.newErrorList()
 	idx := newPackageIndex()
-	if err := tree.files(errs.add, func(name string) error {
-		return l.indexTreeFile(tree, name, idx, errs)
-	}); err != nil {
+	if err := l.indexTree(tree, idx, errs); err != nil {
 		return err
 	}
 	if err := l.stopped(); err != nil {
@@ -71,74 +65,6 @@ func (l Loader) walkTreePackages(tree *catalogTree, fn func(pkg string, c *Catal
 	}
 	l.checked = true // the second reading: every blob read without a syntax error
 	return l.emitPackages(tree, idx, fn)
-}
-
-// indexTreeFile is the first reading of one file: it notes the packages of its blobs and, for a
-// JSON file, where each blob lies (see readPlaced).
-func (l Loader) indexTreeFile(tree *catalogTree, name string, idx *packageIndex, errs *errorList) error {
-	if err := l.stopped(); err != nil {
-		return err
-	}
-	f, err := tree.open(name)
-	if err != nil {
-		errs.add(fileError(name, err, "cannot open the file"))
-		return nil
-	}
-	defer f.Close()
-	// The stamp is taken before reading: a file written to while it is read shows a newer time.
-	layout := &fileLayout{}
-	size, mtime, placed := fileStamp(f)
-	layout.size, layout.mtime = size, mtime
-	var r io.Reader = f
-	if placed && size > 0 && size <= wholeFileLimit {
-		done, rest := l.indexWholeFile(f, name, int(size), idx, layout)
-		if done {
-			return nil
-		}
-		r = rest
-	}
-	err = l.readStream(r, name, func(b Blob) error {
-		idx.note(name, b.PackageName())
-		if placed = placed && b.span.n > 0; placed {
-			layout.spans = append(layout.spans, b.span)
-		}
-		bytepool.Put(b.Data) // only names and places are kept: the next blob can reuse the buffer
-		return nil
-	}, errs)
-	if placed && len(layout.spans) > 0 {
-		layout.spans = slices.Clip(layout.spans)
-		idx.layouts[name] = layout
-	}
-	return err
-}
-
-// indexWholeFile is indexTreeFile for a JSON file of size bytes read in whole (see placeJSON).
-// When the file is not one placeJSON handles, it notes nothing and returns what it read followed
-// by the rest of f, for the streaming reader.
-func (l Loader) indexWholeFile(f io.Reader, name string, size int, idx *packageIndex, layout *fileLayout) (bool, io.Reader) {
-	buf := bytepool.Get(size + 1)[:size+1]
-	n, err := io.ReadFull(f, buf)
-	text := buf[:n]
-	if err == io.ErrUnexpectedEOF && n == size { // as large as it was said to be
-		var base int64
-		if bytes.HasPrefix(text, utf8BOM) {
-			base = int64(len(utf8BOM))
-		}
-		placed, ok := placeJSON(text[base:], base, l.maxBlob(), nil)
-		if ok {
-			for _, p := range placed {
-				idx.note(name, p.pkgName)
-				layout.spans = append(layout.spans, p.span)
-			}
-			layout.spans = slices.Clip(layout.spans)
-			idx.layouts[name] = layout
-			bytepool.Put(buf)
-			return true, nil
-		}
-	}
-	// The streaming reader reads the copy: the buffer is not given back (a file that needs it is
-	// rare: one with a problem, or not JSON).
-	return false, io.MultiReader(bytes.NewReader(text), f)
 }
 
 // WalkPackages is Loader{}.WalkPackages.

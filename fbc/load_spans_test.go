@@ -184,3 +184,36 @@ func TestWalkPackagesRereadsFileChangedBetweenReadings(t *testing.T) {
 		})
 	}
 }
+
+// The first reading of WalkPackages reads files ahead on helper goroutines; its problems still
+// come in the order of a walk that reads one file after another (Walk's), whichever reader, the
+// helpers' or the streaming one, met them, and with the walk's own problems (a link leading out
+// of the catalog) in their place.
+func TestWalkPackagesReportsProblemsInWalkOrder(t *testing.T) {
+	files := map[string]string{}
+	for i := range 14 {
+		name := "p" + string(rune('a'+i))
+		files[name+"/catalog.json"] = blobFile("olm.package", name)
+	}
+	files["pb/catalog.json"] += `{"schema":"olm.bundle","name":"pb.v1"}`              // no package
+	files["pc/catalog.json"] += `{"schema":"olm.bundle","package":"pc","name":`       // truncated
+	files["pe/catalog.yaml"] = "schema: olm.package\nname: [pe\n"                     // YAML syntax
+	files["pf/catalog.json"] = "\x00\x01binary"                                       // not text
+	files["ph/catalog.json"] += `{"schema":"olm.bundle","package":"ph","name":"x"} 7` // not an object
+	files["pk/catalog.json"] = "\n  " + files["pk/catalog.json"] + `{"schema":""}`    // no schema
+	dir := writeTree(t, files)
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "pj", "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	want := errorStrings(loadErrorList(t, Walk(dir, func(Blob) error { return nil })))
+	if len(want) != 7 {
+		t.Fatalf("Walk found %d problems, want 7:\n%s", len(want), strings.Join(want, "\n"))
+	}
+	for form, walkPackages := range walkPackagesForms(t, dir) {
+		called := false
+		got := errorStrings(loadErrorList(t, walkPackages(func(string, *Catalog) error { called = true; return nil })))
+		if !slices.Equal(got, want) || called {
+			t.Errorf("%s (called %v):\n%s\nwant Walk's:\n%s", form, called, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
