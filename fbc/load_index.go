@@ -140,11 +140,12 @@ func (l Loader) indexWhole(w *wholeFile, idx *packageIndex, errs *errorList) err
 		// rare (one with a problem, or not JSON).
 		return l.indexStream(io.MultiReader(bytes.NewReader(w.text), w.f), w.name, true, w.layout, idx, errs)
 	}
-	for _, p := range w.placed {
+	// The places are kept until the second reading, for every blob of the catalog: no spare room.
+	w.layout.spans = make([]blobSpan, len(w.placed))
+	for i, p := range w.placed {
 		idx.note(w.name, p.pkgName)
-		w.layout.spans = append(w.layout.spans, p.span)
+		w.layout.spans[i] = p.span
 	}
-	w.layout.spans = slices.Clip(w.layout.spans)
 	idx.layouts[w.name] = w.layout
 	bytepool.Put(w.buf)
 	return nil
@@ -162,7 +163,7 @@ func (l Loader) indexStream(r io.Reader, name string, placed bool, layout *fileL
 		return nil
 	}, errs)
 	if placed && len(layout.spans) > 0 {
-		layout.spans = slices.Clip(layout.spans)
+		layout.spans = slices.Clone(layout.spans) // without the room append left
 		idx.layouts[name] = layout
 	}
 	return err

@@ -25,20 +25,26 @@ type blobSpan struct {
 	n    uint32 // the blob's length in bytes; 0: not known (a YAML document, or too large to note)
 	line uint32 // the line the blob starts on
 	// head holds the bounds, in the blob, of the raw values of its "schema", "package" and "name"
-	// fields ({0, 0}: absent).
+	// fields ({0, 0}: absent). All zero (no schema, which every blob read has): the blob held
+	// invalid UTF-8, which the loader replaces, so that bounds in the file would not hold in what
+	// it hands over; its head is found again (rescan).
 	head [3][2]uint32
-	// rescan: the blob held invalid UTF-8, which the loader replaces (so the bounds of head do
-	// not hold in what it hands over); its head is found again.
-	rescan bool
 }
 
-// setHead records the bounds scanHead found in a blob whose object starts at first.
+// setHead records the bounds scanHead found in a blob whose object starts at first; rescan says
+// the blob's text was changed (invalid UTF-8 replaced).
 func (s *blobSpan) setHead(bounds [3][2]int, first int, rescan bool) {
-	s.rescan = rescan
+	if rescan {
+		s.head = [3][2]uint32{}
+		return
+	}
 	for i, r := range bounds {
 		s.head[i] = [2]uint32{uint32(first + r[0]), uint32(first + r[1])}
 	}
 }
+
+// rescan reports whether the blob's head is to be found again (see head).
+func (s *blobSpan) rescan() bool { return s.head[0][1] == 0 }
 
 // place records where the blob lies in its file, once the splitter has found it; a blob whose
 // length or line does not fit the record is left unplaced (its file is then read afresh).
@@ -127,7 +133,7 @@ func (sp *blobSpan) blob(data []byte, file string) (Blob, bool) {
 		return Blob{}, false
 	}
 	loc := Location{File: file, Line: int(sp.line)}
-	if sp.rescan {
+	if sp.rescan() {
 		b, lerr := newBlob(data, loc, false)
 		return b, lerr == nil
 	}
