@@ -19,32 +19,34 @@ import (
 // first reading saw it (size or modification time), a YAML file, and a file that cannot be read
 // at a position are read afresh as before.
 
-// blobSpan is where one blob of a JSON file lies, as the first reading found it.
+// blobSpan is where one blob of a JSON file lies, as the first reading found it: 24 bytes a blob,
+// kept for every blob of the catalog until the second reading.
 type blobSpan struct {
 	off  int64
 	n    uint32 // the blob's length in bytes; 0: not known (a YAML document, or too large to note)
 	line uint32 // the line the blob starts on
-	// head holds the bounds, in the blob, of the raw values of its "schema", "package" and "name"
-	// fields ({0, 0}: absent). All zero (no schema, which every blob read has): the blob held
-	// invalid UTF-8, which the loader replaces, so that bounds in the file would not hold in what
-	// it hands over; its head is found again (rescan).
-	head [3][2]uint32
+	// headEnd is where, in the blob, the last of its "schema", "package" and "name" values ends:
+	// the second reading finds them again (scanHead) in what comes before, usually a hundred
+	// bytes. 0 (no schema, which every blob read has): the blob held invalid UTF-8, which the
+	// loader replaces, so that places in the file do not hold in what it hands over; its head is
+	// then found in the whole blob.
+	headEnd uint32
 }
 
-// setHead records the bounds scanHead found in a blob whose object starts at first; rescan says
-// the blob's text was changed (invalid UTF-8 replaced).
+// setHead records where the head fields scanHead found in a blob whose object starts at first
+// end; rescan says the blob's text was changed (invalid UTF-8 replaced).
 func (s *blobSpan) setHead(bounds [3][2]int, first int, rescan bool) {
+	s.headEnd = 0
 	if rescan {
-		s.head = [3][2]uint32{}
 		return
 	}
-	for i, r := range bounds {
-		s.head[i] = [2]uint32{uint32(first + r[0]), uint32(first + r[1])}
+	for _, r := range bounds {
+		s.headEnd = max(s.headEnd, uint32(first+r[1]))
 	}
 }
 
-// rescan reports whether the blob's head is to be found again (see head).
-func (s *blobSpan) rescan() bool { return s.head[0][1] == 0 }
+// rescan reports whether the blob's head is to be found in the whole blob (see headEnd).
+func (s *blobSpan) rescan() bool { return s.headEnd == 0 }
 
 // place records where the blob lies in its file, once the splitter has found it; a blob whose
 // length or line does not fit the record is left unplaced (its file is then read afresh).
@@ -137,11 +139,11 @@ func (sp *blobSpan) blob(data []byte, file string) (Blob, bool) {
 		b, lerr := newBlob(data, loc, false)
 		return b, lerr == nil
 	}
+	if sp.headEnd > uint32(len(data)) {
+		return Blob{}, false
+	}
 	var fields [3]string
-	for i, r := range sp.head {
-		if r[1] > uint32(len(data)) || r[0] > r[1] {
-			return Blob{}, false
-		}
+	for i, r := range scanHead(data[:sp.headEnd]) {
 		raw := data[r[0]:r[1]]
 		if i == 0 && len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
 			fields[i] = internString(raw[1 : len(raw)-1]) // the schema: one of a few

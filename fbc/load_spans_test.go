@@ -217,3 +217,20 @@ func TestWalkPackagesReportsProblemsInWalkOrder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlacedBlobChangedFile: should a file change between the two readings of WalkPackages without
+// its size and time showing it, the second reading takes whatever text is at a recorded place;
+// making a blob of it must not panic, and a blob it accepts has the head the loader requires.
+func FuzzPlacedBlobChangedFile(f *testing.F) {
+	f.Add([]byte(blobFile("olm.package", "a")), uint32(30))
+	f.Add([]byte(`{"schema":"olm.bundle","package":"p","name":"n","x":[1]}`), uint32(9))
+	f.Add([]byte(`{"schema":"olm.bundle"    }`), uint32(200))
+	f.Add([]byte(`{"a":"b","schema":"x"}`), uint32(0))
+	f.Fuzz(func(t *testing.T, data []byte, headEnd uint32) {
+		sp := blobSpan{n: uint32(len(data)), line: 1, headEnd: headEnd}
+		b, ok := sp.blob(data, "f.json")
+		if ok && checkIdentity(b) != nil {
+			t.Fatalf("accepted a blob without the head it needs: %+v", b)
+		}
+	})
+}
