@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // The core schemas of a File-Based Catalog.
@@ -186,6 +188,20 @@ func DecodeBundles(bs []*Bundle) error {
 		}
 	}
 	return nil
+}
+
+// ReleaseDeferred gives the blobs of the deferred bundles among bs (Loader.DeferBundle) back to
+// bytepool, for the loader to read the next ones into, and leaves those bundles without them (as
+// bundles that are not deferred, with nothing but their schema, name, package and location). For
+// a caller done with bundles it never decoded, such as a filter's left-out ones: nothing may
+// still use their blobs, nor a copy of these Bundle values made before.
+func ReleaseDeferred(bs []Bundle) {
+	for i := range bs {
+		if bs[i].deferred != nil {
+			bytepool.Put(bs[i].deferred)
+			bs[i].deferred = nil
+		}
+	}
 }
 
 // RelatedImage is an image a bundle needs.

@@ -124,6 +124,14 @@ func FuzzValidJSON(f *testing.F) {
 		`true`, `nul`, `[1,]`, `{"a" 1}`, `{"a":1 "b":2}`, `"\u12g4"`, "\"\x7f\xff\"", `[-]`, `.5`, `1.`, `"`} {
 		f.Add([]byte(s))
 	}
+	// Strings long enough for the scanner's long-string search (past two words), with an
+	// escape, a control byte, a quote or the end of the text at places far in.
+	long := strings.Repeat("QUJDRA==", 9)
+	for _, s := range []string{`"` + long + `"`, `["` + long + `\n` + long + `\"x"]`, "\"" + long + "\x01" + long + "\"",
+		`{"data":"` + long + `","x":"` + long[:20] + `\u00e9"}`, `"` + long, `"` + long + `\`, "\"" + long[:40] + "\x1f\"",
+		"   \n    " + strings.Repeat(" ", 40) + `["` + long + `"` + "\n" + strings.Repeat(" ", 17) + `]`} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := jsonScanner{data: data}
 		scanned := s.skipValue() && s.atEnd()

@@ -1,6 +1,7 @@
 package fbc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
@@ -21,14 +22,24 @@ type jsonScanner struct {
 const maxSkipDepth = 1024
 
 func (s *jsonScanner) space() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
+	d, i := s.data, s.i
+	for i < len(d) {
+		switch d[i] {
+		case ' ':
+			// Indented JSON: the indentation goes a word at a time.
+			if i+8 <= len(d) && binary.LittleEndian.Uint64(d[i:]) == lowBits*' ' {
+				i += 8
+				continue
+			}
+			i++
+		case '\t', '\n', '\r':
+			i++
 		default:
+			s.i = i
 			return
 		}
 	}
+	s.i = i
 }
 
 // next skips space and returns the next byte without consuming it (0 at the end).
@@ -92,13 +103,35 @@ func (s *jsonScanner) str() (start, end int, escaped, ok bool) {
 	}
 	start = s.i + 1
 	j := start
+	quote := -1 // index of the next quote at or after j (len(d): none), once looked for
 	for {
-		for j+8 <= len(d) {
+		// Most strings (keys, names) end within two words; the rest are long (base64
+		// manifests, descriptions) and most of a catalog's bytes: for those the next quote is
+		// found with bytes.IndexByte, which goes many bytes at a time, and only backslashes and
+		// control bytes are looked for before it.
+		if k := j + 16; k <= len(d) {
 			if m := specialBytes(binary.LittleEndian.Uint64(d[j:])) & highBits; m != 0 {
 				j += bits.TrailingZeros64(m) >> 3
-				break
+			} else if m := specialBytes(binary.LittleEndian.Uint64(d[j+8:])) & highBits; m != 0 {
+				j += 8 + bits.TrailingZeros64(m)>>3
+			} else {
+				j = k
+				if quote < j {
+					quote = len(d)
+					if q := bytes.IndexByte(d[j:], '"'); q >= 0 {
+						quote = j + q
+					}
+				}
+				stop := quote
+				if b := bytes.IndexByte(d[j:stop], '\\'); b >= 0 {
+					stop = j + b
+				}
+				j += firstControlByte(d[j:stop])
 			}
-			j += 8
+		} else {
+			for j < len(d) && d[j] >= 0x20 && d[j] != '"' && d[j] != '\\' {
+				j++
+			}
 		}
 		if j >= len(d) {
 			return 0, 0, false, false
@@ -120,6 +153,31 @@ func (s *jsonScanner) str() (start, end int, escaped, ok bool) {
 			j++
 		}
 	}
+}
+
+// firstControlByte is the index of the first byte of b below 0x20, or len(b).
+func firstControlByte(b []byte) int {
+	i := 0
+	for ; i+32 <= len(b); i += 32 { // four words a round, to find the round with one
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		w2 := binary.LittleEndian.Uint64(b[i+16:])
+		w3 := binary.LittleEndian.Uint64(b[i+24:])
+		if ((w0-lowBits*0x20)&^w0|(w1-lowBits*0x20)&^w1|(w2-lowBits*0x20)&^w2|(w3-lowBits*0x20)&^w3)&highBits != 0 {
+			break
+		}
+	}
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// The lowest mark is the first byte below 0x20 (one borrows on subtracting 0x20 and
+		// had its high bit clear); the bytes before it do not borrow, so are not marked.
+		if m := (x - lowBits*0x20) &^ x & highBits; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b) && b[i] >= 0x20; i++ {
+	}
+	return i
 }
 
 // escapeLen is the length of the escape sequence at the start of b, 0 if it is not one.

@@ -178,3 +178,42 @@ func TestDecodeErrorNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// The scanner's string scan, which goes a word or more at a time, ends where a byte-by-byte scan
+// does: at the closing quote, or refusing at a control byte, a bad escape or the end of the text,
+// wherever they fall.
+func TestScannerStringMatchesByteScan(t *testing.T) {
+	byteScan := func(d []byte) (end int, escaped, ok bool) {
+		for j := 1; j < len(d); j++ {
+			switch c := d[j]; {
+			case c == '"':
+				return j, escaped, true
+			case c == '\\':
+				n := escapeLen(d[j:])
+				if n == 0 {
+					return 0, false, false
+				}
+				escaped = true
+				j += n - 1
+			case c < 0x20:
+				return 0, false, false
+			}
+		}
+		return 0, false, false
+	}
+	for n := 0; n <= 70; n++ {
+		for at := 0; at <= n; at++ {
+			for _, special := range []string{`"`, `\n`, `\u00e9`, `\x`, "\x00", "\x1f", "\x7f", "\xff", `\`, ` `} {
+				body := []byte(strings.Repeat("b", at) + special + strings.Repeat("c", n-at))
+				for _, text := range [][]byte{append([]byte{'"'}, body...), append(append([]byte{'"'}, body...), '"')} {
+					s := jsonScanner{data: text}
+					_, end, escaped, ok := s.str()
+					wantEnd, wantEscaped, wantOK := byteScan(text)
+					if ok != wantOK || ok && (end != wantEnd || escaped != wantEscaped || s.i != end+1) {
+						t.Fatalf("%q: str() = %d, %v, %v; want %d, %v, %v", text, end, escaped, ok, wantEnd, wantEscaped, wantOK)
+					}
+				}
+			}
+		}
+	}
+}

@@ -165,23 +165,27 @@ func (l Loader) readStream(r io.Reader, name string, fn func(Blob) error, errs *
 		file:    name,
 		maxBlob: l.maxBlob(),
 		report:  errs.add,
-		emit: func(b Blob) error {
-			err := fn(b)
-			if err == nil {
-				return nil
-			}
-			var lerr *LoadError
-			if !errors.As(err, &lerr) {
-				return err
-			}
-			if lerr.Loc == (Location{}) {
-				lerr.Loc = b.Loc
-			}
-			errs.add(lerr)
-			return nil
-		},
+		emit:    func(b Blob) error { return recordLoadError(fn(b), b, errs) },
 	}
 	return fr.read(r)
+}
+
+// recordLoadError records err, the error of a walk's callback for blob b, in errs when it is a
+// *LoadError (locating it at the blob when it has no place of its own): the walk goes on. Any
+// other error is returned, to stop the walk.
+func recordLoadError(err error, b Blob, errs *errorList) error {
+	if err == nil {
+		return nil
+	}
+	var lerr *LoadError
+	if !errors.As(err, &lerr) {
+		return err
+	}
+	if lerr.Loc == (Location{}) {
+		lerr.Loc = b.Loc
+	}
+	errs.add(lerr)
+	return nil
 }
 
 // Load reads the whole catalog at root (see Walk) into memory. On problems it returns what it could

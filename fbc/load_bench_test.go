@@ -132,3 +132,39 @@ func BenchmarkWalkPackages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWalkPackagesDeferring is WalkPackages as a filter calls it: every bundle left
+// undecoded (Loader.DeferBundle), so that what is measured is the reading of the catalog.
+func BenchmarkWalkPackagesDeferring(b *testing.B) {
+	dir, size := benchCatalog(b)
+	b.SetBytes(size)
+	l := Loader{DeferBundle: func(Blob) bool { return true }}
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		if err := l.WalkPackages(dir, func(_ string, c *Catalog) error { n += len(c.Bundles); return nil }); err != nil || n == 0 {
+			b.Fatalf("%d bundles, %v", n, err)
+		}
+	}
+}
+
+// BenchmarkPlaceJSON is the first reading of WalkPackages for one package file in opm's layout:
+// split, check and find the heads of its blobs in one pass (the file is in memory).
+func BenchmarkPlaceJSON(b *testing.B) {
+	dir, _ := benchCatalog(b)
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "catalog.json"))
+	if len(files) == 0 {
+		b.Fatalf("no <package>/catalog.json under %s", dir)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if placed, ok := placeJSON(data, 0, DefaultMaxBlobSize, nil); !ok || len(placed) == 0 {
+			b.Fatalf("%d blobs placed (%v)", len(placed), ok)
+		}
+	}
+}

@@ -20,6 +20,8 @@ type Blob struct {
 	// InvalidUTF8Line, when not 0, is the line of the first bytes of the blob that were not UTF-8;
 	// Data holds U+FFFD in their place, as encoding/json (and so opm) reads them.
 	InvalidUTF8Line int
+
+	span blobSpan // where the blob lies in its JSON file, for WalkPackages' second reading
 }
 
 // PackageName is the package the blob belongs to: the name of an olm.package blob, the package
@@ -48,8 +50,13 @@ func newBlob(data []byte, loc Location, validate bool) (Blob, *LoadError) {
 			"found %s where a blob (a JSON object with a \"schema\" field) was expected; if this file is not part of the catalog, list it in a .indexignore file",
 			describeJSONValue(data, first))
 	}
-	raw := scanHead(data[first:])
+	bounds := scanHead(data[first:])
+	var raw [3][]byte
+	for i, r := range bounds {
+		raw[i] = data[first+r[0] : first+r[1]]
+	}
 	b := Blob{Data: data, Loc: loc, InvalidUTF8Line: invalidLine}
+	b.span.setHead(bounds, first, invalidLine != 0)
 	fields := []struct {
 		name string
 		into *string
@@ -182,10 +189,11 @@ func jsonString(raw []byte) (string, error) {
 	return s, err
 }
 
-// scanHead returns the raw values of the top-level "schema", "package" and "name" fields of a valid
-// JSON object (nil for absent ones; the last one wins when a key repeats, as in encoding/json).
-func scanHead(obj []byte) [3][]byte {
-	var out [3][]byte
+// scanHead returns the bounds in obj of the raw values of the top-level "schema", "package" and
+// "name" fields of a valid JSON object ({0, 0} for absent ones; the last one wins when a key
+// repeats, as in encoding/json).
+func scanHead(obj []byte) [3][2]int {
+	var out [3][2]int
 	i := skipSpaceAt(obj, 1)
 	for i < len(obj) && obj[i] != '}' {
 		keyEnd := skipJSONValue(obj, i)
@@ -198,7 +206,7 @@ func scanHead(obj []byte) [3][]byte {
 		valueEnd := skipJSONValue(obj, i)
 		slot := headSlot(unquoteKey(key))
 		if slot >= 0 {
-			out[slot] = obj[i:valueEnd]
+			out[slot] = [2]int{i, valueEnd}
 		}
 		i = skipSpaceAt(obj, valueEnd)
 		if i < len(obj) && obj[i] == ',' {

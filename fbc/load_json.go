@@ -10,7 +10,7 @@ import (
 // readJSON reads a stream of concatenated JSON values, one blob each. A syntax error ends the file:
 // past it, where one value ends and the next begins is guesswork.
 func (fr *fileReader) readJSON(br *bufio.Reader) error {
-	s := jsonSplitter{br: br, line: 1, max: fr.maxBlob}
+	s := jsonSplitter{br: br, line: 1, max: fr.maxBlob, off: fr.base}
 	for {
 		data, line, err := s.next()
 		loc := Location{File: fr.file, Line: line}
@@ -28,7 +28,11 @@ func (fr *fileReader) readJSON(br *bufio.Reader) error {
 			fr.report(readError(Location{File: fr.file, Line: s.line}, err))
 			return nil
 		}
+		n := len(data)
 		b, lerr := newBlob(data, loc, !fr.checked)
+		if lerr == nil {
+			b.span.place(s.start, n, line)
+		}
 		if lerr != nil {
 			fr.report(lerr)
 			if errors.Is(lerr, ErrSyntax) {
@@ -45,9 +49,11 @@ func (fr *fileReader) readJSON(br *bufio.Reader) error {
 // jsonSplitter cuts a byte stream into top-level JSON values without decoding them. It only tracks
 // strings and bracket depth; whether the value is valid JSON is checked afterwards.
 type jsonSplitter struct {
-	br   *bufio.Reader
-	line int // line of the next unread byte
-	max  int
+	br    *bufio.Reader
+	line  int   // line of the next unread byte
+	off   int64 // offset in the file of the next unread byte
+	start int64 // offset in the file of the value next returned last
+	max   int
 }
 
 // next returns the next top-level value and the line it starts on; io.EOF when there is none left,
@@ -57,6 +63,7 @@ func (s *jsonSplitter) next() ([]byte, int, error) {
 		return nil, s.line, err
 	}
 	start := s.line
+	s.start = s.off
 	data, err := s.scanValue()
 	return data, start, err
 }
@@ -74,10 +81,12 @@ func (s *jsonSplitter) skipSpace() error {
 			case ' ', '\t', '\r':
 			default:
 				_, _ = s.br.Discard(i)
+				s.off += int64(i)
 				return nil
 			}
 		}
 		_, _ = s.br.Discard(len(w))
+		s.off += int64(len(w))
 	}
 }
 
@@ -198,6 +207,7 @@ func (s *jsonSplitter) scanValue() ([]byte, error) {
 			return nil, ErrBlobTooLarge
 		}
 		_, _ = s.br.Discard(n)
+		s.off += int64(n)
 		if end >= 0 {
 			return out, nil
 		}

@@ -4,8 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-
-	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // WalkPackages calls fn once per package of the catalog at root, in package-name order, with a
@@ -14,9 +12,11 @@ import (
 // no package (custom schemas without a "package" field) come first, as package "".
 //
 // Memory: the catalog is read twice. The first pass splits and checks every blob as Walk does and
-// notes which files hold which packages; only names are kept. If it found any problem (syntax,
-// missing schema, name or package, unreadable file...), WalkPackages returns the *LoadErrors without
-// calling fn. The second pass decodes the files of one package at a time; a package with a blob that
+// notes which files hold which packages, and where each blob of a JSON file lies (40 bytes a blob;
+// files of up to 16 MiB are read whole, a few at a time, see load_index.go). If it found any
+// problem (syntax, missing schema, name or package, unreadable file...), WalkPackages returns the
+// *LoadErrors without calling fn. The second pass decodes the files of one package at a time,
+// taking each blob from where the first found it (load_spans.go); a package with a blob that
 // does not decode (a field of the wrong type) is not handed over, the others are, and the decode
 // problems are returned at the end. So every package fn receives is complete. When
 // blobs of several packages share files, those packages are loaded together (a single file holding
@@ -56,13 +56,7 @@ func (l Loader) WalkPackagesFS(fsys fs.FS, fn func(pkg string, c *Catalog) error
 func (l Loader) walkTreePackages(tree *catalogTree, fn func(pkg string, c *Catalog) error) error {
 	errs := l.newErrorList()
 	idx := newPackageIndex()
-	if err := tree.files(errs.add, func(name string) error {
-		return l.readTreeFile(tree, name, func(b Blob) error {
-			idx.note(name, b.PackageName())
-			bytepool.Put(b.Data) // only names are kept: the next blob can reuse the buffer
-			return nil
-		}, errs)
-	}); err != nil {
+	if err := l.indexTree(tree, idx, errs); err != nil {
 		return err
 	}
 	if err := l.stopped(); err != nil {
@@ -97,22 +91,35 @@ func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(strin
 		c, ok := loaded[pkg]
 		if !ok {
 			group := map[string]*Catalog{}
+			add := func(b Blob) error {
+				p := b.PackageName()
+				if group[p] == nil {
+					group[p] = &Catalog{}
+				}
+				if b.Schema == SchemaBundle && l.DeferBundle != nil && l.DeferBundle(b) {
+					group[p].Bundles = append(group[p].Bundles, Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Loc: b.Loc, deferred: b.Data})
+					return nil
+				}
+				if err := group[p].Add(b); err != nil {
+					broken[p] = true
+					return err
+				}
+				return nil
+			}
 			for _, name := range idx.filesOfGroup(pkg) {
-				if err := l.readTreeFile(tree, name, func(b Blob) error {
-					p := b.PackageName()
-					if group[p] == nil {
-						group[p] = &Catalog{}
-					}
-					if b.Schema == SchemaBundle && l.DeferBundle != nil && l.DeferBundle(b) {
-						group[p].Bundles = append(group[p].Bundles, Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Loc: b.Loc, deferred: b.Data})
-						return nil
-					}
-					if err := group[p].Add(b); err != nil {
-						broken[p] = true
+				if err := l.stopped(); err != nil {
+					return err
+				}
+				if layout := idx.layouts[name]; layout != nil {
+					done, err := l.readPlaced(tree, name, layout, func(b Blob) error { return recordLoadError(add(b), b, errs) })
+					if err != nil {
 						return err
 					}
-					return nil
-				}, errs); err != nil {
+					if done {
+						continue
+					}
+				}
+				if err := l.readTreeFile(tree, name, add, errs); err != nil {
 					return err
 				}
 			}
@@ -141,16 +148,18 @@ func (l Loader) emitPackages(tree *catalogTree, idx *packageIndex, fn func(strin
 // packageIndex records which files hold blobs of which package, and groups files that must be read
 // together because they share a package.
 type packageIndex struct {
-	files       []string            // in walk order
-	fileIndex   map[string]int      // file -> position in files
-	pkgFiles    map[string][]int    // package -> files holding it
-	parent      []int               // union-find over files
-	packagesSet map[string]struct{} // every package seen
-	groups      map[int][]string    // union-find root -> its files in walk order, built once noting is over
+	files       []string               // in walk order
+	fileIndex   map[string]int         // file -> position in files
+	pkgFiles    map[string][]int       // package -> files holding it
+	parent      []int                  // union-find over files
+	packagesSet map[string]struct{}    // every package seen
+	groups      map[int][]string       // union-find root -> its files in walk order, built once noting is over
+	layouts     map[string]*fileLayout // file -> where its blobs lie (JSON files read without a problem)
 }
 
 func newPackageIndex() *packageIndex {
-	return &packageIndex{fileIndex: map[string]int{}, pkgFiles: map[string][]int{}, packagesSet: map[string]struct{}{}}
+	return &packageIndex{fileIndex: map[string]int{}, pkgFiles: map[string][]int{}, packagesSet: map[string]struct{}{},
+		layouts: map[string]*fileLayout{}}
 }
 
 func (x *packageIndex) note(file, pkg string) {

@@ -35,7 +35,8 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBu
 // fileReader turns one file's bytes into blobs. Problems are handed to report; emit's error (a
 // failure of the caller's callback) ends the walk and is returned as is.
 type fileReader struct {
-	checked bool // the blobs were validated by an earlier reading (Loader.checked)
+	checked bool  // the blobs were validated by an earlier reading (Loader.checked)
+	base    int64 // offset in the file of the first byte the splitters see (past a byte order mark)
 	file    string
 	maxBlob int
 	report  func(*LoadError)
@@ -56,6 +57,7 @@ func (fr *fileReader) read(r io.Reader) error {
 	}()
 	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
 		_, _ = br.Discard(len(utf8BOM))
+		fr.base = int64(len(utf8BOM))
 	}
 	head, err := br.Peek(sniffSize)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {

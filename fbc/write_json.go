@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 )
@@ -320,20 +321,40 @@ func bundleObjectData(v []byte) ([]byte, bool) {
 	if rest, ok = token(rest, '"'); !ok {
 		return nil, false
 	}
-	end := bytes.IndexAny(rest, "\"\\")
-	if end < 0 || rest[end] != '"' {
+	// The string runs to the first quote, unless a backslash comes first. Both searches, and the
+	// check for control characters, go a word or more at a time: this string is most of a
+	// bundle's bytes.
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
 		return nil, false
 	}
 	data := rest[:end]
-	for _, c := range data {
-		if c < 0x20 { // a control character: not valid JSON, let json.Indent say so
-			return nil, false
-		}
+	if hasControlByte(data) { // not valid JSON: let json.Indent say so
+		return nil, false
 	}
 	if rest, ok = token(rest[end+1:], '}'); !ok || len(trimJSONSpace(rest)) > 0 {
 		return nil, false
 	}
 	return data, true
+}
+
+// hasControlByte reports whether b holds a byte below 0x20, which JSON strings must escape.
+func hasControlByte(b []byte) bool {
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		// A byte below 0x20 borrows on subtracting 0x20 and had its high bit clear. Without
+		// one, no subtraction borrows from the next byte, so there is no false mark.
+		if (x-lowBits*0x20)&^x&highBits != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // token skips JSON whitespace and then the byte c, returning what follows.

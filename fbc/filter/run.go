@@ -226,6 +226,9 @@ func filterPart(p *part, sel *Package, full bool) filtered {
 	if err != nil {
 		return filtered{err: err}
 	}
+	// The kept bundles are decoded copies (out shares no blob with p.c): the blobs of the bundles
+	// left out go back to the loader, which reads the next packages into them.
+	fbc.ReleaseDeferred(p.c.Bundles)
 	if errs := model.ValidateCatalog(out, model.Options{}).Errors(); len(errs) > 0 {
 		return filtered{err: &Error{Package: p.pkg, Msg: fmt.Sprintf("package %s would be invalid after filtering (%s): the input is invalid there; fix it or leave the package out", p.pkg, errs[0].Error())}}
 	}
