@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
 // blobDecoding is one blob type's decoding, the one in use (fast, falling back to the reference)
@@ -115,7 +117,7 @@ func checkDecodeLikeReference(t *testing.T, data []byte, schema string) {
 }
 
 // FuzzValidJSON: the scanner accepts exactly the JSON texts encoding/json accepts (except for
-// nesting deeper than it follows), and validJSON answers as json.Valid.
+// nesting deeper than it follows), and jsonscan.Valid answers as json.Valid.
 func FuzzValidJSON(f *testing.F) {
 	for _, c := range decodeCases {
 		f.Add([]byte(c.blob))
@@ -142,8 +144,8 @@ func FuzzValidJSON(f *testing.F) {
 		if !scanned && valid && bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) <= maxSkipDepth {
 			t.Fatalf("the scanner refuses valid JSON %q", data)
 		}
-		if validJSON(data) != valid {
-			t.Fatalf("validJSON %v, json.Valid %v: %q", !valid, valid, data)
+		if jsonscan.Valid(data) != valid {
+			t.Fatalf("jsonscan.Valid %v, json.Valid %v: %q", !valid, valid, data)
 		}
 	})
 }

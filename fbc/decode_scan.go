@@ -1,11 +1,10 @@
 package fbc
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
-	"math/bits"
 	"unicode/utf8"
+
+	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
 // jsonScanner walks JSON text in one pass without building anything, checking the grammar as it
@@ -22,24 +21,7 @@ type jsonScanner struct {
 const maxSkipDepth = 1024
 
 func (s *jsonScanner) space() {
-	d, i := s.data, s.i
-	for i < len(d) {
-		switch d[i] {
-		case ' ':
-			// Indented JSON: the indentation goes a word at a time.
-			if i+8 <= len(d) && binary.LittleEndian.Uint64(d[i:]) == lowBits*' ' {
-				i += 8
-				continue
-			}
-			i++
-		case '\t', '\n', '\r':
-			i++
-		default:
-			s.i = i
-			return
-		}
-	}
-	s.i = i
+	s.i = jsonscan.SkipSpace(s.data, s.i)
 }
 
 // next skips space and returns the next byte without consuming it (0 at the end).
@@ -79,131 +61,19 @@ func (s *jsonScanner) null() bool {
 	return s.next() == 'n' && s.literal("null")
 }
 
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// specialBytes marks (with its high bit) the first byte of the little-endian word x that is a
-// quote, a backslash or a control character; bytes after the first marked one may be marked
-// wrongly, so only the lowest mark is meaningful.
-func specialBytes(x uint64) uint64 {
-	quote := x ^ (lowBits * '"')
-	backslash := x ^ (lowBits * '\\')
-	return ((quote - lowBits) &^ quote) | ((backslash - lowBits) &^ backslash) | ((x - lowBits*0x20) &^ x)
-}
-
 // str scans the string starting at s.i and returns the bounds of its content (between the
 // quotes) and whether it holds escapes. Escapes must be well formed and control characters
 // absent, as JSON requires; invalid UTF-8 passes, as in encoding/json.
 func (s *jsonScanner) str() (start, end int, escaped, ok bool) {
-	d := s.data
-	if s.i >= len(d) || d[s.i] != '"' {
+	if s.i >= len(s.data) || s.data[s.i] != '"' {
 		return 0, 0, false, false
 	}
 	start = s.i + 1
-	j := start
-	quote := -1 // index of the next quote at or after j (len(d): none), once looked for
-	for {
-		// Most strings (keys, names) end within two words; the rest are long (base64
-		// manifests, descriptions) and most of a catalog's bytes: for those the next quote is
-		// found with bytes.IndexByte, which goes many bytes at a time, and only backslashes and
-		// control bytes are looked for before it.
-		if k := j + 16; k <= len(d) {
-			if m := specialBytes(binary.LittleEndian.Uint64(d[j:])) & highBits; m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-			} else if m := specialBytes(binary.LittleEndian.Uint64(d[j+8:])) & highBits; m != 0 {
-				j += 8 + bits.TrailingZeros64(m)>>3
-			} else {
-				j = k
-				if quote < j {
-					quote = len(d)
-					if q := bytes.IndexByte(d[j:], '"'); q >= 0 {
-						quote = j + q
-					}
-				}
-				stop := quote
-				if b := bytes.IndexByte(d[j:stop], '\\'); b >= 0 {
-					stop = j + b
-				}
-				j += firstControlByte(d[j:stop])
-			}
-		} else {
-			for j < len(d) && d[j] >= 0x20 && d[j] != '"' && d[j] != '\\' {
-				j++
-			}
-		}
-		if j >= len(d) {
-			return 0, 0, false, false
-		}
-		switch c := d[j]; {
-		case c == '"':
-			s.i = j + 1
-			return start, j, escaped, true
-		case c == '\\':
-			n := escapeLen(d[j:])
-			if n == 0 {
-				return 0, 0, false, false
-			}
-			escaped = true
-			j += n
-		case c < 0x20:
-			return 0, 0, false, false
-		default:
-			j++
-		}
+	if end, escaped, ok = jsonscan.StringContentEnd(s.data, start); !ok {
+		return 0, 0, false, false
 	}
-}
-
-// firstControlByte is the index of the first byte of b below 0x20, or len(b).
-func firstControlByte(b []byte) int {
-	i := 0
-	for ; i+32 <= len(b); i += 32 { // four words a round, to find the round with one
-		w0 := binary.LittleEndian.Uint64(b[i:])
-		w1 := binary.LittleEndian.Uint64(b[i+8:])
-		w2 := binary.LittleEndian.Uint64(b[i+16:])
-		w3 := binary.LittleEndian.Uint64(b[i+24:])
-		if ((w0-lowBits*0x20)&^w0|(w1-lowBits*0x20)&^w1|(w2-lowBits*0x20)&^w2|(w3-lowBits*0x20)&^w3)&highBits != 0 {
-			break
-		}
-	}
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// The lowest mark is the first byte below 0x20 (one borrows on subtracting 0x20 and
-		// had its high bit clear); the bytes before it do not borrow, so are not marked.
-		if m := (x - lowBits*0x20) &^ x & highBits; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(b) && b[i] >= 0x20; i++ {
-	}
-	return i
-}
-
-// escapeLen is the length of the escape sequence at the start of b, 0 if it is not one.
-func escapeLen(b []byte) int {
-	if len(b) < 2 {
-		return 0
-	}
-	switch b[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if len(b) < 6 {
-			return 0
-		}
-		for _, c := range b[2:6] {
-			if !isHexDigit(c) {
-				return 0
-			}
-		}
-		return 6
-	}
-	return 0
-}
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	s.i = end + 1
+	return start, end, escaped, true
 }
 
 // key scans an object key and returns it. Keys with escapes or invalid UTF-8 (which encoding/json
@@ -406,12 +276,3 @@ func (s *jsonScanner) memberName() bool {
 	return s.consume(':')
 }
 
-// validJSON is json.Valid in one fast pass: what the scanner accepts is valid; what it refuses (or
-// nests too deep for it) is left to json.Valid, so only invalid text is scanned twice.
-func validJSON(data []byte) bool {
-	s := jsonScanner{data: data}
-	if s.skipValue() && s.atEnd() {
-		return true
-	}
-	return json.Valid(data)
-}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
 // Blob is one object of a catalog file, as read: its identifying fields and its whole JSON text.
@@ -36,7 +38,7 @@ func (b Blob) PackageName() string {
 // newBlob checks one JSON value and picks out its schema, package and name. valid says the text is
 // known to be valid JSON already (it came from the YAML converter).
 func newBlob(data []byte, loc Location, validate bool) (Blob, *LoadError) {
-	if validate && !validJSON(data) {
+	if validate && !jsonscan.Valid(data) {
 		return Blob{}, syntaxError(data, loc)
 	}
 	invalidLine := 0

@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"strings"
+
+	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
 // typeBundleObject is property.TypeBundleObject (package property imports this one).
@@ -329,32 +330,13 @@ func bundleObjectData(v []byte) ([]byte, bool) {
 		return nil, false
 	}
 	data := rest[:end]
-	if hasControlByte(data) { // not valid JSON: let json.Indent say so
+	if jsonscan.FirstControlByte(data) < len(data) { // not valid JSON: let json.Indent say so
 		return nil, false
 	}
 	if rest, ok = token(rest[end+1:], '}'); !ok || len(trimJSONSpace(rest)) > 0 {
 		return nil, false
 	}
 	return data, true
-}
-
-// hasControlByte reports whether b holds a byte below 0x20, which JSON strings must escape.
-func hasControlByte(b []byte) bool {
-	for len(b) >= 8 {
-		x := binary.LittleEndian.Uint64(b)
-		// A byte below 0x20 borrows on subtracting 0x20 and had its high bit clear. Without
-		// one, no subtraction borrows from the next byte, so there is no false mark.
-		if (x-lowBits*0x20)&^x&highBits != 0 {
-			return true
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
 }
 
 // token skips JSON whitespace and then the byte c, returning what follows.

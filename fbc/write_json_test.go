@@ -132,22 +132,3 @@ func firstLineDifference(want, got []byte) string {
 	}
 	return "(no line differs)"
 }
-
-// hasControlByte, which goes a word at a time, agrees with a byte-by-byte look: every byte value
-// at every place of strings long and short, among bytes that are printable or have their high
-// bit set (which a word-wide subtraction could mistake).
-func TestHasControlByte(t *testing.T) {
-	for n := 1; n <= 19; n++ {
-		for at := 0; at < n; at++ {
-			for c := 0; c < 256; c++ {
-				for _, fill := range []byte{'A', 0x20, 0x80, 0xA0, 0xFF} {
-					b := bytes.Repeat([]byte{fill}, n)
-					b[at] = byte(c)
-					if got, want := hasControlByte(b), c < 0x20; got != want {
-						t.Fatalf("%q: hasControlByte %v, want %v", b, got, want)
-					}
-				}
-			}
-		}
-	}
-}

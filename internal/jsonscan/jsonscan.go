@@ -4,6 +4,8 @@
 // value as encoding/json.Valid does, in one pass several times faster.
 package jsonscan
 
+import "encoding/binary"
+
 // ValueEnd returns the index just past the JSON value starting at b[0] (an object, array, string
 // or scalar); ok is false when the value is truncated.
 func ValueEnd(b []byte) (n int, ok bool) {
@@ -58,9 +60,21 @@ func StringEnd(b []byte) (n int, ok bool) {
 }
 
 // SkipSpace returns the index of the first byte at or after i that is not JSON white space.
+// Indentation goes a word at a time.
 func SkipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
+	for i < len(b) {
+		switch b[i] {
+		case ' ':
+			if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == lowBits*' ' {
+				i += 8
+				continue
+			}
+			i++
+		case '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
 	}
 	return i
 }

@@ -1,12 +1,14 @@
 package jsonscan
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
-
 // maxDepth is encoding/json's limit on nested objects and arrays (an empty one counts).
 const maxDepth = 10000
+
+// Valid is encoding/json.Valid: data is one JSON value with white space around it.
+func Valid(data []byte) bool {
+	i := SkipSpace(data, 0)
+	n, ok := ValidValueEnd(data[i:])
+	return ok && SkipSpace(data, i+n) == len(data)
+}
 
 // ValidValueEnd returns the index just past the JSON value starting at b[0], checked as
 // encoding/json.Valid checks a value: the grammar of RFC 8259, the bytes of strings not checked to
@@ -115,81 +117,6 @@ func objectKey(b []byte, i int) (int, bool) {
 func validString(b []byte, i int) (int, bool) {
 	end, _, ok := StringContentEnd(b, i+1)
 	return end + 1, ok
-}
-
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// specialBytes marks (with its high bit) the first byte of the little-endian word x that is a
-// quote, a backslash or a control character; bytes after the first marked one may be marked
-// wrongly, so only the lowest mark is meaningful.
-func specialBytes(x uint64) uint64 {
-	quote := x ^ (lowBits * '"')
-	backslash := x ^ (lowBits * '\\')
-	return ((quote - lowBits) &^ quote) | ((backslash - lowBits) &^ backslash) | ((x - lowBits*0x20) &^ x)
-}
-
-// StringContentEnd scans the content of a JSON string from b[start] (just past its opening quote)
-// eight bytes at a time and returns the index of its closing quote, and whether it holds escapes.
-// Escapes must be well formed and control characters absent, as JSON requires; invalid UTF-8
-// passes, as in encoding/json.
-func StringContentEnd(b []byte, start int) (end int, escaped, ok bool) {
-	j := start
-	for {
-		for j+8 <= len(b) {
-			if m := specialBytes(binary.LittleEndian.Uint64(b[j:])) & highBits; m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			j += 8
-		}
-		if j >= len(b) {
-			return 0, false, false
-		}
-		switch c := b[j]; {
-		case c == '"':
-			return j, escaped, true
-		case c == '\\':
-			n := escapeLen(b[j:])
-			if n == 0 {
-				return 0, false, false
-			}
-			escaped = true
-			j += n
-		case c < 0x20:
-			return 0, false, false
-		default:
-			j++
-		}
-	}
-}
-
-// escapeLen is the length of the escape sequence at the start of b, 0 if it is not one.
-func escapeLen(b []byte) int {
-	if len(b) < 2 {
-		return 0
-	}
-	switch b[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if len(b) < 6 {
-			return 0
-		}
-		for _, c := range b[2:6] {
-			if !isHexDigit(c) {
-				return 0
-			}
-		}
-		return 6
-	}
-	return 0
-}
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // validNumber returns the index just past the number starting at b[i]:

@@ -9,13 +9,6 @@ import (
 	"testing"
 )
 
-// valid is json.Valid spelled with ValidValueEnd: white space around one value.
-func valid(b []byte) bool {
-	i := SkipSpace(b, 0)
-	n, ok := ValidValueEnd(b[i:])
-	return ok && SkipSpace(b, i+n) == len(b)
-}
-
 var validCases = []string{
 	`{}`, `[]`, `""`, `0`, `-0`, `1.5e+10`, `-12.0E-3`, `true`, `false`, `null`,
 	`{"a":1,"b":[true,false,null,{"c":"d\"\\\/\b\f\n\r\t\u00e9"}]}`, ` { "a" : [ 1 , 2 ] } `, "[\n1,\t2\r]",
@@ -29,7 +22,7 @@ var validCases = []string{
 
 func TestValidValueEndAgreesWithEncodingJSON(t *testing.T) {
 	for _, c := range validCases {
-		if got, want := valid([]byte(c)), json.Valid([]byte(c)); got != want {
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
 			t.Errorf("%.60q: valid %v, encoding/json says %v", c, got, want)
 		}
 	}
@@ -49,7 +42,7 @@ func TestValidValueEndAgreesWithEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := valid(data), json.Valid(data); got != want {
+		if got, want := Valid(data), json.Valid(data); got != want {
 			t.Errorf("%s: valid %v, encoding/json says %v", f, got, want)
 		}
 		if i := SkipSpace(data, 0); i < len(data) {
@@ -66,8 +59,15 @@ func FuzzValidValueEnd(f *testing.F) {
 	for _, c := range validCases {
 		f.Add([]byte(c))
 	}
+	// Strings long enough for the long-string search (past two words), with an escape, a control
+	// byte, a quote or the end of the text at places far in.
+	long := strings.Repeat("QUJDRA==", 9)
+	for _, s := range []string{`"` + long + `"`, `["` + long + `\n` + long + `\"x"]`, "\"" + long + "\x01" + long + "\"",
+		`{"data":"` + long + `","x":"` + long[:20] + `\u00e9"}`, `"` + long, `"` + long + `\`, "\"" + long[:40] + "\x1f\""} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := valid(b), json.Valid(b); got != want {
+		if got, want := Valid(b), json.Valid(b); got != want {
 			t.Fatalf("%q: valid %v, encoding/json says %v", b, got, want)
 		}
 		if n, ok := ValidValueEnd(b); ok {
