@@ -131,6 +131,9 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 		return err
 	}
 	defer src.Close()
+	if src.Format() == source.FormatSQLite {
+		defer filterGC()()
+	}
 	if dest != "" && images.server == "opm" && src.Image() == nil {
 		return usageError{errors.New("--to-image and --oci-layout with --server opm need an index image as CATALOG (the new image is built on its layers); for a local catalog, use --server olmcat")}
 	}
