@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // rowIndex maps packages and bundle names to the rowids of their rows. None of the tables has an
@@ -33,30 +32,25 @@ func (d *DB) index(ctx context.Context) (*rowIndex, error) {
 	}
 	idx := &rowIndex{}
 	seed := maphash.MakeSeed()
-	// The scans are independent, each on its own connection: on two cores they take half the
-	// time, and no package can be read before the last one ends.
-	var (
-		wg   sync.WaitGroup
-		errs [5]error
-	)
-	scan := func(i int, f func() error) { wg.Go(func() { errs[i] = f() }) }
-	scan(0, func() (err error) { idx.channels, err = d.scanChannels(ctx); return err })
-	scan(1, func() (err error) { idx.entriesByPackage, err = d.scanEntries(ctx); return err })
+	var err error
+	if idx.channels, err = d.scanChannels(ctx); err != nil {
+		return nil, err
+	}
+	if idx.entriesByPackage, err = d.scanEntries(ctx); err != nil {
+		return nil, err
+	}
 	if d.version >= 9 {
-		scan(2, func() (err error) {
-			idx.properties, idx.deprecated, err = d.scanPropertyKeys(ctx, seed)
-			return err
-		})
+		if idx.properties, idx.deprecated, err = d.scanPropertyKeys(ctx, seed); err != nil {
+			return nil, err
+		}
 	}
 	if d.version >= 8 {
-		scan(3, func() (err error) { idx.dependencies, err = d.scanKeys(ctx, "dependencies", seed); return err })
+		if idx.dependencies, err = d.scanKeys(ctx, "dependencies", seed); err != nil {
+			return nil, err
+		}
 	}
 	if d.version >= 1 {
-		scan(4, func() (err error) { idx.images, err = d.scanKeys(ctx, "related_image", seed); return err })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
+		if idx.images, err = d.scanKeys(ctx, "related_image", seed); err != nil {
 			return nil, err
 		}
 	}
