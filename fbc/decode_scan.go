@@ -141,47 +141,11 @@ func internString(b []byte) string {
 
 // number scans a JSON number.
 func (s *jsonScanner) number() bool {
-	d, j := s.data, s.i
-	if j < len(d) && d[j] == '-' {
-		j++
+	end, ok := jsonscan.NumberEnd(s.data, s.i)
+	if ok {
+		s.i = end
 	}
-	switch {
-	case j >= len(d):
-		return false
-	case d[j] == '0':
-		j++
-	case '1' <= d[j] && d[j] <= '9':
-		j = skipDigits(d, j+1)
-	default:
-		return false
-	}
-	if j < len(d) && d[j] == '.' {
-		k := skipDigits(d, j+1)
-		if k == j+1 {
-			return false
-		}
-		j = k
-	}
-	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
-		j++
-		if j < len(d) && (d[j] == '+' || d[j] == '-') {
-			j++
-		}
-		k := skipDigits(d, j)
-		if k == j {
-			return false
-		}
-		j = k
-	}
-	s.i = j
-	return true
-}
-
-func skipDigits(d []byte, j int) int {
-	for j < len(d) && '0' <= d[j] && d[j] <= '9' {
-		j++
-	}
-	return j
+	return ok
 }
 
 // rawValue scans any JSON value and returns its exact text, as encoding/json hands it to a
@@ -275,4 +239,3 @@ func (s *jsonScanner) memberName() bool {
 	}
 	return s.consume(':')
 }
-

@@ -49,7 +49,7 @@ func ValidValueEnd(b []byte) (n int, ok bool) {
 				return 0, false
 			}
 		case c == '-' || ('0' <= c && c <= '9'):
-			if i, ok = validNumber(b, i); !ok {
+			if i, ok = NumberEnd(b, i); !ok {
 				return 0, false
 			}
 		case c == 't':
@@ -119,10 +119,10 @@ func validString(b []byte, i int) (int, bool) {
 	return end + 1, ok
 }
 
-// validNumber returns the index just past the number starting at b[i]:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func validNumber(b []byte, i int) (int, bool) {
-	if b[i] == '-' {
+// NumberEnd returns the index just past the JSON number starting at b[i]; ok is false when none
+// starts there: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func NumberEnd(b []byte, i int) (end int, ok bool) {
+	if i < len(b) && b[i] == '-' {
 		i++
 	}
 	switch {
