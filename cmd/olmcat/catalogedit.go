@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +28,8 @@ type catalogInput struct {
 	src    *source.Source
 	cat    *fbc.Catalog
 	format fbc.Format // of an FBC input, as its file names say
+	// before is the catalog's blobs as loaded, for an in-place edit of FBC files (nil otherwise).
+	before *blobSnapshot
 }
 
 const editInputHelp = referenceHelp + `
@@ -139,11 +139,15 @@ whole operation succeeded and the changed packages are still valid; otherwise no
   --output-dir DIR   write an FBC directory, laid out as opm does (DIR/<package>/catalog.json, or
                      .yaml with -o yaml); a non-empty DIR is replaced only with --force.
   --output-db FILE   write a schema-13 index.db instead.
-  --in-place         replace CATALOG itself: an FBC directory is rewritten in the layout above (in
-                     the format of its files unless -o is given), an FBC file or an index.db is
-                     rewritten as such. Files in the directory that are not catalog files (README,
-                     unpacked objects/, files an .indexignore hides) would be lost, so --in-place
-                     refuses to run while there are any, unless --force.
+  --in-place         edit CATALOG itself. In an FBC directory or file only the blobs the edit
+                     changes are written, where they stand, in their file's format (JSON or YAML)
+                     and key order; removed blobs are cut out (a file left without blobs is
+                     deleted, and a directory it leaves empty); new blobs go into the file of
+                     their package's olm.package blob, a new package into <package>/catalog.<ext>
+                     (-o, or the format of the catalog's files). Every other file and byte stays
+                     as it is, so 'git diff' shows just the edit. A directory holding several
+                     catalogs with the same packages (catalogs/v4.17, catalogs/v4.18) is refused:
+                     give the one to edit. An index.db is rewritten as such.
 No output may be, contain or lie inside an input, with or without --force (--in-place is the way
 to replace CATALOG).`
 
@@ -152,7 +156,7 @@ func addOutputFlags(fs *pflag.FlagSet, o *catalogOutput) {
 	fs.StringVar(&o.db, "output-db", "", "write the result to this index.db file")
 	fs.BoolVar(&o.inPlace, "in-place", false, "replace CATALOG with the result")
 	fs.StringVarP(&o.format, "output", "o", "", "FBC file format: json or yaml (default json, or the input's format with --in-place)")
-	fs.BoolVar(&o.force, "force", false, "replace a non-empty output; with --in-place, drop non-catalog files of CATALOG")
+	fs.BoolVar(&o.force, "force", false, "replace a non-empty output")
 	fs.StringVar(&o.oldFormat, "format", "", "")
 	fs.StringVar(&o.oldTo, "to", "", "")
 	fs.Lookup("format").Hidden = true
@@ -234,19 +238,14 @@ func writeCatalog(cmd *cobra.Command, in *catalogInput, cat *fbc.Catalog, o cata
 	case source.FormIndexDB:
 		return writeIndexDB(ctx, cat, ref.Path, true, stderr)
 	case source.FormFile:
+		if in.before != nil {
+			return writeFilesInPlace(stderr, in, cat, o)
+		}
 		if err := ops.WriteFile(cat, ref.Path, format, true); err != nil {
 			return err
 		}
 	case source.FormDir:
-		if foreign, err := nonCatalogFiles(ref.Path, catalogFiles(in.cat)); err != nil {
-			return err
-		} else if len(foreign) > 0 && !o.force {
-			return usageError{fmt.Errorf("--in-place would replace %s, losing %s that are not catalog files (%s); write with --output-dir DIR instead, or pass --force",
-				ref.Raw, plural.Of(len(foreign), "file"), strings.Join(firstN(foreign, 5), ", "))}
-		}
-		if err := ops.WriteDir(cat, ref.Path, format, true); err != nil {
-			return err
-		}
+		return writeFilesInPlace(stderr, in, cat, o)
 	default:
 		return usageError{fmt.Errorf("cannot write in place to %s (%s): use --output-dir DIR or --output-db FILE", ref.Raw, ref.Form)}
 	}
@@ -260,33 +259,6 @@ func writeIndexDB(ctx context.Context, cat *fbc.Catalog, path string, force bool
 		fmt.Fprint(stderr, report.Summary())
 	}
 	return err
-}
-
-// nonCatalogFiles lists the regular files under dir that held no blob.
-func nonCatalogFiles(dir string, catalog map[string]bool) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		if !catalog[filepath.ToSlash(rel)] && !catalog[rel] {
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
-}
-
-func firstN(s []string, n int) []string {
-	if len(s) <= n {
-		return s
-	}
-	return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
 }
 
 // editCatalog is the body of the commands that edit a catalog: it reads the catalog at ref, applies
@@ -305,6 +277,17 @@ func editCatalog(cmd *cobra.Command, ref string, inFlags inputFlags, out catalog
 	in, err := loadCatalog(cmd, src)
 	if err != nil {
 		return err
+	}
+	if out.inPlace && inPlaceFBC(src) {
+		if dirs := severalCatalogs(in.cat); dirs != nil {
+			return severalCatalogsError(src.Ref().Raw, dirs)
+		}
+		if err := out.checkInPlaceFormat(in.cat); err != nil {
+			return err
+		}
+		if in.before, err = snapshotBlobs(in.cat); err != nil {
+			return err
+		}
 	}
 	notes, err := edit(in)
 	if err != nil {
