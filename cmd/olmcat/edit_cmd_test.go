@@ -111,24 +111,31 @@ func TestInPlaceAndRefusalsLeaveCatalogUntouched(t *testing.T) {
 	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
 		t.Fatal("a refused command changed the catalog")
 	}
-	// --in-place keeps the YAML format and the layout of this directory (konflux/catalog.yaml
-	// plus deprecations.yaml become konflux-operator/catalog.yaml), and refuses to drop a README.
+	// --in-place edits the blob where it stands: the olm.deprecations blob of deprecations.yaml;
+	// catalog.yaml, a README and its .indexignore stay as they are.
 	for name, content := range map[string]string{"README.md": "notes\n", ".indexignore": "README.md\n"} {
 		if err := os.WriteFile(filepath.Join(cat, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	args := []string{"deprecate", cat, "--package", "konflux-operator", "--channel", "stable-v0.1", "--message", "use stable-v0.2", "--in-place"}
-	if code, _, errs := runCLI(t, args...); code != exitUsage || !strings.Contains(errs, "README.md") {
-		t.Fatalf("in-place over a README: exit %d, %s", code, errs)
-	}
-	mustRun(t, append(args, "--force")...)
+	deprecations := filepath.Join(cat, "konflux", "deprecations.yaml")
+	oldDeprecations, _ := os.ReadFile(deprecations)
+	mustRun(t, "deprecate", cat, "--package", "konflux-operator", "--channel", "stable-v0.1", "--message", "use stable-v0.2", "--in-place")
 	out := mustRun(t, "inspect", "package", cat, "konflux-operator", "-o", "json")
 	if !strings.Contains(out, `"deprecation": "use stable-v0.2"`) {
 		t.Errorf("deprecation not shown by inspect:\n%.2000s", out)
 	}
-	if _, err := os.Stat(filepath.Join(cat, "konflux-operator", "catalog.yaml")); err != nil {
-		t.Errorf("in-place output not in YAML: %v", err)
+	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+		t.Error("konflux/catalog.yaml changed; the deprecation is in deprecations.yaml")
+	}
+	if after, _ := os.ReadFile(deprecations); bytes.Equal(after, oldDeprecations) || !strings.Contains(string(after), "message: use stable-v0.2") {
+		t.Errorf("deprecations.yaml not edited:\n%s", after)
+	}
+	if readme, err := os.ReadFile(filepath.Join(cat, "README.md")); err != nil || string(readme) != "notes\n" {
+		t.Errorf("README.md: %q, %v", readme, err)
+	}
+	if _, err := os.Stat(filepath.Join(cat, "konflux-operator")); err == nil {
+		t.Error("in-place edit laid the catalog out anew (konflux-operator/)")
 	}
 	mustRun(t, "validate", cat)
 }

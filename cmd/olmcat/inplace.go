@@ -222,7 +222,11 @@ func writeInPlace(t inPlaceTarget, before *blobSnapshot, after *fbc.Catalog) (su
 	var names outpath.Names
 	for _, a := range added {
 		if file, ok := pkgFile[a.pkg]; ok {
-			fileEditOf(file).add = append(fileEditOf(file).add, a)
+			if e := fileEditOf(file); e.isNew {
+				e.newFiles = append(e.newFiles, a)
+			} else {
+				e.add = append(e.add, a)
+			}
 			continue
 		}
 		if t.single != "" {
