@@ -80,12 +80,14 @@ func Files(root string, changes []Change) (err error) {
 				return writeError(c.Path, merr)
 			}
 		}
-		f, cerr := os.CreateTemp(dir, tempPrefix(s.final))
+		scratch.RemoveStale(dir, tempPrefix(s.final)) // left by an earlier run that was killed
+		f, unlock, cerr := scratch.CreateTempLocked(dir, tempPrefix(s.final))
 		if cerr != nil {
 			return writeError(c.Path, cerr)
 		}
 		s.tmp = f.Name()
-		s.releaseTmp = scratch.Track(s.tmp)
+		release := scratch.Track(s.tmp)
+		s.releaseTmp = func() { release(); unlock() }
 		_, werr := f.Write(c.Data)
 		if werr == nil {
 			werr = f.Sync()
