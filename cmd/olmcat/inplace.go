@@ -19,8 +19,10 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/internal/atomicout"
 	"github.com/olmcat/olmcat/internal/outpath"
+	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -142,6 +144,9 @@ type fileEdit struct {
 	add      []*editBlob
 	isNew    bool
 	newFiles []*editBlob // the blobs of a new file, in opm's order
+	// gone are the removed and rewritten blobs (apply sets them): their object files (refs of an
+	// unpacked catalog) may be left without a user.
+	gone []fbc.FilePiece
 }
 
 // inPlaceTarget says where the files of an FBC directory or file are.
@@ -268,6 +273,16 @@ func writeInPlace(t inPlaceTarget, before *blobSnapshot, after *fbc.Catalog) (su
 	if len(changes) == 0 {
 		return nil, nil
 	}
+	orphans, err := orphanedObjects(t, before, edits)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range orphans {
+		changes = append(changes, atomicout.Change{Path: o, Remove: true})
+	}
+	if len(orphans) > 0 {
+		summary = append(summary, plural.Of(len(orphans), "object file")+" (removed)")
+	}
 	if err := atomicout.Files(t.root, changes); err != nil {
 		return nil, err
 	}
@@ -391,7 +406,11 @@ func (e *fileEdit) apply(before *blobSnapshot) (atomicout.Change, string, error)
 		}
 		out = append(out, data[cursor:p.Start]...)
 		cursor = end
-		switch a, changed := e.replace[keys[i]]; {
+		a, changed := e.replace[keys[i]]
+		if !kept(i) || changed {
+			e.gone = append(e.gone, p)
+		}
+		switch {
 		case !kept(i):
 		case changed:
 			text := data[p.Start:p.End]
@@ -614,6 +633,92 @@ func checkFileText(name string, text []byte, want []*editBlob, keptData [][]byte
 		}
 	}
 	return nil
+}
+
+// objectRefs lists the files the olm.bundle.object refs of the bundle blob b name (an unpacked
+// catalog), as paths on disk: refs are relative to the directory of the blob's file, dir.
+func objectRefs(b fbc.Blob, dir string) []string {
+	if b.Schema != fbc.SchemaBundle || !bytes.Contains(b.Data, []byte(`"ref"`)) {
+		return nil
+	}
+	c := &fbc.Catalog{}
+	if c.Add(b) != nil || len(c.Bundles) != 1 {
+		return nil
+	}
+	var out []string
+	for _, p := range c.Bundles[0].Properties {
+		if p.Type != property.TypeBundleObject {
+			continue
+		}
+		var obj property.BundleObject
+		if json.Unmarshal(p.Value, &obj) == nil && obj.Ref != "" {
+			out = append(out, filepath.Join(dir, filepath.FromSlash(obj.Ref)))
+		}
+	}
+	return out
+}
+
+// orphanedObjects lists the object files of an unpacked catalog that removed or rewritten bundles
+// referred to and no kept bundle of the catalog does: they go with their bundles.
+func orphanedObjects(t inPlaceTarget, before *blobSnapshot, edits map[string]*fileEdit) ([]string, error) {
+	candidates := map[string]bool{}
+	for _, e := range edits {
+		for _, p := range e.gone {
+			for _, ref := range objectRefs(p.Blob, filepath.Dir(e.path)) {
+				candidates[ref] = true
+			}
+		}
+	}
+	if len(candidates) == 0 {
+		return nil, nil
+	}
+	files := map[string]bool{}
+	for _, b := range before.blobs {
+		if b.loc.File != "" {
+			files[b.loc.File] = true
+		}
+	}
+	for name := range files {
+		path := t.pathOf(name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s again: %w", path, err)
+		}
+		if !bytes.Contains(data, []byte(`"ref"`)) && !bytes.Contains(data, []byte("ref:")) {
+			continue
+		}
+		ft, err := fbc.SplitFile(data, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s changed since it was read? %w; nothing was written", path, err)
+		}
+		gone := map[[2]int]bool{}
+		if e := edits[name]; e != nil {
+			for _, p := range e.gone {
+				gone[[2]int{p.Start, p.End}] = true
+			}
+		}
+		for _, p := range ft.Pieces {
+			if gone[[2]int{p.Start, p.End}] {
+				continue
+			}
+			for _, ref := range objectRefs(p.Blob, filepath.Dir(path)) {
+				delete(candidates, ref)
+			}
+		}
+	}
+	root, _ := filepath.Abs(t.root)
+	var out []string
+	for ref := range candidates {
+		abs, err := filepath.Abs(ref)
+		if err != nil || !strings.HasPrefix(abs, root+string(filepath.Separator)) {
+			continue
+		}
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() {
+			out = append(out, abs)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // severalCatalogs recognizes a root of several catalogs (catalogs/v4.17, catalogs/v4.18, ...):

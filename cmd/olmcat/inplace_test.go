@@ -306,3 +306,47 @@ func TestInPlaceSingleFile(t *testing.T) {
 		t.Fatalf("single file:\n%s", added)
 	}
 }
+
+// TestInPlaceUnpackedCatalog: in an unpacked catalog (olm.bundle.object refs to objects/ files),
+// kept bundles keep their refs; a removed bundle's object files go with it, and so do a removed
+// package's, the directories they leave empty too.
+func TestInPlaceUnpackedCatalog(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := t.TempDir()
+	cat := filepath.Join(repo, "unpacked")
+	mustRun(t, "unpack", "../../fixtures/index.db", cat)
+	gitIn(t, repo, "init", "-q")
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "commit", "-qm", "unpacked")
+
+	mustRun(t, "rm", cat, "operator-001.v1.0.3", "--in-place")
+	var want []string
+	for _, f := range strings.Fields(gitOutput(t, repo, "ls-files", "unpacked/operator-001/objects/operator-001.v1.0.3")) {
+		want = append(want, " D "+f)
+	}
+	if len(want) == 0 {
+		t.Fatal("the fixture's bundle has no object files")
+	}
+	wantStatus(t, "rm a bundle", repo, append(want, " M unpacked/operator-001/operator-001.json")...)
+	if strings.Contains(gitOutput(t, repo, "diff", "--", "unpacked/operator-001/operator-001.json"), `"data"`) {
+		t.Error("kept bundles were written with their objects inline")
+	}
+	if _, err := os.Stat(filepath.Join(cat, "operator-001", "objects", "operator-001.v1.0.3")); !os.IsNotExist(err) {
+		t.Errorf("the removed bundle's emptied objects directory is still there: %v", err)
+	}
+	mustRun(t, "validate", cat)
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "commit", "-qm", "rm")
+
+	mustRun(t, "rm", cat, "--package", "operator-000", "--in-place")
+	want = nil
+	for _, f := range strings.Fields(gitOutput(t, repo, "ls-files", "unpacked/operator-000")) {
+		if !strings.HasSuffix(f, ".indexignore") {
+			want = append(want, " D "+f)
+		}
+	}
+	wantStatus(t, "rm --package", repo, want...)
+	mustRun(t, "validate", cat)
+}
