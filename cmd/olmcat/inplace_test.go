@@ -350,3 +350,82 @@ func TestInPlaceUnpackedCatalog(t *testing.T) {
 	wantStatus(t, "rm --package", repo, want...)
 	mustRun(t, "validate", cat)
 }
+
+// canonical is the catalog at dir written as one stream in opm's order: two catalogs that hold
+// the same blobs, however laid out, give the same text.
+func canonical(t *testing.T, dir string) string {
+	t.Helper()
+	c, err := fbc.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := fbc.Write(&b, c, fbc.JSON); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestInPlaceAgreesWithOutputDir: whatever the edit, the catalog --in-place leaves holds the blobs
+// that --output-dir writes, and every file the edit does not concern is byte for byte as it was.
+func TestInPlaceAgreesWithOutputDir(t *testing.T) {
+	_, cat := communityRepo(t)
+	blob := filepath.Join(t.TempDir(), "bundle.json")
+	bundles := pieces(t, filepath.Join(cat, "operator-002", "bundles.yaml"))
+	writeFile(t, blob, strings.ReplaceAll(string(bundles.Pieces[len(bundles.Pieces)-1].Blob.Data), "1.0.3", "1.0.4"))
+	for _, tc := range []struct {
+		pkg  string // the package directory the edit may change
+		edit []string
+	}{
+		{"operator-000", []string{"deprecate", "--package", "operator-000", "--message", "m"}},
+		{"operator-002", []string{"deprecate", "--package", "operator-002", "--channel", "stable", "--message", "m"}},
+		{"operator-001", []string{"deprecate", "--package", "operator-001", "--bundle", "operator-001.v1.0.1", "--message", "m"}},
+		{"operator-000", []string{"rm", "operator-000.v1.0.1"}},
+		{"operator-002", []string{"rm", "operator-002.v1.0.0", "operator-002.v1.0.2"}},
+		{"operator-002", []string{"rm", "--package", "operator-002", "--channel", "candidate"}},
+		{"operator-002", []string{"rm", "--package", "operator-002"}},
+		{"operator-002", []string{"add", blob, "--channel", "stable"}},
+		{"operator-002", []string{"add", blob, "--channel", "fast", "--default-channel", "fast"}},
+		{"operator-001", []string{"graph-rebuild", "--package", "operator-001", "--mode", "semver"}},
+		{"operator-002", []string{"graph-rebuild", "--package", "operator-002", "--mode", "semver-skippatch"}},
+	} {
+		edit := tc.edit
+		name := strings.Join(edit, " ")
+		tmp := t.TempDir()
+		args := func(dir string) []string {
+			return slices.Concat(edit[:1], []string{dir}, edit[1:])
+		}
+		code, _, errs := runCLI(t, append(args(cat), "--output-dir", filepath.Join(tmp, "out"))...)
+		if code != 0 {
+			t.Errorf("%s --output-dir: exit %d\n%s", name, code, errs)
+			continue
+		}
+		work := filepath.Join(tmp, "work")
+		copyDir(t, cat, work)
+		code, _, errs = runCLI(t, append(args(work), "--in-place")...)
+		if code != 0 {
+			t.Errorf("%s --in-place: exit %d\n%s", name, code, errs)
+			continue
+		}
+		if canonical(t, work) != canonical(t, filepath.Join(tmp, "out")) {
+			t.Errorf("%s: --in-place and --output-dir give different catalogs", name)
+		}
+		err := filepath.WalkDir(cat, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(cat, p)
+			after, rerr := os.ReadFile(filepath.Join(work, rel))
+			if strings.HasPrefix(filepath.ToSlash(rel), tc.pkg+"/") {
+				return nil
+			}
+			if rerr != nil || string(after) != readText(t, p) {
+				t.Errorf("%s: %s, of no package the edit concerns, changed (%v)", name, rel, rerr)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
