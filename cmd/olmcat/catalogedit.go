@@ -149,13 +149,13 @@ whole operation succeeded and the changed packages are still valid; otherwise no
                      catalogs with the same packages (catalogs/v4.17, catalogs/v4.18) is refused:
                      give the one to edit. An index.db is rewritten as such.
 No output may be, contain or lie inside an input, with or without --force (--in-place is the way
-to replace CATALOG).`
+to edit CATALOG).`
 
 func addOutputFlags(fs *pflag.FlagSet, o *catalogOutput) {
 	fs.StringVar(&o.dir, "output-dir", "", "write the result to this FBC directory")
 	fs.StringVar(&o.db, "output-db", "", "write the result to this index.db file")
-	fs.BoolVar(&o.inPlace, "in-place", false, "replace CATALOG with the result")
-	fs.StringVarP(&o.format, "output", "o", "", "FBC file format: json or yaml (default json, or the input's format with --in-place)")
+	fs.BoolVar(&o.inPlace, "in-place", false, "edit CATALOG itself: only the changed blobs, in their files")
+	fs.StringVarP(&o.format, "output", "o", "", "FBC file format: json or yaml (default json; with --in-place, of a new package's file, default the catalog's)")
 	fs.BoolVar(&o.force, "force", false, "replace a non-empty output")
 	fs.StringVar(&o.oldFormat, "format", "", "")
 	fs.StringVar(&o.oldTo, "to", "", "")
@@ -186,7 +186,7 @@ func (o catalogOutput) check() error {
 	}
 	switch {
 	case n == 0:
-		return usageError{errors.New("say where the result goes: --output-dir DIR, --output-db FILE, or --in-place to replace CATALOG")}
+		return usageError{errors.New("say where the result goes: --output-dir DIR, --output-db FILE, or --in-place to edit CATALOG")}
 	case n > 1:
 		return usageError{errors.New("--output-dir, --output-db and --in-place exclude each other")}
 	case o.db != "" && o.format != "":
