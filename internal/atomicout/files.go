@@ -23,7 +23,8 @@ type Change struct {
 // bits kept, a new one 0644), nothing is touched until all are written; then each file is put in
 // place by a rename, the previous one kept aside until every rename succeeded and put back on a
 // failure. A removed file's directory, and its parents below root, are removed when left empty.
-// A path that is a symbolic link is resolved: what it points to is replaced and the link kept.
+// A path that is a symbolic link is resolved: what it points to is replaced and the link kept; a
+// link to remove is removed itself.
 func Files(root string, changes []Change) (err error) {
 	type step struct {
 		final, tmp, aside string
@@ -53,7 +54,14 @@ func Files(root string, changes []Change) (err error) {
 	}()
 	for _, c := range changes {
 		s := &step{final: c.Path, remove: c.Remove, mode: 0o644}
-		if resolved, rerr := filepath.EvalSymlinks(c.Path); rerr == nil {
+		if c.Remove {
+			// A link is removed itself: what it points to is another path's business.
+			if fi, lerr := os.Lstat(c.Path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				s.existed = true // renamed aside as a file is: rename moves the link
+				steps = append(steps, s)
+				continue
+			}
+		} else if resolved, rerr := filepath.EvalSymlinks(c.Path); rerr == nil {
 			s.final = resolved
 		}
 		steps = append(steps, s)

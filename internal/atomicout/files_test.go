@@ -128,3 +128,35 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// A link is written through (its target replaced, the link kept) and removed itself.
+func TestFilesLinks(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"target.json", "other.json"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("target.json", filepath.Join(root, "link.json")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Symlink("other.json", filepath.Join(root, "gone.json")); err != nil {
+		t.Fatal(err)
+	}
+	err := Files(root, []Change{{Path: filepath.Join(root, "link.json"), Data: []byte("new")}, {Path: filepath.Join(root, "gone.json"), Remove: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "target.json")); string(b) != "new" {
+		t.Errorf("target: %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "link.json")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was not kept: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "gone.json")); !os.IsNotExist(err) {
+		t.Errorf("the removed link is still there: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "other.json")); string(b) != "old" {
+		t.Errorf("the removed link's target changed: %q", b)
+	}
+}
