@@ -43,7 +43,9 @@ cache damaged, never read (the rebuild removes the link, not what it names).
 OLM v1 (catalogd's HTTP API): --http-addr also serves the catalog as catalogd does, from the same
 loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?schema=&package=&name=
 (the matching blobs), also under /catalogs/NAME/api/v1/... as a ClusterCatalog's URL has them, and
-/healthz, /readyz and /livez. An index.db is served there as 'olmcat render' converts it.
+/healthz, /readyz and /livez. An index.db is served there as 'olmcat render' converts it. gRPC does not
+wait for the HTTP API: where the HTTP API must read the catalog itself (an index.db, a --cache-dir),
+gRPC serves first and the HTTP API answers 503 until it is ready.
 --grpc=false serves HTTP alone. --http-tls-cert and --http-tls-key serve HTTPS instead, as catalogd
 does with --tls-cert and --tls-key (also on --metrics-addr); a renewed certificate (cert-manager, a
 Kubernetes secret volume) is picked up at the next TLS handshake, without a restart. Both may be
