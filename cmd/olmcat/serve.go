@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/olmcat/olmcat/grpccompat/httpapi"
 	"github.com/olmcat/olmcat/grpccompat/serve"
+	"github.com/olmcat/olmcat/internal/progress"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -115,6 +118,9 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 	if termination != nil {
 		defer termination.Close()
 	}
+	loading := startProgress(cmd)
+	loading.Phase("loading " + ref)
+	servingWhenReady(loading, &o)
 	o.Path, o.Source, o.Addr, o.PprofAddr = ref, s.in.options(cmd), serve.ListenAddr(s.port), s.pprofAddr
 	o.CaptureStartupProfile, o.DrainTimeout, o.Logger = s.captureProfiles, s.drain, log
 	if s.metricsAddr != "" {
@@ -200,6 +206,27 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&catalogName, "http-catalog-name", "", "with --http-addr: the NAME answered under /catalogs/NAME/api/v1/... (default: any valid name)")
 	f.BoolVar(&enforceFlag, "cache-enforce-integrity", false, "fail instead of building the cache when it is missing or does not match the catalog (default: true with --cache-dir unless --cache-only, as in opm)")
 	return cmd
+}
+
+// servingWhenReady ends the progress line of the catalog's load once every API o serves is ready.
+func servingWhenReady(p *progress.Reporter, o *serve.Options) {
+	if p == nil || o.CacheOnly {
+		return
+	}
+	var waiting atomic.Int32
+	ready := func(net.Addr) {
+		if waiting.Add(-1) == 0 {
+			p.Close()
+		}
+	}
+	if !o.HTTPOnly {
+		waiting.Add(1)
+		o.Ready = ready
+	}
+	if o.HTTPAddr != "" {
+		waiting.Add(1)
+		o.HTTPReady = ready
+	}
 }
 
 // openTerminationLog opens the termination message file; a failure only warns, as in opm. A file
