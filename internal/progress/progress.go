@@ -54,6 +54,9 @@ const (
 	DefaultWidth = 80
 )
 
+// minTick is the shortest period of the timer that redraws the line while nothing is counted.
+const minTick = 50 * time.Millisecond
+
 // Options configure Start.
 type Options struct {
 	Now      func() time.Time // nil: time.Now
@@ -119,7 +122,7 @@ func (r *Reporter) Start(prefix string, o Options) {
 	r.stop, r.stopped = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(r.stopped)
-		t := time.NewTicker(o.Interval)
+		t := time.NewTicker(max(o.Interval, minTick))
 		defer t.Stop()
 		for {
 			select {
