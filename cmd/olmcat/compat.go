@@ -77,6 +77,7 @@ func (f compatFlags) sourceOptions(cmd *cobra.Command) source.Options {
 	images := indeximage.Options{Platform: f.platform, Insecure: f.insecure, UseHTTP: f.registry.UseHTTP, SkipTLSVerify: f.registry.SkipTLSVerify}
 	o := source.Options{Images: images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
 		Templates: renderTemplateAt(f.migrateLevel), Warn: inputWarning(cmd)}
+	countReads(&o, activeProgress(cmd))
 	o.Bundles = f.templates.bundleRenderer(cmd, images, o, f.migrateLevel == tofbc.LevelCSVMetadata)
 	return o
 }
@@ -154,15 +155,14 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 		defer planOut.Abort()
 	}
 	ctx := cmd.Context()
-	stderr := cmd.ErrOrStderr()
-	tty := isTerminal(stderr)
+	p := startProgress(cmd)
+	p.Phase("opening " + leftSpec + " and " + rightSpec)
 	open := compat.OpenOptions{
 		Dial:   compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
 		Source: f.sourceOptions(cmd),
 	}
-	if tty {
-		fmt.Fprintf(stderr, "olmcat compat: opening %s and %s\n", leftSpec, rightSpec)
-		opts.Progress = func(done, total int) { fmt.Fprintf(stderr, "\rolmcat compat: %d/%d calls", done, total) }
+	if p != nil {
+		opts.Progress = func(done, total int) { p.Set("call", done, total) }
 	}
 	leftKind, err := compat.ParseKind(f.leftKind)
 	if err != nil {
@@ -182,10 +182,9 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	left, right = compat.WithKind(left, leftKind), compat.WithKind(right, rightKind)
 	defer left.Close()
 	defer right.Close()
+	p.Phase("comparing")
 	report, checkErr := compat.Check(ctx, left, right, opts)
-	if tty && opts.Progress != nil {
-		fmt.Fprintln(stderr)
-	}
+	p.Close()
 	if report == nil {
 		return usageError{checkErr}
 	}

@@ -18,6 +18,8 @@ func runCompatHTTP(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags
 	if leftSpec == "-" && rightSpec == "-" {
 		return usageError{errTwoStdin}
 	}
+	p := startProgress(cmd)
+	p.Phase("opening " + leftSpec + " and " + rightSpec)
 	open := compat.OpenOptions{
 		Dial:   compat.DialOptions{Timeout: f.timeout},
 		Source: f.sourceOptions(cmd),
@@ -44,8 +46,10 @@ func runCompatHTTP(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return usageError{err}
 	}
+	p.Phase("comparing")
 	report, err := compat.CheckHTTP(ctx, sides[0], sides[1], compat.HTTPOptions{
 		Concurrency: f.concurrency, MaxDetails: f.maxDetails, Timeout: f.timeout})
+	p.Close()
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("the comparison could not be completed: %w", err)}
 	}

@@ -92,12 +92,21 @@ func newDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			p := startProgress(cmd)
+			p.Phase("reading " + strings.Join(args, " and "))
 			oldSide, newSide, err := openDiffSides(cmd, gitRev, args, input.Options{Source: in.options(cmd)})
 			if err != nil {
 				return err
 			}
+			p.Phase("comparing")
 			r := diff.Compare(oldSide, newSide)
 			opts.Old, opts.New, opts.MinSeverity = oldSide, newSide, shownFrom
+			// The report is drawn as it is written: the line says so while it is, unless it would
+			// cut into the report on the same terminal.
+			if isTerminal(cmd.OutOrStdout()) {
+				p.Close()
+			}
+			p.Phase("writing the report")
 			if stat {
 				err = report.Stat(cmd.OutOrStdout(), r)
 			} else if output == report.FormatHTML {
@@ -105,14 +114,11 @@ func newDiffCmd() *cobra.Command {
 			} else {
 				err = report.Render(cmd.OutOrStdout(), r, opts)
 			}
+			p.Close()
 			if err != nil {
 				return err
 			}
-			if threshold != "" && r.Summary.AtLeast(threshold) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s (--fail-on %s)\n", failingCounts(r.Summary, threshold), failOn)
-				return exitError{code: exitFindings}
-			}
-			return nil
+			return diffExit(cmd, r, threshold, failOn)
 		},
 	}
 	cmd.Flags().StringVar(&gitRev, "git", "", "compare PATH at this git revision with the work tree")
@@ -124,6 +130,16 @@ func newDiffCmd() *cobra.Command {
 	addInputFlags(cmd.Flags(), &in)
 	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)
 	return cmd
+}
+
+// diffExit is the outcome of a diff whose report is written: exit 1 (and why, on stderr) when
+// --fail-on finds findings at its level.
+func diffExit(cmd *cobra.Command, r *diff.Report, threshold diff.Severity, failOn string) error {
+	if threshold != "" && r.Summary.AtLeast(threshold) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s (--fail-on %s)\n", failingCounts(r.Summary, threshold), failOn)
+		return exitError{code: exitFindings}
+	}
+	return nil
 }
 
 func parseFailOn(s string) (diff.Severity, error) {

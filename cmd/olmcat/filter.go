@@ -126,6 +126,7 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if err != nil {
 		return err
 	}
+	startProgress(cmd).Phase("filtering " + ref + " into " + out)
 	src, err := in.open(cmd, ref)
 	if err != nil {
 		return err
@@ -211,7 +212,8 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if added > 0 {
 		extra = fmt.Sprintf(" (%d added to keep upgrade paths)", added)
 	}
-	fmt.Fprintf(stderr, "olmcat: filtered %s: kept %s, %s, %s%s, %s, into %s\n", src,
+	activeProgress(cmd).Close()
+	fmt.Fprintf(summaryOut(cmd), "olmcat: filtered %s: kept %s, %s, %s%s, %s, into %s\n", src,
 		plural.Of(pkgs, "package"), plural.Of(chans, "channel"), plural.Of(bundles, "bundle"), extra, plural.Of(len(rep.Images), "image"), out)
 	if dest == "" {
 		return nil

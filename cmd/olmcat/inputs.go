@@ -208,6 +208,7 @@ func (f inputFlags) options(cmd *cobra.Command) source.Options {
 	}
 	o := source.Options{Images: f.images, AllowEmpty: f.allowEmpty, MigrateLevel: f.migrateLevel, Stdin: cmd.InOrStdin(),
 		Templates: templates, Warn: inputWarning(cmd)}
+	countReads(&o, activeProgress(cmd))
 	if f.templates != nil {
 		o.Bundles = f.templates.bundleRenderer(cmd, f.images, o, f.migrateLevel == tofbc.LevelCSVMetadata)
 		if len(f.templates.bundlesFrom) > 0 {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/progress"
 	"github.com/olmcat/olmcat/internal/scratch"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/internal/textsafe"
@@ -40,6 +41,8 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	addProgressFlags(root.PersistentFlags())
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkProgressFlags(cmd) }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
@@ -119,7 +122,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	out := &checkedWriter{w: stdout}
+	// Standard error carries the progress line of long commands; it is cleared before the
+	// command's outcome is printed below.
+	progressLine := progress.New(stderr)
 	defer func() {
+		progressLine.Close()
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "olmcat: internal error: %v (this is a bug in olmcat; please report it with the command line)\n", p)
 			code = exitUsage
@@ -138,11 +145,12 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root := newRootCmd()
 	root.SetIn(stdin)
 	root.SetOut(out)
-	root.SetErr(stderr)
+	root.SetErr(progressLine)
 	root.SetArgs(args)
 	ctx, runExitFuncs := withExitFuncs(ctx)
 	defer runExitFuncs()
 	err := root.ExecuteContext(ctx)
+	progressLine.Close()
 	if out.err != nil {
 		// Whatever else went wrong, the output is incomplete.
 		if errors.Is(out.err, syscall.EPIPE) {

@@ -85,6 +85,7 @@ func newMigrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			startProgress(cmd).Phase("reading " + args[0])
 			src, err := in.open(cmd, args[0])
 			if err != nil {
 				return err
@@ -180,8 +181,10 @@ func runMigrateToFBC(cmd *cobra.Command, src *source.Source, out string, report 
 		}
 		return report.write(sum.Departures)
 	}
+	activeProgress(cmd).Phase("converting " + src.String())
 	sum, err := convert.Migrate(cmd.Context(), src, out, opts)
-	stderr := cmd.ErrOrStderr()
+	activeProgress(cmd).Close()
+	stderr := summaryOut(cmd)
 	if sum != nil && sum.Departures != nil {
 		sum.Departures.WriteSummary(stderr, 20)
 	}

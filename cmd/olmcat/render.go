@@ -45,6 +45,11 @@ func newRenderCmd() *cobra.Command {
 			if in.migrateLevel, err = tofbc.ParseMigrateLevel(level); err != nil {
 				return usageError{err}
 			}
+			// The catalog streams to stdout as it is read: on the same terminal the progress line
+			// would cut into it, so auto shows it only when stdout goes elsewhere.
+			if !isTerminal(cmd.OutOrStdout()) || progressAlways(cmd) {
+				startProgress(cmd).Phase("rendering")
+			}
 			srcs, bundles, closeAll, err := openRenderInputs(cmd, in, args)
 			if err != nil {
 				return err
@@ -64,7 +69,7 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
 	summarize := func(src *source.Source) {
 		if r := src.Departures(); r != nil {
-			summaryTo(cmd.ErrOrStderr(), func(w io.Writer) { r.WriteSummary(w, 20) })
+			summaryTo(summaryOut(cmd), func(w io.Writer) { r.WriteSummary(w, 20) })
 		}
 	}
 	if len(srcs) == 1 && len(bundles.Bundles) == 0 {

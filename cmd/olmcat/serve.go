@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/olmcat/olmcat/grpccompat/httpapi"
 	"github.com/olmcat/olmcat/grpccompat/serve"
+	"github.com/olmcat/olmcat/internal/progress"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -43,7 +46,9 @@ cache damaged, never read (the rebuild removes the link, not what it names).
 OLM v1 (catalogd's HTTP API): --http-addr also serves the catalog as catalogd does, from the same
 loaded snapshot: /api/v1/all (every blob, one JSON line each) and /api/v1/metas?schema=&package=&name=
 (the matching blobs), also under /catalogs/NAME/api/v1/... as a ClusterCatalog's URL has them, and
-/healthz, /readyz and /livez. An index.db is served there as 'olmcat render' converts it.
+/healthz, /readyz and /livez. An index.db is served there as 'olmcat render' converts it. gRPC does not
+wait for the HTTP API: where the HTTP API must read the catalog itself (an index.db, a --cache-dir),
+gRPC serves first and the HTTP API answers 503 until it is ready.
 --grpc=false serves HTTP alone. --http-tls-cert and --http-tls-key serve HTTPS instead, as catalogd
 does with --tls-cert and --tls-key (also on --metrics-addr); a renewed certificate (cert-manager, a
 Kubernetes secret volume) is picked up at the next TLS handshake, without a restart. Both may be
@@ -113,6 +118,9 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 	if termination != nil {
 		defer termination.Close()
 	}
+	loading := startProgress(cmd)
+	loading.Phase("loading " + ref)
+	servingWhenReady(loading, &o)
 	o.Path, o.Source, o.Addr, o.PprofAddr = ref, s.in.options(cmd), serve.ListenAddr(s.port), s.pprofAddr
 	o.CaptureStartupProfile, o.DrainTimeout, o.Logger = s.captureProfiles, s.drain, log
 	if s.metricsAddr != "" {
@@ -198,6 +206,27 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&catalogName, "http-catalog-name", "", "with --http-addr: the NAME answered under /catalogs/NAME/api/v1/... (default: any valid name)")
 	f.BoolVar(&enforceFlag, "cache-enforce-integrity", false, "fail instead of building the cache when it is missing or does not match the catalog (default: true with --cache-dir unless --cache-only, as in opm)")
 	return cmd
+}
+
+// servingWhenReady ends the progress line of the catalog's load once every API o serves is ready.
+func servingWhenReady(p *progress.Reporter, o *serve.Options) {
+	if p == nil || o.CacheOnly {
+		return
+	}
+	var waiting atomic.Int32
+	ready := func(net.Addr) {
+		if waiting.Add(-1) == 0 {
+			p.Close()
+		}
+	}
+	if !o.HTTPOnly {
+		waiting.Add(1)
+		o.Ready = ready
+	}
+	if o.HTTPAddr != "" {
+		waiting.Add(1)
+		o.HTTPReady = ready
+	}
 }
 
 // openTerminationLog opens the termination message file; a failure only warns, as in opm. A file

@@ -100,6 +100,8 @@ func newRenderTemplateCmd() *cobra.Command {
 			if !slices.Contains([]string{template.OutputJSON, template.OutputYAML, template.OutputMermaid}, output) {
 				return fail(fmt.Errorf("invalid --output value %q, expected (json|yaml|mermaid)", output))
 			}
+			p := startProgress(cmd)
+			p.Phase("rendering " + cmp.Or(file, "the template"))
 			data, err := readTemplateInput(cmd, file)
 			if err != nil {
 				return fail(err)
@@ -111,6 +113,9 @@ func newRenderTemplateCmd() *cobra.Command {
 			}
 			renderer := bundles.bundleRenderer(cmd, opts, source.Options{Images: opts, Stdin: cmd.InOrStdin(), Templates: renderTemplate},
 				migrate == tofbc.LevelCSVMetadata)
+			if p != nil {
+				renderer = countedRenderer{renderer, p}
+			}
 			rendered, err := template.RenderStreamed(cmd.Context(), tmpl, renderer,
 				template.Options{CSVMetadata: migrate == tofbc.LevelCSVMetadata}, output)
 			var writeErr *template.WriteError
@@ -120,6 +125,10 @@ func newRenderTemplateCmd() *cobra.Command {
 				return fail(err)
 			}
 			defer rendered.Close()
+			if isTerminal(cmd.OutOrStdout()) {
+				p.Close()
+			}
+			p.Phase("writing")
 			w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
 			if err := rendered.Write(w); err != nil {
 				return fail(fmt.Errorf("writing output: %v", err))

@@ -70,6 +70,7 @@ func newValidateCmd() *cobra.Command {
 				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
 			}
 			defer validateGC()()
+			startProgress(cmd).Phase("validating " + args[0])
 			src, err := in.open(cmd, args[0])
 			if err != nil {
 				return err
@@ -80,7 +81,8 @@ func newValidateCmd() *cobra.Command {
 				return err
 			}
 			report := model.NewReport(issues)
-			if err := writeValidateReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), report, output); err != nil {
+			activeProgress(cmd).Close()
+			if err := writeValidateReport(cmd.OutOrStdout(), summaryOut(cmd), report, output); err != nil {
 				return err
 			}
 			if !report.Passed {

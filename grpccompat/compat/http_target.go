@@ -142,7 +142,7 @@ func serveHTTP(ctx context.Context, ref string, o source.Options) (HTTPTarget, e
 	if err != nil {
 		return nil, err
 	}
-	if err := src.Walk(ctx, b.Add); err != nil {
+	if err := src.WalkJSON(ctx, b.Add); err != nil {
 		b.Discard()
 		return nil, err
 	}

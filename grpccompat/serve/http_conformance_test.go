@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,22 +30,28 @@ func runHTTP(t *testing.T, o Options) (base, grpcAddr string, stop func() error)
 	if o.HTTPTLSCert != "" {
 		scheme = "https://"
 	}
-	o.HTTPReady = func(a net.Addr) { base = scheme + a.String() }
-	o.Ready = func(a net.Addr) { grpcAddr = a.String() }
-	go func() {
-		// Ready and HTTPReady are called in turn before Run blocks; close ready after both.
-		o2 := o
-		o2.HTTPReady = func(a net.Addr) {
-			o.HTTPReady(a)
-			if o.HTTPOnly {
-				close(ready)
-			}
+	// Ready and HTTPReady may be called from different goroutines, in either order (gRPC does not
+	// wait for an HTTP store that reads the catalog itself); ready closes after both.
+	var mu sync.Mutex
+	waiting := 2
+	if o.HTTPOnly {
+		waiting = 1
+	}
+	arrived := func(set func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		set()
+		if waiting--; waiting == 0 {
+			close(ready)
 		}
-		o2.Ready = func(a net.Addr) { o.Ready(a); close(ready) }
-		done <- Run(ctx, o2)
-	}()
+	}
+	o.HTTPReady = func(a net.Addr) { arrived(func() { base = scheme + a.String() }) }
+	o.Ready = func(a net.Addr) { arrived(func() { grpcAddr = a.String() }) }
+	go func() { done <- Run(ctx, o) }()
 	select {
 	case <-ready:
+		mu.Lock()
+		defer mu.Unlock()
 		return base, grpcAddr, func() error { cancel(); return <-done }
 	case err := <-done:
 		cancel()

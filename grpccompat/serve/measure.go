@@ -29,9 +29,17 @@ func MeasureMemory(ctx context.Context, o Options) (uint64, error) {
 	if err := guardOutputs(src, o); err != nil {
 		return 0, err
 	}
-	backend, store, err := load(ctx, src, o, o.Logger)
+	backend, store, fill, err := load(ctx, src, o, o.Logger)
 	if err != nil {
 		return 0, err
+	}
+	if fill != nil { // a server holds both at once
+		if store, err = fill(ctx); err != nil {
+			if backend != nil {
+				backend.Close()
+			}
+			return 0, err
+		}
 	}
 	peak, err := selfPeakRSS()
 	if backend != nil {

@@ -47,7 +47,9 @@ type Options struct {
 	HTTPOnly bool
 	// HTTPCatalogName is the NAME of /catalogs/NAME/api/v1/... ("" = any valid name).
 	HTTPCatalogName string
-	// HTTPReady, if set, is called with the HTTP address once the HTTP API serves the catalog.
+	// HTTPReady, if set, is called with the HTTP address once the HTTP API serves the catalog:
+	// with Ready when its store was fed from the gRPC backend's walk (an FBC without a cache),
+	// else later, from another goroutine, once the store is filled (gRPC does not wait for it).
 	HTTPReady func(addr net.Addr)
 	// HTTPNoMetas leaves /api/v1/metas out of the HTTP API, as catalogd does unless its alpha
 	// APIV1MetasHandler feature gate is on.
@@ -67,6 +69,10 @@ type Options struct {
 	MaxConcurrentCalls int
 	// StallTimeout ends gRPC streams whose client reads nothing (0: grpccompat.DefaultStallTimeout).
 	StallTimeout time.Duration
+
+	// beforeHTTPLoad, if set, is called before the HTTP API's store reads the catalog itself
+	// (tests hold the load there to see gRPC serve meanwhile).
+	beforeHTTPLoad func(ctx context.Context)
 }
 
 // guardOutputs refuses what serving would write into its own input: a --cache-dir that is, holds
@@ -212,7 +218,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	start := time.Now()
-	backend, store, err := load(ctx, src, o, log)
+	backend, store, fill, err := load(ctx, src, o, log)
 	if err != nil {
 		stopAll()
 		if ctx.Err() != nil {
@@ -221,10 +227,13 @@ func Run(ctx context.Context, o Options) error {
 		}
 		return err
 	}
-	if m != nil {
+	// The gRPC API serves as soon as its backend is ready. The HTTP API's store is ready with it
+	// when it was fed from the backend's own walk, and both switch to the catalog at once;
+	// otherwise (an index.db, a cache) it is filled next, while gRPC already serves, and the HTTP
+	// API answers 503 until then. Either way both answer from one snapshot (see load).
+	if m != nil && fill == nil {
 		m.loaded(ctx, backend, store, time.Since(start), log)
 	}
-	// Both APIs switch to the loaded catalog at once: they answer from one snapshot.
 	if backend != nil {
 		defer backend.Close()
 		srv.SetBackend(backend)
@@ -233,24 +242,73 @@ func Run(ctx context.Context, o Options) error {
 		defer store.Close()
 		hsrv.SetStore(store)
 	}
-	startup.stop()
+	if fill == nil {
+		startup.stop()
+	}
 	if lis != nil {
 		log.Info("serving registry", "addr", lis.Addr().String(), "load", time.Since(start))
 	}
-	if hlis != nil {
+	httpServing := func(store *httpapi.Store) {
 		log.Info("serving catalogd HTTP API", "http-addr", hlis.Addr().String(), "blobs", store.Blobs(), "load", time.Since(start))
 		if o.HTTPReady != nil {
 			o.HTTPReady(hlis.Addr())
 		}
 	}
+	if store != nil {
+		httpServing(store)
+	}
+	var filled chan error // nil (never ready) when nothing is filled
+	if fill != nil {
+		filled = make(chan error, 1)
+		var filledStore *httpapi.Store
+		defer func() { // Run returns only after the fill has ended
+			if filledStore != nil {
+				filledStore.Close()
+			}
+		}()
+		go func() {
+			st, err := fill(serveCtx)
+			if err == nil {
+				filledStore = st
+				if m != nil {
+					m.loaded(serveCtx, backend, st, time.Since(start), log)
+				}
+				hsrv.SetStore(st)
+				httpServing(st)
+			}
+			startup.stop()
+			filled <- err
+		}()
+	}
 	if o.Ready != nil && lis != nil {
 		o.Ready(lis.Addr())
 	}
 	// Either server failing stops the other; ctx ending stops both, each draining its own calls.
-	err = <-served
-	running--
+	// The HTTP API's store failing to fill stops both too: the catalog cannot be served as asked.
+	var fillErr error
+	fillPending := fill != nil
+	select {
+	case err = <-served:
+		running--
+	case fillErr = <-filled:
+		fillPending = false
+		if fillErr == nil {
+			err = <-served
+			running--
+		}
+	}
 	if rest := stopAll(); err == nil {
 		err = rest
+	}
+	if fillPending {
+		<-filled // serving has stopped, so has the fill (its error is that)
+	}
+	if fillErr != nil {
+		if ctx.Err() != nil {
+			log.Info("stopped while loading the catalog for the HTTP API")
+			return nil
+		}
+		return fillErr
 	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -54,6 +54,9 @@ type Options struct {
 	// that renders templates with --bundles-from lends the source of that same catalog to its
 	// bundle renderer instead of opening it twice (see Ref.Same, Source.Closed).
 	Opened func(*Source)
+	// Progress, if set, is told as a walk goes how many more packages and bundles it has read (a
+	// command's progress line); walks of several sources may call it at once.
+	Progress func(packages, bundles int)
 }
 
 // Source is an opened catalog input. Close it to remove what opening it extracted.

@@ -29,6 +29,7 @@ func (s *Source) Walk(ctx context.Context, fn func(fbc.Blob) error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		s.countBlob(b.Schema)
 		if b.Schema == fbc.SchemaBundle && bytes.Contains(b.Data, []byte(`"ref"`)) {
 			resolved, err := resolveBlob(resolver, b)
 			if err != nil {
@@ -66,6 +67,13 @@ func (s *Source) WalkSomePackagesDeferring(ctx context.Context, keep func(pkg st
 }
 
 func (s *Source) walkSomePackages(ctx context.Context, keep func(pkg string) bool, deferBundles bool, fn func(pkg string, c *fbc.Catalog) error) error {
+	if progress := s.opts.Progress; progress != nil {
+		walk := fn
+		fn = func(pkg string, c *fbc.Catalog) error {
+			progress(len(c.Packages), len(c.Bundles))
+			return walk(pkg, c)
+		}
+	}
 	if s.format == FormatSQLite {
 		report, err := tofbc.Convert(ctx, s.db, tofbc.Options{MigrateLevel: s.opts.MigrateLevel, Packages: keep, DeferBundles: deferBundles}, func(pkg string, c *fbc.Catalog) error {
 			locateIn(c, s.ref.Raw)
@@ -308,6 +316,17 @@ func resolveCatalog(r *unpack.Resolver, c *fbc.Catalog) error {
 
 func refError(b fbc.Blob, err error) error {
 	return &fbc.LoadError{Loc: b.Loc, Schema: b.Schema, Package: b.Package, Name: b.Name, Err: err}
+}
+
+// countBlob tells Options.Progress of a package or bundle blob read.
+func (s *Source) countBlob(schema string) {
+	switch {
+	case s.opts.Progress == nil:
+	case schema == fbc.SchemaPackage:
+		s.opts.Progress(1, 0)
+	case schema == fbc.SchemaBundle:
+		s.opts.Progress(0, 1)
+	}
 }
 
 // emitBlobs hands the blobs of a converted index.db package over as a walk would.
