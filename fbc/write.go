@@ -39,7 +39,7 @@ func (f Format) Ext() string { return "." + string(f) }
 func Write(w io.Writer, c *Catalog, f Format) error {
 	var bw *bufio.Writer
 	for _, part := range SplitByPackage(c) {
-		if f != JSON || !fastWritable(part.Catalog) {
+		if !fastWritable(part.Catalog) {
 			if bw != nil {
 				if err := bw.Flush(); err != nil {
 					return err
@@ -52,6 +52,12 @@ func Write(w io.Writer, c *Catalog, f Format) error {
 		}
 		if bw == nil {
 			bw = bufio.NewWriterSize(w, 1<<20)
+		}
+		if f == YAML {
+			if err := writeCatalogYAML(bw, part.Catalog); err != nil {
+				return err // named as writePackage names it
+			}
+			continue
 		}
 		if err := writeCatalogJSON(bw, part.Catalog); err != nil {
 			return fmt.Errorf("package %q: %w", part.Package, err)

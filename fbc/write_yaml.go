@@ -1,7 +1,9 @@
 package fbc
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -983,4 +985,57 @@ func (w *yamlOut) literal(v []byte, indent int) {
 		w.indention = false
 		breaks = false
 	}
+}
+
+// writeCatalogYAML writes one package's blobs as writePackage writes them in YAML, for the
+// packages fastWritable accepts: each blob's JSON comes from the JSON writer's fast path (bundle
+// objects from their base64 text, not re-encoded) and its YAML from that JSON.
+func writeCatalogYAML(w *bufio.Writer, c *Catalog) error {
+	var js bytes.Buffer
+	jw := &jsonBlobWriter{w: bufio.NewWriterSize(&js, 64<<10)}
+	var y []byte
+	blob := func(what func(), v any) error {
+		js.Reset()
+		what()
+		if jw.err == nil {
+			jw.err = jw.w.Flush()
+		}
+		if jw.err != nil {
+			return jw.err
+		}
+		var err error
+		if y, err = blobYAML(y[:0], js.Bytes()); err != nil {
+			return err
+		}
+		if len(y) > DefaultMaxBlobSize {
+			return tooLargeToWrite(v, len(y))
+		}
+		_, err = w.Write(y)
+		return err
+	}
+	for i := range c.Packages {
+		p := &c.Packages[i]
+		if err := blob(func() { jw.pkg(p) }, *p); err != nil {
+			return fmt.Errorf("package %q: %w", p.Name, err)
+		}
+	}
+	for i := range c.Channels {
+		ch := &c.Channels[i]
+		if err := blob(func() { jw.channel(ch) }, *ch); err != nil {
+			return fmt.Errorf("channel %q of package %q: %w", ch.Name, ch.Package, err)
+		}
+	}
+	for i := range c.Bundles {
+		b := &c.Bundles[i]
+		if err := blob(func() { jw.bundle(b) }, *b); err != nil {
+			return fmt.Errorf("bundle %q of package %q: %w", b.Name, b.Package, err)
+		}
+	}
+	for i := range c.Deprecations {
+		d := &c.Deprecations[i]
+		if err := blob(func() { jw.deprecation(d) }, *d); err != nil {
+			return fmt.Errorf("deprecations of package %q: %w", d.Package, err)
+		}
+	}
+	return nil
 }

@@ -144,6 +144,9 @@ func FuzzYAMLFromJSON(f *testing.F) {
 		if err := json.Compact(&compact, data); err != nil || compact.Len() == 0 || compact.Bytes()[0] != '{' {
 			return
 		}
+		if yamlKeyOrderAmbiguous(data) {
+			return
+		}
 		checkYAMLFromJSON(t, compact.Bytes(), false)
 		// Also as a string, a key and a sequence item deeper in a document, where indentation
 		// and folding columns differ.
@@ -156,4 +159,45 @@ func FuzzYAMLFromJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// yamlKeyOrderAmbiguous: some object in the JSON value data has keys that go-yaml v2's key order
+// does not order consistently (it is not transitive on, for example, "a1a", "a01", "a0O"). The
+// generic path then writes them in an order that depends on Go's map iteration and varies from
+// run to run; appendYAMLDocument writes one order.
+func yamlKeyOrderAmbiguous(data []byte) bool {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return true
+	}
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			var keys [][]byte
+			for k, e := range v {
+				keys = append(keys, []byte(k))
+				if walk(e) {
+					return true
+				}
+			}
+			for _, a := range keys {
+				for _, b := range keys {
+					for _, c := range keys {
+						if yamlKeyLess(a, b) && yamlKeyLess(b, c) && !yamlKeyLess(a, c) {
+							return true
+						}
+					}
+				}
+			}
+		case []any:
+			for _, e := range v {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
 }
