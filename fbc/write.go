@@ -39,7 +39,7 @@ func (f Format) Ext() string { return "." + string(f) }
 func Write(w io.Writer, c *Catalog, f Format) error {
 	var bw *bufio.Writer
 	for _, part := range SplitByPackage(c) {
-		if f != JSON || !fastWritable(part.Catalog) {
+		if !fastWritable(part.Catalog) {
 			if bw != nil {
 				if err := bw.Flush(); err != nil {
 					return err
@@ -52,6 +52,12 @@ func Write(w io.Writer, c *Catalog, f Format) error {
 		}
 		if bw == nil {
 			bw = bufio.NewWriterSize(w, 1<<20)
+		}
+		if f == YAML {
+			if err := writeCatalogYAML(bw, part.Catalog); err != nil {
+				return err // named as writePackage names it
+			}
+			continue
 		}
 		if err := writeCatalogJSON(bw, part.Catalog); err != nil {
 			return fmt.Errorf("package %q: %w", part.Package, err)
@@ -146,6 +152,7 @@ type blobEncoder struct {
 	f    Format
 	json *json.Encoder
 	buf  bytes.Buffer
+	yaml []byte
 	n    countingWriter
 }
 
@@ -196,15 +203,34 @@ func (e *blobEncoder) encodeBlob(v any) error {
 	if err := e.json.Encode(v); err != nil {
 		return err
 	}
-	y, err := yaml.JSONToYAML(escapeForYAML(e.buf.Bytes()))
+	y, err := blobYAML(e.yaml[:0], e.buf.Bytes())
 	if err != nil {
 		return err
 	}
-	if _, err := io.WriteString(e.w, "---\n"); err != nil {
-		return err
-	}
+	e.yaml = y
 	_, err = e.w.Write(y)
 	return err
+}
+
+// blobYAML appends "---" and the YAML document of the JSON blob j: written straight from j
+// (appendYAMLDocument), or by the generic path for what that leaves to it.
+func blobYAML(dst, j []byte) ([]byte, error) {
+	dst = append(dst, "---\n"...)
+	if y, ok := appendYAMLDocument(dst, j); ok {
+		return y, nil
+	}
+	y, err := genericJSONToYAML(j)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, y...), nil
+}
+
+// genericJSONToYAML is opm's way: decode the JSON into generic values and encode those as YAML.
+// It writes what appendYAMLDocument leaves to it, and is the reference the tests hold
+// appendYAMLDocument to.
+func genericJSONToYAML(j []byte) ([]byte, error) {
+	return yaml.JSONToYAML(escapeForYAML(j))
 }
 
 // escapeForYAML escapes, as \uXXXX, the characters encoding/json leaves as they are in a string

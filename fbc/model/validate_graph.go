@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/blang/semver/v4"
 )
 
 // validateGraph applies opm's channel graph rules (one head, no cycle on the replaces chain, no
@@ -161,6 +163,9 @@ func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues
 func downgradesOffered(ch *Channel, g *UpgradeGraph) Issues {
 	var issues Issues
 	for _, e := range ch.SortedEntries() {
+		if !offersLowerVersion(ch, g, e) {
+			continue // most entries: nothing to say, found without Successors' allocations
+		}
 		v := EntryVersion(e)
 		if v == nil {
 			continue
@@ -214,6 +219,48 @@ func downgradesOffered(ch *Channel, g *UpgradeGraph) Issues {
 			strings.Join(fixes, "; "), "%s", msg))
 	}
 	return issues
+}
+
+// offersLowerVersion: some entry among what OLM offers the users of e (Successors, the entry itself
+// left out) has a lower version than e. downgradesOffered asks it of every entry.
+func offersLowerVersion(ch *Channel, g *UpgradeGraph, e *Entry) bool {
+	if e == nil || e.Bundle == nil || e.Bundle.VersionString == "" {
+		return false
+	}
+	v := e.Bundle.Version
+	if e.Bundle.VersionErr != nil {
+		var err error
+		if v, err = semver.ParseTolerant(e.Bundle.VersionString); err != nil {
+			return false
+		}
+	}
+	lower := func(to string) bool {
+		low := ch.Entries[to]
+		if to == e.Name || low == nil || low.Bundle == nil || low.Bundle.VersionString == "" {
+			return false
+		}
+		if low.Bundle.VersionErr == nil {
+			return low.Bundle.Version.LT(v)
+		}
+		tv, err := semver.ParseTolerant(low.Bundle.VersionString)
+		return err == nil && tv.LT(v)
+	}
+	for _, to := range g.replacing[e.Name] {
+		if lower(to) {
+			return true
+		}
+	}
+	for _, to := range g.skipping[e.Name] {
+		if lower(to) {
+			return true
+		}
+	}
+	for _, r := range g.ranges {
+		if r.inRange(v) && lower(r.name) {
+			return true
+		}
+	}
+	return false
 }
 
 func quoteAll(names []string) []string {

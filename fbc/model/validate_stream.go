@@ -14,7 +14,7 @@ import (
 type Validator struct {
 	opts     Options
 	kept     fbc.Catalog
-	provided map[property.GVK]bool // the olm.gvk values of every bundle, for unmetRequirements
+	provided map[string]struct{} // the olm.gvk values of every bundle as written (each once), for unmetRequirements
 	issues   Issues
 	scratch  []byte
 }
@@ -57,7 +57,7 @@ func (v *Validator) add(c *fbc.Catalog, adopt bool) {
 	for i := range c.Bundles {
 		bundle := &c.Bundles[i]
 		v.issues = append(v.issues, checkBundleBlob(bundle, &v.scratch)...)
-		v.provided = addProvidedGVKs(v.provided, bundle.Properties)
+		v.noteProvided(bundle.Properties)
 		v.kept.Bundles = append(v.kept.Bundles, fbc.Bundle{
 			Name: bundle.Name, Package: bundle.Package, Image: bundle.Image, Loc: bundle.Loc,
 			Properties: packageProperties(bundle.Properties),
@@ -97,7 +97,7 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 	issues = append(issues, validateModel(m, false)...)
 	if len(loadIssues) == 0 {
 		// a provider may be among the blobs that did not load
-		issues = append(issues, unmetRequirements(m, v.provided)...)
+		issues = append(issues, unmetRequirements(m, v.providedGVKs())...)
 	}
 	issues = SkipUnchecked(issues, &v.kept, loadIssues)
 	return finish(append(loadIssues, issues...), v.opts), nil
@@ -209,4 +209,30 @@ func InvalidUTF8Issue(b fbc.Blob) *Issue {
 		"save the file as UTF-8",
 		"the %s blob holds bytes that are not UTF-8; they are read as U+FFFD, as opm reads them, so the catalog served holds replacement characters there",
 		b.Schema)
+}
+
+// noteProvided keeps the olm.gvk values among props, each distinct text once: bundles of a package
+// mostly repeat their APIs, and decoding every one (15,000 in a 5,000-bundle catalog) cost validate
+// a tenth of its time. Finish decodes each text once (providedGVKs).
+func (v *Validator) noteProvided(props []fbc.Property) {
+	for _, p := range props {
+		if p.Type != property.TypeGVK {
+			continue
+		}
+		if _, ok := v.provided[string(p.Value)]; !ok {
+			if v.provided == nil {
+				v.provided = map[string]struct{}{}
+			}
+			v.provided[string(p.Value)] = struct{}{}
+		}
+	}
+}
+
+// providedGVKs decodes the olm.gvk values noteProvided kept, as addProvidedGVKs decodes them.
+func (v *Validator) providedGVKs() map[property.GVK]bool {
+	var set map[property.GVK]bool
+	for raw := range v.provided {
+		set = addProvidedGVKs(set, []fbc.Property{{Type: property.TypeGVK, Value: []byte(raw)}})
+	}
+	return set
 }
