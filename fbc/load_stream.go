@@ -147,6 +147,12 @@ var blobLimitFromEnv = sync.OnceValue(func() int {
 	return DefaultMaxBlobSize
 })
 
+// BlobLimit is the blob limit of every reading that sets none: EnvMaxBlobBytes when it holds a size,
+// else DefaultMaxBlobSize. Whatever reads one document of a catalog input whole (a catalog
+// template, a bundle's file, the first document of a file to tell a template from a catalog)
+// stops there, so that no form of an input costs more memory than a blob of the catalog does.
+func BlobLimit() int { return blobLimitFromEnv() }
+
 // parseBlobSize reads a positive size as indeximage.ParseSize does (which package fbc cannot
 // import), up to 1 TiB.
 func parseBlobSize(s string) (int, bool) {
@@ -161,6 +167,10 @@ func parseBlobSize(s string) (int, bool) {
 	}
 	return int(n << shift), true
 }
+
+// FormatBlobSize writes n in the largest binary unit that divides it (64MiB), as EnvMaxBlobBytes
+// reads it.
+func FormatBlobSize(n int) string { return formatBlobSize(n) }
 
 // formatBlobSize writes n in the largest binary unit that divides it (64MiB).
 func formatBlobSize(n int) string {

@@ -230,12 +230,12 @@ func (r *templateRegistryFlags) options(stderr io.Writer) (indeximage.Options, e
 }
 
 // readTemplateInput reads FILE, or standard input for "" and "-", as a catalog's blob is read: at
-// most fbc.DefaultMaxBlobSize bytes of text, and a pipe or a FIFO gives way to a signal.
+// most fbc.BlobLimit bytes of text, and a pipe or a FIFO gives way to a signal.
 func readTemplateInput(cmd *cobra.Command, file string) ([]byte, error) {
 	if file == "" {
 		file = "-"
 	}
-	data, err := source.ReadInput(cmd.Context(), file, cmd.InOrStdin(), fbc.DefaultMaxBlobSize)
+	data, err := source.ReadInput(cmd.Context(), file, cmd.InOrStdin(), int64(fbc.BlobLimit()))
 	if err != nil {
 		return nil, fmt.Errorf("unable to open %q: %w", file, err)
 	}

@@ -43,7 +43,7 @@ func TestBundleFilesMustBeRegularAndBounded(t *testing.T) {
 			if err := f.Truncate(fbc.DefaultMaxBlobSize + 1); err != nil { // sparse: no disk used
 				t.Fatal(err)
 			}
-		}, "is larger than 64 MiB, more than a bundle blob may hold"},
+		}, "is larger than 64MiB, more than a bundle blob may hold"},
 	} {
 		for _, sub := range []string{"manifests", "metadata"} {
 			t.Run(c.name+" in "+sub, func(t *testing.T) {

@@ -208,7 +208,7 @@ func onDisk(err error, path string) error {
 // ReadFile reads a file a bundle is made of (a manifest, a metadata file, a labels file), named
 // name in errors. It must be a regular file (symbolic links are followed): a named pipe would wait
 // for a writer forever, a device like /dev/zero never ends. It may hold at most
-// fbc.DefaultMaxBlobSize bytes, since its content becomes part of a bundle blob, which the loader
+// fbc.BlobLimit bytes, since its content becomes part of a bundle blob, which the loader
 // refuses beyond that size.
 func ReadFile(path, name string) ([]byte, error) {
 	data, err := readFile(os.DirFS(filepath.Dir(path)), filepath.Base(path), name)
@@ -229,12 +229,15 @@ func readFile(fsys fs.FS, path, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, fbc.DefaultMaxBlobSize+1))
-	if err != nil {
+	limit := fbc.BlobLimit()
+	var buf bytes.Buffer
+	buf.Grow(int(min(fi.Size(), int64(limit))) + bytes.MinRead + 1) // one buffer, not grown
+	if _, err := buf.ReadFrom(io.LimitReader(f, int64(limit)+1)); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	if len(data) > fbc.DefaultMaxBlobSize {
-		return nil, fmt.Errorf("%s is larger than %d MiB, more than a bundle blob may hold: the file is corrupt or not a manifest", name, fbc.DefaultMaxBlobSize>>20)
+	if buf.Len() > limit {
+		return nil, fmt.Errorf("%s is larger than %s, more than a bundle blob may hold: the file is corrupt or not a manifest, or set %s to a higher value, e.g. %s=%s",
+			name, fbc.FormatBlobSize(limit), fbc.EnvMaxBlobBytes, fbc.EnvMaxBlobBytes, fbc.FormatBlobSize(2*limit))
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }

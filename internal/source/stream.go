@@ -261,10 +261,12 @@ func openSpecial(ctx context.Context, path string) (*os.File, error) {
 
 // ReadInput reads an input that is not a catalog but a document of one (a catalog template): the
 // file at path, or stdin for "-". It is read as a catalog is: binary content is refused from its
-// first bytes, at most limit bytes are read (a larger input is a TooLarge error), and a pipe, a
-// FIFO or a device gives way to ctx.
+// first bytes, at most limit bytes are read (a larger input is a TooLarge error naming
+// fbc.EnvMaxBlobBytes: limit is the blob limit, fbc.BlobLimit), and a pipe, a FIFO or a device
+// gives way to ctx.
 func ReadInput(ctx context.Context, path string, stdin io.Reader, limit int64) ([]byte, error) {
 	var r io.Reader
+	size := int64(-1) // unknown: a stream
 	if path == "-" {
 		r = &interruptible{ctx: ctx, r: stdin}
 	} else {
@@ -285,6 +287,8 @@ func ReadInput(ctx context.Context, path string, stdin io.Reader, limit int64) (
 		r = f
 		if !fi.Mode().IsRegular() {
 			r = &interruptible{ctx: ctx, r: f}
+		} else {
+			size = fi.Size()
 		}
 	}
 	head := make([]byte, 512)
@@ -299,7 +303,13 @@ func ReadInput(ctx context.Context, path string, stdin io.Reader, limit int64) (
 		}
 		return nil, &Error{Ref: path, Problem: NotACatalog, Detail: "binary content, not YAML or JSON text: it looks like " + sqlite.NotSQLite(path, head[:n]).LooksLike}
 	}
-	data, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head[:n]), r), limit+1))
+	// A file of known size is read into one buffer of its size (at most the limit's), not grown.
+	var buf bytes.Buffer
+	if size >= 0 {
+		buf.Grow(int(min(size, limit)) + bytes.MinRead + 1)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(io.MultiReader(bytes.NewReader(head[:n]), r), limit+1))
+	data := buf.Bytes()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -308,7 +318,7 @@ func ReadInput(ctx context.Context, path string, stdin io.Reader, limit int64) (
 	}
 	if int64(len(data)) > limit {
 		return nil, &Error{Ref: path, Problem: TooLarge, Detail: fmt.Sprintf("more than %s, the most olmcat reads of one document", indeximage.FormatSize(limit)),
-			Hint: "check that it is the file you meant"}
+			Hint: fmt.Sprintf("check that it is the file you meant, or set %s to a higher value, e.g. %s=%s", fbc.EnvMaxBlobBytes, fbc.EnvMaxBlobBytes, indeximage.FormatSize(2*limit))}
 	}
 	return data, nil
 }

@@ -33,11 +33,20 @@ type TemplateRenderer func(ctx context.Context, data []byte, name string, bundle
 
 // TemplateSchema reads the schema of the first document of r, a YAML or JSON stream, and returns
 // it when it is a template schema. As in opm, the key is matched case-insensitively (`Schema:`
-// works) and only the first document counts. It reads no further than the first document, except
-// for a stream that starts with '{' and is not JSON: flow-style YAML, which it reads (up to
-// fbc.DefaultMaxBlobSize) as opm's YAML-or-JSON decoder does.
+// works) and only the first document counts. It reads no more than fbc.BlobLimit bytes of r (a
+// first document larger than that is no template olmcat reads), and of a stream that is not an
+// io.ReadSeeker, which it cannot read twice, it keeps what it read (a stream that starts with '{'
+// and is not JSON is read again as flow-style YAML, as opm's YAML-or-JSON decoder does).
 func TemplateSchema(r io.Reader) (string, bool) {
-	schema, _ := firstSchema(r)
+	rs, ok := r.(io.ReadSeeker)
+	if !ok {
+		data, err := io.ReadAll(io.LimitReader(r, int64(fbc.BlobLimit())))
+		if err != nil {
+			return "", false
+		}
+		rs = bytes.NewReader(data)
+	}
+	schema, _ := firstSchema(rs)
 	if slices.Contains(fbc.TemplateSchemas, schema) {
 		return schema, true
 	}
@@ -45,22 +54,38 @@ func TemplateSchema(r io.Reader) (string, bool) {
 }
 
 // firstSchema reads the schema of the first document of r as TemplateSchema does, and the line it
-// is on (for JSON, the line the document starts on); "" and 0 when there is none.
-func firstSchema(r io.Reader) (schema string, line int) {
-	br := bufio.NewReaderSize(r, 64<<10)
+// is on (for JSON, the line the document starts on); "" and 0 when there is none. It reads at most
+// fbc.BlobLimit bytes from where r stands, and holds at most that much: a catalog file of one
+// endless line costs no more than the blob limit before the loader reports it (it took 2.5 GB for
+// a line of 256 MiB, read whole three times).
+func firstSchema(r io.ReadSeeker) (schema string, line int) {
+	start, err := r.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return "", 0
+	}
+	limit := int64(fbc.BlobLimit())
+	br := bufio.NewReaderSize(io.LimitReader(r, limit), 64<<10)
 	first, blank, err := firstNonSpace(br)
 	if err != nil {
 		return "", 0
 	}
 	line = blank + 1
 	if first == '{' {
-		var doc struct{ Schema string } // encoding/json matches keys case-insensitively, as opm's detection does
-		var read bytes.Buffer
-		if json.NewDecoder(io.TeeReader(br, &read)).Decode(&doc) == nil {
-			return doc.Schema, line
+		schema, err := jsonTopLevelSchema(br)
+		var syntax *json.SyntaxError
+		switch {
+		case err == nil:
+			return schema, line
+		case !errors.As(err, &syntax):
+			// A value that ends before it closes, or goes on past the limit, or a schema that is
+			// no string: no template (and no flow-style YAML either).
+			return "", 0
 		}
-		// Not JSON: flow-style YAML (`{schema: olm.semver, ...}`), read as YAML as opm reads it.
-		data, err := io.ReadAll(io.MultiReader(&read, io.LimitReader(br, fbc.DefaultMaxBlobSize)))
+		// Not JSON: flow-style YAML (`{schema: olm.semver, ...}`), read again as YAML as opm reads it.
+		if _, err := r.Seek(start, io.SeekStart); err != nil {
+			return "", 0
+		}
+		data, err := io.ReadAll(io.LimitReader(r, limit))
 		if err != nil {
 			return "", 0
 		}
@@ -74,6 +99,67 @@ func firstSchema(r io.Reader) (schema string, line int) {
 		return "", 0
 	}
 	return schema, line + at
+}
+
+// jsonTopLevelSchema reads the JSON object br starts with, token by token (a value it skips is
+// never kept whole), and returns its "schema" member as encoding/json would decode it into a
+// struct field Schema: the key matched without regard to case, the last match winning, a null
+// leaving it unset, any other non-string an error.
+func jsonTopLevelSchema(br *bufio.Reader) (string, error) {
+	dec := json.NewDecoder(br)
+	if _, err := dec.Token(); err != nil { // the '{' br starts with
+		return "", err
+	}
+	schema := ""
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		if k, _ := key.(string); strings.EqualFold(k, "schema") {
+			v, err := dec.Token()
+			if err != nil {
+				return "", err
+			}
+			switch v := v.(type) {
+			case string:
+				schema = v
+			case nil:
+			default:
+				return "", errNoSchema
+			}
+			continue
+		}
+		if err := skipValue(dec); err != nil {
+			return "", err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing '}'
+		return "", err
+	}
+	return schema, nil
+}
+
+var errNoSchema = errors.New("the schema is not a string")
+
+// skipValue reads the next value of dec, a token at a time.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // firstNonSpace skips white space and returns the first other byte, unread, and how many line
@@ -97,11 +183,12 @@ func firstNonSpace(br *bufio.Reader) (first byte, lines int, err error) {
 
 // yamlTopLevelSchema finds the top-level schema key of the first YAML document: a line at column
 // 0 reading `schema: VALUE` (any case), before the document ends; at counts the lines read before
-// it.
+// it. Of a line longer than br's buffer it reads the start only (a schema line is short), so that
+// an endless line costs no memory.
 func yamlTopLevelSchema(br *bufio.Reader) (schema string, at int) {
 	started := false
 	for ; ; at++ {
-		line, err := br.ReadString('\n')
+		line, err := readLineStart(br)
 		trimmed := strings.TrimRight(line, " \t\r\n")
 		switch {
 		case trimmed == "---" || strings.HasPrefix(trimmed, "--- "):
@@ -121,6 +208,17 @@ func yamlTopLevelSchema(br *bufio.Reader) (schema string, at int) {
 			return "", 0
 		}
 	}
+}
+
+// readLineStart reads a line of br, up to its line end, and returns as much of it as br's buffer
+// holds; the rest of a longer line is read and dropped.
+func readLineStart(br *bufio.Reader) (string, error) {
+	b, err := br.ReadSlice('\n')
+	line := string(b)
+	for err == bufio.ErrBufferFull {
+		_, err = br.ReadSlice('\n')
+	}
+	return line, err
 }
 
 func yamlSchemaValue(line string) (string, bool) {
@@ -170,7 +268,7 @@ func (s *Source) openIfTemplate(ctx context.Context, path string) (isTemplate bo
 	if !slices.Contains(fbc.TemplateSchemas, schema) {
 		return false, s.notQuiteTemplate(schema, line)
 	}
-	data, err := ReadInput(ctx, path, nil, fbc.DefaultMaxBlobSize)
+	data, err := ReadInput(ctx, path, nil, int64(fbc.BlobLimit()))
 	if e, ok := err.(*Error); ok {
 		e.Ref = s.ref.Raw // not a spool's name
 	}

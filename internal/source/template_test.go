@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,10 +40,22 @@ func TestTemplateSchema(t *testing.T) {
 		{"flow-style FBC blob", "{schema: olm.package, name: p}\n", ""},
 		{"neither JSON nor YAML", "{schema: olm.semver, [\n", ""},
 		{"empty", "", ""},
+		// The JSON object is read a token at a time (issue 35 item 1), as encoding/json decodes it.
+		{"json, the last schema key wins", `{"schema":"olm.package","entries":[],"Schema":"olm.semver"}`, "olm.semver"},
+		{"json, a null schema leaves the one before", `{"schema":"olm.semver","SCHEMA":null}`, "olm.semver"},
+		{"json, a schema that is no string", `{"schema":{"name":"olm.semver"}}`, ""},
+		{"json, nested schema keys first", `{"entries":[{"schema":"olm.bundle","a":[1,{"b":null}]}],"x":{"schema":"olm.package"},"schema":"olm.template.basic"}`, "olm.template.basic"},
+		{"json, unterminated", `{"schema":"olm.template.basic","entries":[`, ""},
+		{"json with a trailing comma, read as flow-style yaml", `{"schema": "olm.semver", "stable": {"bundles": []},}`, "olm.semver"},
 	} {
 		got, ok := source.TemplateSchema(strings.NewReader(c.doc))
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("%s: got %q %v, want %q", c.name, got, ok, c.want)
+		}
+		// A reader that cannot seek (the flow-style YAML is read again from what was kept).
+		got, ok = source.TemplateSchema(io.MultiReader(strings.NewReader(c.doc)))
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("%s (not seekable): got %q %v, want %q", c.name, got, ok, c.want)
 		}
 	}
 }
