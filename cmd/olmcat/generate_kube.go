@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/olmcat/olmcat/grpccompat/httpapi"
@@ -51,14 +53,12 @@ func newGenerateKubeCmd() *cobra.Command {
 			if !imageRefPattern.MatchString(image) {
 				return usageError{fmt.Errorf("%q is not an image reference: give REGISTRY/REPOSITORY:TAG or @sha256:DIGEST as a cluster pulls it", image)}
 			}
-			if name == "" {
+			derived := name == ""
+			if derived {
 				name = nameFromImage(image)
 			}
-			if err := httpapi.CheckCatalogName(name); err != nil || len(name) > 63 {
-				return usageError{fmt.Errorf("--name %q: a catalog name must be a DNS-1123 label of at most 63 characters (lower case letters, digits, '-')", name)}
-			}
-			if replicas < 1 {
-				return usageError{fmt.Errorf("--replicas must be 1 or more, not %d", replicas)}
+			if err := checkKubeOptions(name, namespace, replicas, derived); err != nil {
+				return usageError{err}
 			}
 			var request uint64
 			if memory != "" {
@@ -108,13 +108,51 @@ func nameFromImage(image string) string {
 		repo = repo[:i]
 	}
 	repo = strings.Trim(regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(strings.ToLower(repo), "-"), "-")
-	if len(repo) > 63 {
-		repo = strings.TrimRight(repo[:63], "-")
-	}
 	if repo == "" {
 		return "catalog"
 	}
+	if repo[0] < 'a' || repo[0] > 'z' {
+		// A Service's name is a DNS-1035 label: a letter first (quay.io/me/9-catalog).
+		repo = "catalog-" + repo
+	}
+	if len(repo) > validation.DNS1035LabelMaxLength {
+		repo = strings.TrimRight(repo[:validation.DNS1035LabelMaxLength], "-")
+	}
 	return repo
+}
+
+// checkKubeOptions refuses a name, namespace or replica count the API server would refuse in
+// one of the objects written, with k8s.io/apimachinery's own validation and words; derived says
+// the name was made from the image (the advice is then --name).
+func checkKubeOptions(name, namespace string, replicas int, derived bool) error {
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return fmt.Errorf("--namespace (-n) %q: a namespace must be a DNS-1123 label, and Kubernetes says: %s; pass another --namespace", namespace, strings.Join(errs, "; "))
+	}
+	what := fmt.Sprintf("--name %q", name)
+	if derived {
+		what = fmt.Sprintf("the name %q made from the image's repository", name)
+	}
+	for _, rule := range []struct {
+		objects, rule string
+		check         func(string) []string
+	}{
+		{"the Service", "a DNS-1035 label", validation.IsDNS1035Label},
+		{"the CatalogSource and the Deployment", "a DNS-1123 subdomain", validation.IsDNS1123Subdomain},
+		{"the ClusterCatalog", "a DNS-1123 label", validation.IsDNS1123Label},
+		{"the app.kubernetes.io/name label", "a label value", validation.IsValidLabelValue},
+	} {
+		if errs := rule.check(name); len(errs) > 0 {
+			return fmt.Errorf("%s: the name of %s must be %s, and Kubernetes says: %s; pass --name NAME (a lower case letter, then lower case letters, digits or '-', at most %d characters)",
+				what, rule.objects, rule.rule, strings.Join(errs, "; "), validation.DNS1035LabelMaxLength)
+		}
+	}
+	if err := httpapi.CheckCatalogName(name); err != nil { // --http-catalog-name of the Deployment
+		return fmt.Errorf("%s: %v; pass --name NAME", what, err)
+	}
+	if errs := validation.IsInRange(replicas, 1, math.MaxInt32); len(errs) > 0 {
+		return fmt.Errorf("--replicas %d: Kubernetes says: %s (a Deployment's replicas is a 32-bit number)", replicas, strings.Join(errs, "; "))
+	}
+	return nil
 }
 
 var memoryPattern = regexp.MustCompile(`^([0-9]+)(Ki|Mi|Gi)?$`)

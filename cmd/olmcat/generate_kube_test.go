@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -174,5 +175,51 @@ func TestGenerateKubeMeasuresMemory(t *testing.T) {
 	req := dep.Spec.Template.Spec.Containers[0].Resources.Requests.Memory().Value()
 	if req < 16<<20 || req%(16<<20) != 0 {
 		t.Errorf("measured memory request %d: want a multiple of 16Mi, at least 16Mi", req)
+	}
+}
+
+// Issue 35 item 7: what the API server would refuse is refused here, exit 2 naming the rule, and
+// a name made from a repository that starts with a digit gets a letter first.
+func TestGenerateKubeRefusesWhatKubernetesRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "BAD_NS"}, "--namespace (-n) \"BAD_NS\": a namespace must be a DNS-1123 label"},
+		{[]string{"-n", strings.Repeat("a", 100)}, "must be no more than 63 characters"},
+		{[]string{"--replicas", "3000000000"}, "must be between 1 and 2147483647"},
+		{[]string{"--replicas", "0"}, "must be between 1 and 2147483647"},
+		{[]string{"--name", "9-catalog"}, "the name of the Service must be a DNS-1035 label"},
+		{[]string{"--name", "a.b"}, "DNS-1035 label"},
+		{[]string{"--name", strings.Repeat("a", 64)}, "must be no more than 63 characters"},
+	} {
+		args := append([]string{"generate", "kube", "quay.io/me/catalog:v1", "--memory", "64Mi"}, c.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "olmcat: ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want 2, nothing on stdout and one sentence saying %q", c.args, code, len(stdout), stderr, c.want)
+		}
+	}
+	for image, want := range map[string]string{
+		"quay.io/me/9-catalog:v1":                      "catalog-9-catalog",
+		"quay.io/me/" + strings.Repeat("7", 80) + ":1": "catalog-" + strings.Repeat("7", 55),
+		"quay.io/me/-_-:v1":                            "catalog",
+		"quay.io/me/my_catalog.v2:v1":                  "my-catalog-v2",
+	} {
+		code, stdout, stderr := runCLI(t, "generate", "kube", image, "--memory", "64Mi")
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", image, code, stderr)
+			continue
+		}
+		var svc corev1.Service
+		for _, doc := range strings.Split(stdout, "\n---\n") {
+			if strings.Contains(doc, "\nkind: Service\n") {
+				if err := yaml.UnmarshalStrict([]byte(doc), &svc); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if svc.Name != want || len(validation.IsDNS1035Label(svc.Name)) > 0 {
+			t.Errorf("%s: Service name %q, want %q (a DNS-1035 label)", image, svc.Name, want)
+		}
 	}
 }

@@ -79,7 +79,7 @@ func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
 	t.parallel = bundlefetch.DefaultParallel
 	fs.Var(&t.parallel, "pull-parallelism", "how many bundle images of a template to pull at once (at least 1)")
-	fs.Var(allowedRegistries{&t.allowRegistries}, "allow-registry", "let templates name bundle images in this registry although it is on a loopback, private or link-local address: HOST (any port), HOST:PORT, a CIDR (10.0.0.0/8) or localhost; may be given more than once")
+	fs.Var(allowedRegistries{&t.allowRegistries}, "allow-registry", "let templates name bundle images in this registry although it is on a loopback, private, link-local or other non-public address, or this machine's own: HOST (any port), HOST:PORT, a CIDR (10.0.0.0/8) or localhost; may be given more than once")
 	fs.BoolVar(&t.allowLocal, "allow-local-images", false, "let templates name bundle images by a path on this machine (oci-layout:DIR, docker-archive:FILE)")
 }
 

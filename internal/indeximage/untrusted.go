@@ -22,7 +22,9 @@ import (
 // RefPolicy says which image references a file names may be pulled: the bundle images of a
 // catalog template, which a pull request may change, unlike the command line. Paths on this machine
 // (oci-layout:, docker-archive:) and registries on loopback, private, link-local or unspecified
-// addresses are refused unless allowed here, so that a template cannot make the runner read its
+// addresses, on the machine's own addresses and on the other ranges classify refuses (shared,
+// benchmarking, reserved, NAT64 or 6to4 forms of a refused IPv4 address, ...) are refused unless
+// allowed here, so that a template cannot make the runner read its
 // files or reach the services of its network. Registry names are checked as written and again on
 // every address dialed (a name that resolves to 127.0.0.1 is refused as 127.0.0.1 is), unless
 // Options.Transport is set or the dial goes to the HTTP(S)_PROXY of the environment.
@@ -43,19 +45,24 @@ type RefPolicy struct {
 type RefusedError struct {
 	Ref  string
 	Host string // the registry as written (HOST[:PORT]); "" for a local path
-	// Addr is the address that is loopback, private, link-local or unspecified (the host itself, or
-	// what its name resolved to); Kind says which.
+	// Addr is the address that is loopback, private, link-local, unspecified or another a
+	// template may not name (the host itself, or what its name resolved to); Kind says which.
 	Addr, Kind string
+	what       string // the kind as the message says it ("a loopback address"); "" for Kind's words
 }
 
 func (e *RefusedError) Error() string {
 	if e.Host == "" {
 		return "a path on this machine, which a template may not name unless --allow-local-images is given"
 	}
-	if e.Addr == e.Host || strings.HasPrefix(e.Host, e.Addr+":") || strings.HasPrefix(e.Host, "["+e.Addr+"]") {
-		return fmt.Sprintf("a %s address, which a template may not name unless --allow-registry %s is given", e.Kind, e.Host)
+	what := e.what
+	if what == "" {
+		what = "a " + e.Kind + " address"
 	}
-	return fmt.Sprintf("%s resolves to %s, a %s address, which a template may not name unless --allow-registry %s is given", e.Host, e.Addr, e.Kind, e.Host)
+	if e.Addr == e.Host || strings.HasPrefix(e.Host, e.Addr+":") || strings.HasPrefix(e.Host, "["+e.Addr+"]") {
+		return fmt.Sprintf("%s, which a template may not name unless --allow-registry %s is given", what, e.Host)
+	}
+	return fmt.Sprintf("%s resolves to %s, %s, which a template may not name unless --allow-registry %s is given", e.Host, e.Addr, what, e.Host)
 }
 
 // ParseAllowedHost checks one RefPolicy.AllowHosts entry, for a flag's value.
@@ -76,7 +83,8 @@ func ParseAllowedHost(s string) error {
 }
 
 // Check refuses ref if it is a local path and local paths are not allowed, or if it names a registry
-// by a loopback, private, link-local or unspecified address, or as localhost, that is not allowed.
+// by a loopback, private, link-local or unspecified address, or as localhost, or by another address
+// that is not the public Internet or is this machine's (see classify), that is not allowed.
 // It reads nothing: a refused path is not looked at, and host names are not resolved here (the
 // dialer checks what they resolve to). References it cannot parse are left to the pull.
 func (p *RefPolicy) Check(ref string) error {
@@ -106,8 +114,8 @@ func (p *RefPolicy) Check(ref string) error {
 	} else {
 		return nil // a name: its addresses are checked when dialed
 	}
-	if kind := restrictedKind(addr); kind != "" && !p.allowsAddr(addr, port) {
-		return &RefusedError{Ref: ref, Host: hostPort, Addr: host, Kind: kind}
+	if r := classify(addr); r != nil && !p.allowsAddr(addr, port) {
+		return r.error(ref, hostPort, host)
 	}
 	return nil
 }
@@ -184,19 +192,25 @@ func (p *RefPolicy) dialContext() func(ctx context.Context, network, address str
 		host, port := splitHostPort(address)
 		d := &net.Dialer{Timeout: dialTimeout, KeepAlive: dialTimeout}
 		if !proxies[strings.ToLower(address)] && !p.allowsName(host, port) {
-			d.Control = func(_, dialed string, _ syscall.RawConn) error {
-				ip, _ := splitHostPort(dialed)
-				a, err := netip.ParseAddr(ip)
-				if err != nil {
-					return nil
-				}
-				if kind := restrictedKind(a); kind != "" && !p.allowsAddr(a, port) {
-					return &RefusedError{Host: address, Addr: a.Unmap().String(), Kind: kind}
-				}
-				return nil
-			}
+			d.Control = p.control(address, port)
 		}
 		return d.DialContext(ctx, network, address)
+	}
+}
+
+// control is the dialer's check of each address dialed for address (HOST:PORT as asked), before
+// anything is sent to it.
+func (p *RefPolicy) control(address, port string) func(network, dialed string, _ syscall.RawConn) error {
+	return func(_, dialed string, _ syscall.RawConn) error {
+		ip, _ := splitHostPort(dialed)
+		a, err := netip.ParseAddr(ip)
+		if err != nil {
+			return nil
+		}
+		if r := classify(a); r != nil && !p.allowsAddr(a, port) {
+			return r.error("", address, a.Unmap().String())
+		}
+		return nil
 	}
 }
 

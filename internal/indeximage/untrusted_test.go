@@ -35,6 +35,7 @@ func TestRefPolicyRefusesWhatATemplateMayNotName(t *testing.T) {
 		{"169.254.169.254/latest/meta:1", "link-local"},
 		{"[fe80::1]/ns/b:1", "link-local"},
 		{"0.0.0.0:5000/ns/b:1", "unspecified"},
+		{"[2001:db8::1]/ns/b:1", "documentation (2001:db8::/32)"},
 		{"docker://127.0.0.1/ns/b:1", "loopback"},
 		{"oci-layout:/no/such/dir:tag", ""},
 		{"docker-archive:/tmp/fifo", ""},
@@ -56,7 +57,7 @@ func TestRefPolicyRefusesWhatATemplateMayNotName(t *testing.T) {
 			t.Errorf("%s: %q does not name %s", c.ref, err, want)
 		}
 	}
-	for _, ref := range []string{"quay.io/ns/b:1", "172.32.0.1/ns/b:1", "8.8.8.8/ns/b:1", "[2001:db8::1]/ns/b:1", "192.169.0.1/ns/b:1", "registry.example/ns/b@sha256:" + strings.Repeat("a", 64)} {
+	for _, ref := range []string{"quay.io/ns/b:1", "172.32.0.1/ns/b:1", "8.8.8.8/ns/b:1", "192.169.0.1/ns/b:1", "registry.example/ns/b@sha256:" + strings.Repeat("a", 64)} {
 		if err := p.Check(ref); err != nil {
 			t.Errorf("%s refused: %v", ref, err)
 		}
