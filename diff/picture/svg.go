@@ -302,13 +302,17 @@ func attr(name, value string) string {
 // cannot hold (ESC) and bidirectional overrides written visibly.
 func esc(s string) string { return textsafe.XMLText(s) }
 
-// escLines is esc for a tooltip of several lines: the line breaks stay (XML holds them).
+// escLines is esc for a tooltip of several lines: the line breaks stay (XML holds them), and a
+// line longer than maxTipLine (one that quotes a name longer than a screen) is cut, with its length.
 func escLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = textsafe.XMLText(l)
+		lines[i] = textsafe.XMLText(textsafe.Cut(l, maxTipLine))
 	}
 	return strings.Join(lines, "\n")
 }
+
+// maxTipLine is the longest line of a tooltip shown whole.
+const maxTipLine = 2 * textsafe.MaxShown
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,6 +1,8 @@
 package picture
 
 import (
+	"github.com/olmcat/olmcat/internal/textsafe"
+
 	"fmt"
 	"strings"
 
@@ -76,7 +78,7 @@ func busesSVG(l *channelLayout, xl, xr int) string {
 			title += "; OLM never takes it: " + l.rows[bs.to].node.Name + " is skipped or off the replaces chain from the head, and OLM never upgrades to such a bundle"
 			class, opacity = class+" ignored", " opacity=\""+ignoredOpacity+"\""
 		}
-		fmt.Fprintf(&b, "<g class=\"edge %s\"%s><title>%s</title><path d=\"%s\"%s/>%s", class, opacity, esc(title), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
+		fmt.Fprintf(&b, "<g class=\"edge %s\"%s><title>%s</title><path d=\"%s\"%s/>%s", class, opacity, esc(textsafe.Cut(title, maxTipLine)), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
 		fmt.Fprintf(&b, "<path d=\"M%d,%dl%d,-3v6z\" fill=\"%s\"/></g>\n", edge, yt, dir*7, edgeColour(bs.status))
 	}
 	return b.String()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/olmcat/olmcat/diff"
@@ -99,12 +100,16 @@ func verdictCounts(r *diff.Report) string {
 // that is wider than width, what was compared goes on two more lines.
 func summaryLine(r *diff.Report, width int) string {
 	line := fmt.Sprintf("olmcat diff: %s — %s", Verdict(r), verdictCounts(r))
-	old, new := textsafe.Terminal(r.Old.Source), textsafe.Terminal(r.New.Source)
+	old, new := shownSource(r.Old.Source), shownSource(r.New.Source)
 	if one := fmt.Sprintf("%s (%s → %s)", line, old, new); utf8.RuneCountInString(one) <= width {
 		return one
 	}
 	return fmt.Sprintf("%s\n  old: %s\n  new: %s", line, old, new)
 }
+
+// shownSource is a side's source as the outputs for people show it: escaped, and cut when longer
+// than a screen.
+func shownSource(s string) string { return textsafe.Terminal(textsafe.Cut(s, textsafe.MaxShown)) }
 
 // bySeverity returns the findings worst first, in the report's stable order within a severity.
 func bySeverity(fs []diff.Finding) []diff.Finding {
@@ -139,7 +144,7 @@ func Stat(w io.Writer, r *diff.Report) error {
 		if p.Status == diff.StatusUnchanged {
 			continue
 		}
-		rows = append(rows, [4]string{textsafe.Terminal(displayName(p.Name)), string(p.Status), statCounts(p), severityCounts(p.Findings)})
+		rows = append(rows, [4]string{textsafe.Terminal(textsafe.Cut(displayName(p.Name), textsafe.MaxShown)), string(p.Status), statCounts(p), severityCounts(p.Findings)})
 	}
 	var widths [4]int
 	for _, row := range rows {
@@ -184,14 +189,39 @@ func boolInt(b bool) int {
 
 // visible returns the findings with the catalog text they carry (names, fields, values, messages)
 // as textsafe.Terminal shows it, for the formats for people: no newline of a name splits a row or
-// a cell, no control character reaches a terminal or a comment. JSON keeps the exact text.
+// a cell, no control character reaches a terminal or a comment. A string longer than
+// textsafe.MaxShown is cut, with its length (textsafe.Cut), in the message that quotes it too; a
+// message still longer than maxMessage is cut as a whole: whatever a catalog holds, a finding is a
+// few lines. JSON keeps the exact text.
 func visible(fs []diff.Finding) []diff.Finding {
-	out := make([]diff.Finding, len(fs))
-	for i, f := range fs {
+	out := cutLong(fs)
+	for i := range out {
+		f := &out[i]
 		for _, s := range []*string{&f.Package, &f.Channel, &f.Bundle, &f.Field, &f.Old, &f.New, &f.Message} {
 			*s = textsafe.Terminal(*s)
 		}
+	}
+	return out
+}
+
+// cutLong returns the findings with every string longer than textsafe.MaxShown cut (textsafe.Cut),
+// in the message that quotes it too, and a message longer than maxMessage cut as a whole.
+func cutLong(fs []diff.Finding) []diff.Finding {
+	out := make([]diff.Finding, len(fs))
+	for i, f := range fs {
+		for _, s := range []*string{&f.Package, &f.Channel, &f.Bundle, &f.Field, &f.Old, &f.New} {
+			if len(*s) > textsafe.MaxShown {
+				cut := textsafe.Cut(*s, textsafe.MaxShown)
+				f.Message = strings.ReplaceAll(f.Message, *s, cut)
+				*s = cut
+			}
+		}
+		f.Message = textsafe.Cut(f.Message, maxMessage)
 		out[i] = f
 	}
 	return out
 }
+
+// maxMessage is the longest message shown whole: one that quotes a few names cut to
+// textsafe.MaxShown fits.
+const maxMessage = 4 * textsafe.MaxShown
