@@ -193,4 +193,3 @@ func dotLeftLines(s string) string {
 	}
 	return b.String() + `"`
 }
-
