@@ -63,7 +63,7 @@ func TestDiffOutputs(t *testing.T) {
 		t.Errorf("json: %+v", doc)
 	}
 	md, _ := runCommand(t, "diff", oldDir, newDir, "-o", "markdown")
-	if !strings.Contains(md, "<details open><summary><b>sailoperator</b>: 1 breaking, 0 warnings, 1 info</summary>") ||
+	if !strings.Contains(md, "<details open><summary><b>sailoperator</b>: 1 breaking finding</summary>") ||
 		!strings.Contains(md, "| 🔴 breaking | `channel-removed` | channel 1.30-nightly |") {
 		t.Errorf("markdown:\n%s", md)
 	}

@@ -44,6 +44,8 @@ type Options struct {
 	MinSeverity diff.Severity
 	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 30 bundles each).
 	MaxDiagrams, MaxNodes int
+	// MaxBytes holds the Markdown to this many bytes (0: DefaultMaxBytes; negative: no limit).
+	MaxBytes int
 }
 
 // Write renders the report in one of the formats, with default options.

@@ -41,7 +41,7 @@ func TestMarkdownEscapes(t *testing.T) {
 	if strings.Contains(md, "<see") || !strings.Contains(md, "&lt;see https://example.com/konflux?a=1&amp;b=2&gt;") {
 		t.Errorf("deprecation message not escaped:\n%s", md)
 	}
-	if !strings.Contains(md, `<details><summary><b>(catalog)</b>: 0 breaking, 0 warnings, 1 info</summary>`) ||
+	if !strings.Contains(md, `<details><summary><b>(catalog)</b>: 1 info finding</summary>`) ||
 		!strings.Contains(md, `a\|b`) {
 		t.Errorf("package-less section or pipe escaping:\n%s", md)
 	}
