@@ -112,7 +112,7 @@ func newDiffCmd() *cobra.Command {
 				opts.MaxBytes = -1 // no limit
 			}
 			if stat {
-				err = report.Stat(cmd.OutOrStdout(), r)
+				err = report.StatOptions(cmd.OutOrStdout(), r, opts.Width)
 			} else if output == report.FormatHTML {
 				err = report.HTML(cmd.OutOrStdout(), r, sideModel(oldSide), sideModel(newSide))
 			} else {

@@ -209,7 +209,8 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 		fill, dash, text = "#f6f8fa", "4 3", colourMuted
 	}
 	var b strings.Builder
-	tip := n.Name
+	name := textsafe.Cut(n.Name, textsafe.MaxShown) // a name longer than a screen is shown cut, with its length
+	tip := name
 	if n.Version != "" {
 		tip += " " + n.Version
 	}
@@ -223,7 +224,11 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 		tip += "\ndeprecated: " + n.Deprecation
 	}
 	for _, f := range n.Findings {
-		tip += "\n" + string(f.Severity) + " " + string(f.Kind) + ": " + f.Message
+		msg := f.Message
+		if name != n.Name {
+			msg = strings.ReplaceAll(msg, n.Name, name)
+		}
+		tip += "\n" + string(f.Severity) + " " + string(f.Kind) + ": " + msg
 	}
 	if n.Stranded {
 		class += " stranded"

@@ -138,34 +138,72 @@ func displayName(pkg string) string {
 	return pkg
 }
 
-// Stat writes one line per changed package, its columns aligned, and a total line, like git diff
-// --stat.
-func Stat(w io.Writer, r *diff.Report) error {
-	var rows [][4]string
+// StatWidth is the width --stat fits when the output is not a terminal.
+const StatWidth = 80
+
+// Stat writes one line per changed package, its columns aligned under a header, and a total line,
+// like git diff --stat, within StatWidth columns.
+func Stat(w io.Writer, r *diff.Report) error { return StatOptions(w, r, StatWidth) }
+
+// StatOptions is Stat within width columns (0: StatWidth): a package name too long for what the
+// other columns leave is cut, with "…".
+func StatOptions(w io.Writer, r *diff.Report, width int) error {
+	if width <= 0 {
+		width = StatWidth
+	}
+	rows := [][]string{{"PACKAGE", "STATUS", "CHANNELS", "BUNDLES", "BREAKING", "WARNINGS", "INFO"}}
 	for _, p := range r.Packages {
 		if p.Status == diff.StatusUnchanged {
 			continue
 		}
-		rows = append(rows, [4]string{textsafe.Terminal(textsafe.Cut(displayName(p.Name), textsafe.MaxShown)), string(p.Status), statCounts(p), severityCounts(p.Findings)})
+		c := p.Findings
+		rows = append(rows, []string{textsafe.Terminal(textsafe.Cut(displayName(p.Name), textsafe.MaxShown)), string(p.Status),
+			fmt.Sprintf("+%d -%d ~%d", p.ChannelsAdded, p.ChannelsRemoved, p.ChannelsChanged),
+			fmt.Sprintf("+%d -%d ~%d", p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged),
+			fmt.Sprint(c.Breaking), fmt.Sprint(c.Warning), fmt.Sprint(c.Info)})
 	}
-	var widths [4]int
+	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, cell := range row {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	for _, row := range rows {
-		if _, err := fmt.Fprintf(w, "%-*s | %-*s | %-*s | %s\n", widths[0], row[0], widths[1], row[1], widths[2], row[2], row[3]); err != nil {
-			return err
+	rest := 3 * (len(widths) - 1)
+	for _, n := range widths[1:] {
+		rest += n
+	}
+	widths[0] = max(min(widths[0], width-rest), len("PACKAGE"))
+	if len(rows) > 1 {
+		for _, row := range rows {
+			row[0] = cutColumns(row[0], widths[0])
+			var b strings.Builder
+			for i, cell := range row {
+				if i > 0 {
+					b.WriteString(" | ")
+				}
+				pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+				if i >= 4 { // counts, right-aligned
+					b.WriteString(pad + cell)
+				} else if i < len(row)-1 {
+					b.WriteString(cell + pad)
+				}
+			}
+			if _, err := fmt.Fprintln(w, b.String()); err != nil {
+				return err
+			}
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s changed, %d unchanged; %s\n", plural.Of(changedPackages(r), "package"), len(r.Packages)-changedPackages(r), severityCounts(r.Summary))
+	total := fmt.Sprintf("%s changed, %d unchanged; %s", plural.Of(changedPackages(r), "package"), len(r.Packages)-changedPackages(r), severityCounts(r.Summary))
+	_, err := fmt.Fprintln(w, wrap(total, width))
 	return err
 }
 
-func statCounts(p diff.PackageStat) string {
-	return fmt.Sprintf("channels +%d -%d, bundles +%d -%d ~%d",
-		p.ChannelsAdded, p.ChannelsRemoved, p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged)
+// cutColumns cuts s to width runes, its last one "…".
+func cutColumns(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	return string([]rune(s)[:width-1]) + "…"
 }
 
 func severityCounts(c diff.Counts) string {
