@@ -39,8 +39,10 @@ Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate 
 of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
 
 Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
-request comment: the verdict, then the pictures of the worst channels first, under GitHub's comment
-limit), html (one self-contained page, worst package first, info collapsed, an SVG upgrade graph of
+request comment: the verdict, every breaking finding, then the warnings, the info findings, the
+changed packages and the pictures of the worst channels, within --max-bytes (default 65,000: GitHub
+refuses comments over 65,536 characters); what does not fit is left out mildest first and counted,
+with the commands that show all of it), html (one self-contained page, worst package first, info collapsed, an SVG upgrade graph of
 each changed channel). Pictures keep version order, draw a skipRange as a range on the bundle that
 declares it and mark every bundle a finding names.
 --stat prints one line per changed package instead.
@@ -59,6 +61,7 @@ the same change to several bundles is one row listing them); -o json keeps every
 func newDiffCmd() *cobra.Command {
 	var gitRev, output, failOn, color, minSeverity string
 	var stat bool
+	var maxBytes int
 	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --git REV PATH",
@@ -85,6 +88,12 @@ func newDiffCmd() *cobra.Command {
 			if minSeverity != "" && (output != report.FormatTable || stat) {
 				return usageError{fmt.Errorf("--min-severity shortens the table (-o table); -o %s and --stat always count every finding", output)}
 			}
+			if cmd.Flags().Changed("max-bytes") && (output != report.FormatMarkdown || stat) {
+				return usageError{fmt.Errorf("--max-bytes holds a Markdown comment to a size (-o markdown); -o %s is never cut", output)}
+			}
+			if maxBytes < 0 || maxBytes > 0 && maxBytes < report.MinMaxBytes {
+				return usageError{fmt.Errorf("--max-bytes must be 0 (no limit) or at least %d, not %d", report.MinMaxBytes, maxBytes)}
+			}
 			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown && output != report.FormatHTML {
 				return usageError{fmt.Errorf("-o must be table, json, markdown or html, not %q", output)}
 			}
@@ -107,8 +116,12 @@ func newDiffCmd() *cobra.Command {
 				p.Close()
 			}
 			p.Phase("writing the report")
+			opts.MaxBytes = maxBytes
+			if maxBytes == 0 {
+				opts.MaxBytes = -1 // no limit
+			}
 			if stat {
-				err = report.Stat(cmd.OutOrStdout(), r)
+				err = report.StatOptions(cmd.OutOrStdout(), r, opts.Width)
 			} else if output == report.FormatHTML {
 				err = report.HTML(cmd.OutOrStdout(), r, sideModel(oldSide), sideModel(newSide))
 			} else {
@@ -126,6 +139,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
 	cmd.Flags().StringVar(&minSeverity, "min-severity", "", "table: show only findings of this severity or worse (breaking, warning or info); the verdict line counts the others")
+	cmd.Flags().IntVar(&maxBytes, "max-bytes", report.DefaultMaxBytes, "markdown: hold the comment to this many bytes (GitHub refuses more than 65,536 characters), leaving out the mildest findings first and counting them; 0: no limit")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour table severities: auto (on a terminal, unless NO_COLOR is set), always or never")
 	addInputFlags(cmd.Flags(), &in)
 	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)

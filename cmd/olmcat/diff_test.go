@@ -63,12 +63,13 @@ func TestDiffOutputs(t *testing.T) {
 		t.Errorf("json: %+v", doc)
 	}
 	md, _ := runCommand(t, "diff", oldDir, newDir, "-o", "markdown")
-	if !strings.Contains(md, "<details open><summary><b>sailoperator</b>: 1 breaking, 0 warnings, 1 info</summary>") ||
+	if !strings.Contains(md, "<details open><summary><b>sailoperator</b>: 1 breaking finding</summary>") ||
 		!strings.Contains(md, "| 🔴 breaking | `channel-removed` | channel 1.30-nightly |") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	stat, _ := runCommand(t, "diff", oldDir, newDir, "--stat")
-	want := "sailoperator | changed | channels +0 -1, bundles +0 -1 ~0 | 1 breaking, 0 warnings, 1 info\n" +
+	want := "PACKAGE      | STATUS  | CHANNELS | BUNDLES  | BREAKING | WARNINGS | INFO\n" +
+		"sailoperator | changed | +0 -1 ~0 | +0 -1 ~0 |        1 |        0 |    1\n" +
 		"1 package changed, 0 unchanged; 1 breaking, 0 warnings, 1 info\n"
 	if stat != want {
 		t.Errorf("stat:\n%s\nwant:\n%s", stat, want)

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/fbc/model"
@@ -74,7 +72,7 @@ func newInspectCmd() *cobra.Command {
 			if format == "json" {
 				return writeJSONDoc(cmd.OutOrStdout(), r)
 			}
-			return packagesTable(cmd.OutOrStdout(), r)
+			return packagesTable(cmd.OutOrStdout(), r, tableWidth(cmd.OutOrStdout()))
 		},
 	}
 	pkg := &cobra.Command{
@@ -93,7 +91,7 @@ func newInspectCmd() *cobra.Command {
 			if format == "json" {
 				return writeJSONDoc(cmd.OutOrStdout(), r)
 			}
-			return packageTable(cmd.OutOrStdout(), r)
+			return packageTable(cmd.OutOrStdout(), r, tableWidth(cmd.OutOrStdout()))
 		},
 	}
 	for _, c := range []*cobra.Command{packages, pkg} {
@@ -112,40 +110,35 @@ func writeJSONDoc(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func newTable(w io.Writer) *tablewriter.Table {
-	return tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNormal), tablewriter.WithRowMaxWidth(60))
-}
-
-func packagesTable(w io.Writer, r ops.PackagesReport) error {
-	t := newTable(w)
-	t.Header("PACKAGE", "DEFAULT CHANNEL", "CHANNELS", "DEPRECATION")
+// packagesTable lists the packages in a table at most width columns wide.
+func packagesTable(w io.Writer, r ops.PackagesReport, width int) error {
+	rows := [][]string{{"PACKAGE", "DEFAULT CHANNEL", "CHANNELS", "DEPRECATION"}}
 	for _, p := range r.Packages {
-		if err := t.Append(term(p.Name), term(p.DefaultChannel), term(strings.Join(p.Channels, ", ")), term(p.Deprecation)); err != nil {
-			return err
+		channels := make([]string, len(p.Channels))
+		for i, c := range p.Channels {
+			channels[i] = shown(c)
 		}
+		rows = append(rows, []string{shown(p.Name), shown(p.DefaultChannel), strings.Join(channels, ", "), shown(strings.TrimSpace(p.Deprecation))})
 	}
-	return t.Render()
+	return writeFitted(w, rows, width)
 }
 
-func packageTable(w io.Writer, r *ops.PackageReport) error {
-	fmt.Fprintf(w, "package %s (default channel %s)\n", term(r.Name), term(r.DefaultChannel))
+// packageTable shows a package, a table at most width columns wide per channel.
+func packageTable(w io.Writer, r *ops.PackageReport, width int) error {
+	fmt.Fprintf(w, "package %s (default channel %s)\n", shown(r.Name), shown(r.DefaultChannel))
 	if r.Deprecation != "" {
-		fmt.Fprintf(w, "deprecated: %s\n", term(strings.TrimSpace(r.Deprecation)))
+		fmt.Fprintf(w, "deprecated: %s\n", shown(strings.TrimSpace(r.Deprecation)))
 	}
 	for _, ch := range r.Channels {
-		fmt.Fprintf(w, "\nchannel %s (head %s)\n", term(ch.Name), term(orNone(ch.Head)))
+		fmt.Fprintf(w, "\nchannel %s (head %s)\n", shown(ch.Name), shown(orNone(ch.Head)))
 		if ch.Deprecation != "" {
-			fmt.Fprintf(w, "deprecated: %s\n", term(strings.TrimSpace(ch.Deprecation)))
+			fmt.Fprintf(w, "deprecated: %s\n", shown(strings.TrimSpace(ch.Deprecation)))
 		}
-		t := newTable(w)
-		t.Header("VERSION", "CSV", "BUNDLE IMAGE", "UPGRADES FROM", "UPGRADES TO", "DEPRECATION")
+		rows := [][]string{{"VERSION", "CSV", "BUNDLE IMAGE", "UPGRADES FROM", "UPGRADES TO", "DEPRECATION"}}
 		for _, b := range ch.Bundles {
-			if err := t.Append(term(b.Version), term(b.CSV), term(b.BundlePath), edges(b.Replaces), edges(b.Replacements), term(strings.TrimSpace(b.Deprecation))); err != nil {
-				return err
-			}
+			rows = append(rows, []string{shown(b.Version), shown(b.CSV), shown(b.BundlePath), edges(b.Replaces), edges(b.Replacements), shown(strings.TrimSpace(b.Deprecation))})
 		}
-		if err := t.Render(); err != nil {
+		if err := writeFitted(w, rows, width); err != nil {
 			return err
 		}
 	}
@@ -155,7 +148,7 @@ func packageTable(w io.Writer, r *ops.PackageReport) error {
 func edges(es []ops.EdgeRef) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
-		parts[i] = fmt.Sprintf("%s (%s)", term(e.CSV), term(strings.Join(e.Via, "+")))
+		parts[i] = fmt.Sprintf("%s (%s)", shown(e.CSV), term(strings.Join(e.Via, "+")))
 	}
 	return strings.Join(parts, "\n")
 }

@@ -65,7 +65,7 @@ func nodeClass(n Node) string {
 // nodeLabel is the bundle name, its version when the name does not carry it, its marks and its
 // skipRange.
 func nodeLabel(n Node, br string) string {
-	label := n.Name
+	label := textsafe.Cut(n.Name, textsafe.MaxShown) // a name longer than a screen is shown cut, with its length
 	if n.Version != "" && !strings.Contains(n.Name, n.Version) {
 		label += br + n.Version
 	}
@@ -79,7 +79,7 @@ func nodeLabel(n Node, br string) string {
 }
 
 func channelTitle(ch Channel) string {
-	title := "channel " + ch.Name
+	title := "channel " + textsafe.Cut(ch.Name, textsafe.MaxShown)
 	if notes := channelNotes(ch); len(notes) > 0 {
 		title += " (" + strings.Join(notes, ", ") + ")"
 	}
@@ -181,7 +181,7 @@ func dotNodeStyle(n Node) []string {
 // dotString quotes a DOT identifier or label; control characters but olmcat's line breaks are
 // written as %q writes them.
 func dotString(s string) string {
-	return `"` + dotEscaper.Replace(textsafe.TerminalLines(s)) + `"`
+	return `"` + textsafe.DOTString(s) + `"`
 }
 
 // dotLeftLines quotes a label whose lines are left-aligned.
@@ -189,9 +189,7 @@ func dotLeftLines(s string) string {
 	var b strings.Builder
 	b.WriteString(`"`)
 	for _, line := range strings.Split(s, "\n") {
-		b.WriteString(dotEscaper.Replace(textsafe.Terminal(line)) + `\l`)
+		b.WriteString(textsafe.DOTString(line) + `\l`)
 	}
 	return b.String() + `"`
 }
-
-var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

@@ -209,7 +209,8 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 		fill, dash, text = "#f6f8fa", "4 3", colourMuted
 	}
 	var b strings.Builder
-	tip := n.Name
+	name := textsafe.Cut(n.Name, textsafe.MaxShown) // a name longer than a screen is shown cut, with its length
+	tip := name
 	if n.Version != "" {
 		tip += " " + n.Version
 	}
@@ -223,7 +224,11 @@ func nodeSVG(n Node, x, y, w int, class string) string {
 		tip += "\ndeprecated: " + n.Deprecation
 	}
 	for _, f := range n.Findings {
-		tip += "\n" + string(f.Severity) + " " + string(f.Kind) + ": " + f.Message
+		msg := f.Message
+		if name != n.Name {
+			msg = strings.ReplaceAll(msg, n.Name, name)
+		}
+		tip += "\n" + string(f.Severity) + " " + string(f.Kind) + ": " + msg
 	}
 	if n.Stranded {
 		class += " stranded"
@@ -302,13 +307,17 @@ func attr(name, value string) string {
 // cannot hold (ESC) and bidirectional overrides written visibly.
 func esc(s string) string { return textsafe.XMLText(s) }
 
-// escLines is esc for a tooltip of several lines: the line breaks stay (XML holds them).
+// escLines is esc for a tooltip of several lines: the line breaks stay (XML holds them), and a
+// line longer than maxTipLine (one that quotes a name longer than a screen) is cut, with its length.
 func escLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = textsafe.XMLText(l)
+		lines[i] = textsafe.XMLText(textsafe.Cut(l, maxTipLine))
 	}
 	return strings.Join(lines, "\n")
 }
+
+// maxTipLine is the longest line of a tooltip shown whole.
+const maxTipLine = 2 * textsafe.MaxShown
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,6 +1,8 @@
 package picture
 
 import (
+	"github.com/olmcat/olmcat/internal/textsafe"
+
 	"fmt"
 	"strings"
 
@@ -63,20 +65,20 @@ func busesSVG(l *channelLayout, xl, xr int) string {
 			if len(bs.from) > 1 || farthest[fmt.Sprintf("%d/%s", f, bs.kind)] > bs.lane {
 				fmt.Fprintf(&dots, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"%s\"/>", laneX, y, edgeColour(bs.status))
 			}
-			names = append(names, l.rows[f].node.Name)
+			names = append(names, textsafe.Cut(l.rows[f].node.Name, textsafe.MaxShown))
 		}
 		yt := l.rowY(bs.to) + arriveOff[bs.kind]
 		fmt.Fprintf(&d, "M%d,%dV%dM%d,%dH%d", laneX, bs.ymin, bs.ymax, laneX, yt, edge+dir*6)
-		title := fmt.Sprintf("%s %s %s", l.rows[bs.to].node.Name, bs.kind, strings.Join(names, ", "))
+		title := fmt.Sprintf("%s %s %s", textsafe.Cut(l.rows[bs.to].node.Name, textsafe.MaxShown), bs.kind, strings.Join(names, ", "))
 		if bs.status != Unchanged {
 			title += " (" + string(bs.status) + ")"
 		}
 		class, opacity := bs.kind, ""
 		if bs.ignored {
-			title += "; OLM never takes it: " + l.rows[bs.to].node.Name + " is skipped or off the replaces chain from the head, and OLM never upgrades to such a bundle"
+			title += "; OLM never takes it: " + textsafe.Cut(l.rows[bs.to].node.Name, textsafe.MaxShown) + " is skipped or off the replaces chain from the head, and OLM never upgrades to such a bundle"
 			class, opacity = class+" ignored", " opacity=\""+ignoredOpacity+"\""
 		}
-		fmt.Fprintf(&b, "<g class=\"edge %s\"%s><title>%s</title><path d=\"%s\"%s/>%s", class, opacity, esc(title), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
+		fmt.Fprintf(&b, "<g class=\"edge %s\"%s><title>%s</title><path d=\"%s\"%s/>%s", class, opacity, esc(textsafe.Cut(title, maxTipLine)), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
 		fmt.Fprintf(&b, "<path d=\"M%d,%dl%d,-3v6z\" fill=\"%s\"/></g>\n", edge, yt, dir*7, edgeColour(bs.status))
 	}
 	return b.String()

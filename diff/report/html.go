@@ -37,7 +37,7 @@ func HTML(w io.Writer, r *diff.Report, oldModel, newModel *model.Model) error {
 	var drawn []*picture.Graph
 	graphs := 0
 	for _, name := range names {
-		s := htmlSection{Name: displayName(name), ID: "package-" + name, Findings: groups[name]}
+		s := htmlSection{Name: textsafe.Cut(displayName(name), textsafe.MaxShown), ID: "package-" + name, Findings: cutLong(groups[name])}
 		sort.SliceStable(s.Findings, func(i, j int) bool { return s.Findings[i].Severity.Rank() > s.Findings[j].Severity.Rank() })
 		for _, f := range s.Findings {
 			s.Counts.Breaking += boolInt(f.Severity == diff.Breaking)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/olmcat/olmcat/diff"
@@ -43,6 +44,8 @@ type Options struct {
 	MinSeverity diff.Severity
 	// MaxDiagrams and MaxNodes cap the Markdown pictures (0: 10 diagrams, 30 bundles each).
 	MaxDiagrams, MaxNodes int
+	// MaxBytes holds the Markdown to this many bytes (0: DefaultMaxBytes; negative: no limit).
+	MaxBytes int
 }
 
 // Write renders the report in one of the formats, with default options.
@@ -99,12 +102,16 @@ func verdictCounts(r *diff.Report) string {
 // that is wider than width, what was compared goes on two more lines.
 func summaryLine(r *diff.Report, width int) string {
 	line := fmt.Sprintf("olmcat diff: %s — %s", Verdict(r), verdictCounts(r))
-	old, new := textsafe.Terminal(r.Old.Source), textsafe.Terminal(r.New.Source)
+	old, new := shownSource(r.Old.Source), shownSource(r.New.Source)
 	if one := fmt.Sprintf("%s (%s → %s)", line, old, new); utf8.RuneCountInString(one) <= width {
 		return one
 	}
 	return fmt.Sprintf("%s\n  old: %s\n  new: %s", line, old, new)
 }
+
+// shownSource is a side's source as the outputs for people show it: escaped, and cut when longer
+// than a screen.
+func shownSource(s string) string { return textsafe.Terminal(textsafe.Cut(s, textsafe.MaxShown)) }
 
 // bySeverity returns the findings worst first, in the report's stable order within a severity.
 func bySeverity(fs []diff.Finding) []diff.Finding {
@@ -131,34 +138,72 @@ func displayName(pkg string) string {
 	return pkg
 }
 
-// Stat writes one line per changed package, its columns aligned, and a total line, like git diff
-// --stat.
-func Stat(w io.Writer, r *diff.Report) error {
-	var rows [][4]string
+// StatWidth is the width --stat fits when the output is not a terminal.
+const StatWidth = 80
+
+// Stat writes one line per changed package, its columns aligned under a header, and a total line,
+// like git diff --stat, within StatWidth columns.
+func Stat(w io.Writer, r *diff.Report) error { return StatOptions(w, r, StatWidth) }
+
+// StatOptions is Stat within width columns (0: StatWidth): a package name too long for what the
+// other columns leave is cut, with "…".
+func StatOptions(w io.Writer, r *diff.Report, width int) error {
+	if width <= 0 {
+		width = StatWidth
+	}
+	rows := [][]string{{"PACKAGE", "STATUS", "CHANNELS", "BUNDLES", "BREAKING", "WARNINGS", "INFO"}}
 	for _, p := range r.Packages {
 		if p.Status == diff.StatusUnchanged {
 			continue
 		}
-		rows = append(rows, [4]string{textsafe.Terminal(displayName(p.Name)), string(p.Status), statCounts(p), severityCounts(p.Findings)})
+		c := p.Findings
+		rows = append(rows, []string{textsafe.Terminal(textsafe.Cut(displayName(p.Name), textsafe.MaxShown)), string(p.Status),
+			fmt.Sprintf("+%d -%d ~%d", p.ChannelsAdded, p.ChannelsRemoved, p.ChannelsChanged),
+			fmt.Sprintf("+%d -%d ~%d", p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged),
+			fmt.Sprint(c.Breaking), fmt.Sprint(c.Warning), fmt.Sprint(c.Info)})
 	}
-	var widths [4]int
+	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, cell := range row {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	for _, row := range rows {
-		if _, err := fmt.Fprintf(w, "%-*s | %-*s | %-*s | %s\n", widths[0], row[0], widths[1], row[1], widths[2], row[2], row[3]); err != nil {
-			return err
+	rest := 3 * (len(widths) - 1)
+	for _, n := range widths[1:] {
+		rest += n
+	}
+	widths[0] = max(min(widths[0], width-rest), len("PACKAGE"))
+	if len(rows) > 1 {
+		for _, row := range rows {
+			row[0] = cutColumns(row[0], widths[0])
+			var b strings.Builder
+			for i, cell := range row {
+				if i > 0 {
+					b.WriteString(" | ")
+				}
+				pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+				if i >= 4 { // counts, right-aligned
+					b.WriteString(pad + cell)
+				} else if i < len(row)-1 {
+					b.WriteString(cell + pad)
+				}
+			}
+			if _, err := fmt.Fprintln(w, b.String()); err != nil {
+				return err
+			}
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s changed, %d unchanged; %s\n", plural.Of(changedPackages(r), "package"), len(r.Packages)-changedPackages(r), severityCounts(r.Summary))
+	total := fmt.Sprintf("%s changed, %d unchanged; %s", plural.Of(changedPackages(r), "package"), len(r.Packages)-changedPackages(r), severityCounts(r.Summary))
+	_, err := fmt.Fprintln(w, wrap(total, width))
 	return err
 }
 
-func statCounts(p diff.PackageStat) string {
-	return fmt.Sprintf("channels +%d -%d, bundles +%d -%d ~%d",
-		p.ChannelsAdded, p.ChannelsRemoved, p.BundlesAdded, p.BundlesRemoved, p.BundlesChanged)
+// cutColumns cuts s to width runes, its last one "…".
+func cutColumns(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	return string([]rune(s)[:width-1]) + "…"
 }
 
 func severityCounts(c diff.Counts) string {
@@ -184,14 +229,39 @@ func boolInt(b bool) int {
 
 // visible returns the findings with the catalog text they carry (names, fields, values, messages)
 // as textsafe.Terminal shows it, for the formats for people: no newline of a name splits a row or
-// a cell, no control character reaches a terminal or a comment. JSON keeps the exact text.
+// a cell, no control character reaches a terminal or a comment. A string longer than
+// textsafe.MaxShown is cut, with its length (textsafe.Cut), in the message that quotes it too; a
+// message still longer than maxMessage is cut as a whole: whatever a catalog holds, a finding is a
+// few lines. JSON keeps the exact text.
 func visible(fs []diff.Finding) []diff.Finding {
-	out := make([]diff.Finding, len(fs))
-	for i, f := range fs {
+	out := cutLong(fs)
+	for i := range out {
+		f := &out[i]
 		for _, s := range []*string{&f.Package, &f.Channel, &f.Bundle, &f.Field, &f.Old, &f.New, &f.Message} {
 			*s = textsafe.Terminal(*s)
 		}
+	}
+	return out
+}
+
+// cutLong returns the findings with every string longer than textsafe.MaxShown cut (textsafe.Cut),
+// in the message that quotes it too, and a message longer than maxMessage cut as a whole.
+func cutLong(fs []diff.Finding) []diff.Finding {
+	out := make([]diff.Finding, len(fs))
+	for i, f := range fs {
+		for _, s := range []*string{&f.Package, &f.Channel, &f.Bundle, &f.Field, &f.Old, &f.New} {
+			if len(*s) > textsafe.MaxShown {
+				cut := textsafe.Cut(*s, textsafe.MaxShown)
+				f.Message = strings.ReplaceAll(f.Message, *s, cut)
+				*s = cut
+			}
+		}
+		f.Message = textsafe.Cut(f.Message, maxMessage)
 		out[i] = f
 	}
 	return out
 }
+
+// maxMessage is the longest message shown whole: one that quotes a few names cut to
+// textsafe.MaxShown fits.
+const maxMessage = 4 * textsafe.MaxShown

@@ -41,7 +41,7 @@ func TestMarkdownEscapes(t *testing.T) {
 	if strings.Contains(md, "<see") || !strings.Contains(md, "&lt;see https://example.com/konflux?a=1&amp;b=2&gt;") {
 		t.Errorf("deprecation message not escaped:\n%s", md)
 	}
-	if !strings.Contains(md, `<details><summary><b>(catalog)</b>: 0 breaking, 0 warnings, 1 info</summary>`) ||
+	if !strings.Contains(md, `<details><summary><b>(catalog)</b>: 1 info finding</summary>`) ||
 		!strings.Contains(md, `a\|b`) {
 		t.Errorf("package-less section or pipe escaping:\n%s", md)
 	}
@@ -59,8 +59,9 @@ func TestStatAndTable(t *testing.T) {
 	if err := report.Stat(&stat, r); err != nil {
 		t.Fatal(err)
 	}
-	want := "(catalog)        | changed | channels +0 -0, bundles +0 -0 ~0 | 0 breaking, 0 warnings, 1 info\n" +
-		"konflux-operator | changed | channels +0 -0, bundles +0 -0 ~2 | 0 breaking, 0 warnings, 5 info\n" +
+	want := "PACKAGE          | STATUS  | CHANNELS | BUNDLES  | BREAKING | WARNINGS | INFO\n" +
+		"(catalog)        | changed | +0 -0 ~0 | +0 -0 ~0 |        0 |        0 |    1\n" +
+		"konflux-operator | changed | +0 -0 ~2 | +0 -0 ~2 |        0 |        0 |    5\n" +
 		"2 packages changed, 0 unchanged; 0 breaking, 0 warnings, 6 info\n"
 	if stat.String() != want {
 		t.Errorf("stat:\n%s\nwant:\n%s", stat.String(), want)

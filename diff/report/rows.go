@@ -41,6 +41,22 @@ func groupRows(fs []diff.Finding) []row {
 		}
 		return bundleKey{}, false
 	}
+	removed := map[bundleKey]bool{}
+	for _, f := range fs {
+		if f.Kind == diff.BundleRemoved && f.Severity == diff.Info {
+			removed[bundleKey{f.Package, f.Bundle}] = true
+		}
+	}
+	// removalOf: a bundle removed and its entries removed from channels, all info, are one row, as
+	// a release is.
+	removalOf := func(f diff.Finding) (bundleKey, bool) {
+		if f.Severity != diff.Info || (f.Kind != diff.BundleRemoved && f.Kind != diff.EntryRemoved) {
+			return bundleKey{}, false
+		}
+		k := bundleKey{f.Package, f.Bundle}
+		return k, removed[k]
+	}
+	removals := map[bundleKey][]diff.Finding{}
 	releases := map[bundleKey][]diff.Finding{}
 	sameKey := func(f diff.Finding) string {
 		return strings.Join([]string{string(f.Severity), string(f.Kind), f.Package, f.Field, change(f)}, "\x00")
@@ -49,6 +65,8 @@ func groupRows(fs []diff.Finding) []row {
 	for _, f := range fs {
 		if k, ok := releaseOf(f); ok {
 			releases[k] = append(releases[k], f)
+		} else if k, ok := removalOf(f); ok {
+			removals[k] = append(removals[k], f)
 		} else if f.Channel != "" || f.Bundle != "" {
 			same[sameKey(f)] = append(same[sameKey(f)], f)
 		}
@@ -60,6 +78,13 @@ func groupRows(fs []diff.Finding) []row {
 			if id := "release\x00" + k.pkg + "\x00" + k.bundle; !done[id] {
 				done[id] = true
 				rows = append(rows, releaseRow(releases[k]))
+			}
+			continue
+		}
+		if k, ok := removalOf(f); ok {
+			if id := "removal\x00" + k.pkg + "\x00" + k.bundle; !done[id] {
+				done[id] = true
+				rows = append(rows, removalRow(removals[k]))
 			}
 			continue
 		}
@@ -114,6 +139,54 @@ func releaseRow(fs []diff.Finding) row {
 	}
 	if len(parts) > 0 {
 		text += "; " + strings.Join(parts, "; ")
+	}
+	where := "package " + bundle.Package + "\nbundle " + bundle.Bundle
+	if len(channels) > 0 {
+		where += "\nchannel " + strings.Join(channels, ", ")
+	}
+	return row{diff.Info, strings.Join(kinds, "\n"), where, text}
+}
+
+// removalRow says in one row that a bundle was removed: its version and image, and the channels
+// it left, those whose entry had the same edges named together.
+func removalRow(fs []diff.Finding) row {
+	var bundle diff.Finding
+	var kinds, channels, edges []string
+	seenKind := map[diff.Kind]bool{}
+	byEdge := map[string][]string{}
+	for _, f := range fs {
+		if !seenKind[f.Kind] {
+			seenKind[f.Kind] = true
+			kinds = append(kinds, string(f.Kind))
+		}
+		switch f.Kind {
+		case diff.BundleRemoved:
+			bundle = f
+		case diff.EntryRemoved:
+			channels = append(channels, f.Channel)
+			edge := f.Old + f.New
+			if byEdge[edge] == nil {
+				edges = append(edges, edge)
+			}
+			byEdge[edge] = append(byEdge[edge], f.Channel)
+		}
+	}
+	text := change(bundle)
+	if _, rest, ok := strings.Cut(text, " removed ("); ok {
+		text = "removed (" + rest // the bundle is named in WHERE
+	}
+	for _, edge := range edges {
+		part := "from channel " + strings.Join(byEdge[edge], ", ")
+		switch n := len(byEdge[edge]); {
+		case len(edges) == 1 && n > 1: // WHERE lists them
+			part = fmt.Sprintf("from its %d channels", n)
+		case n > 1:
+			part = fmt.Sprintf("from %d channels: %s", n, strings.Join(byEdge[edge], ", "))
+		}
+		if edge != "" {
+			part += " (" + edge + ")"
+		}
+		text += "; " + part
 	}
 	where := "package " + bundle.Package + "\nbundle " + bundle.Bundle
 	if len(channels) > 0 {

@@ -163,31 +163,43 @@ func fitColumns(natural []int, avail int) []int {
 }
 
 // wrap breaks text into lines of at most width runes: at spaces where it can, inside a word
-// longer than the line otherwise (at the last breakWord point that fits). Nothing is ever cut: the
-// fix, the file:line and a whole image digest are what a reviewer acts on.
+// longer than the line otherwise (at the last breakWord point that fits). Nothing is cut here (the
+// fix, the file:line and a whole image digest are what a reviewer acts on); a name longer than a
+// screen reaches it cut already (visible). Linear in the text: a long word is turned into runes
+// once, not again for every line cut from it.
 func wrap(text string, width int) string {
 	var lines []string
 	for _, para := range strings.Split(text, "\n") {
-		line := ""
+		var line strings.Builder
+		lineLen := 0
 		for _, word := range strings.Fields(para) {
-			for utf8.RuneCountInString(word) > width {
-				if line != "" {
-					lines, line = append(lines, line), ""
+			n := utf8.RuneCountInString(word)
+			if n > width {
+				if line.Len() > 0 {
+					lines = append(lines, line.String())
+					line.Reset()
 				}
 				r := []rune(word)
-				cut := breakWord(r, width)
-				lines, word = append(lines, string(r[:cut])), string(r[cut:])
+				for len(r) > width {
+					cut := breakWord(r, width)
+					lines, r = append(lines, string(r[:cut])), r[cut:]
+				}
+				word, n = string(r), len(r)
 			}
 			switch {
-			case line == "":
-				line = word
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-				line += " " + word
+			case line.Len() == 0:
+			case lineLen+1+n <= width:
+				line.WriteByte(' ')
+				lineLen++
+				n += lineLen
 			default:
-				lines, line = append(lines, line), word
+				lines = append(lines, line.String())
+				line.Reset()
 			}
+			line.WriteString(word)
+			lineLen = n
 		}
-		lines = append(lines, line)
+		lines = append(lines, line.String())
 	}
 	return strings.Join(lines, "\n")
 }

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
@@ -73,21 +71,27 @@ func (r *Report) appliedList() []string {
 	return out
 }
 
+// TextWidth is the width of the summary, the table and the normalizations of the text report,
+// continuation lines indented. Each difference keeps its request, its answers and each field's
+// line whole, as the package documentation describes them: they are read and searched as they are.
+const TextWidth = 80
+
 // WriteText writes the summary, the per-method table, the normalizations applied, then each
-// difference and error.
+// difference and error, within TextWidth columns.
 func (r *Report) WriteText(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintln(&b, r.Summary())
-	t := tablewriter.NewTable(&b, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header(tableHeader)
-	if err := t.Bulk(r.tableRows()); err != nil {
-		return err
+	summary := r.Summary()
+	if first, _, _ := strings.Cut(summary, "\n"); len([]rune(first)) > TextWidth {
+		// What was compared on the first line, the verdict and its counts on the next.
+		verdict := ": " + strings.ToUpper(r.Verdict()) + ": "
+		if i := strings.Index(summary, verdict); i > 0 {
+			summary = summary[:i+1] + "\n  " + summary[i+2:]
+		}
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+	b.WriteString(fold(summary, TextWidth, "  "))
+	writeMethodTable(&b, r.tableRows())
 	if applied := r.appliedList(); len(applied) > 0 {
-		fmt.Fprintf(&b, "normalizations applied: %s\n", strings.Join(applied, ", "))
+		b.WriteString(fold("normalizations applied: "+strings.Join(applied, ", "), TextWidth, "  "))
 	} else if len(r.Normalizations) == 0 {
 		fmt.Fprintln(&b, "normalizations: none (strict)")
 	}
@@ -104,6 +108,54 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeMethodTable writes the per-method counts as aligned columns (the method left-aligned, the
+// counts right-aligned, two spaces between): 79 columns with the longest method name.
+func writeMethodTable(b *bytes.Buffer, rows [][]string) {
+	all := append([][]string{tableHeader}, rows...)
+	widths := make([]int, len(tableHeader))
+	for _, row := range all {
+		for i, cell := range row {
+			widths[i] = max(widths[i], len(cell))
+		}
+	}
+	for _, row := range all {
+		var line strings.Builder
+		for i, cell := range row {
+			if i == 0 {
+				line.WriteString(cell + strings.Repeat(" ", widths[0]-len(cell)))
+				continue
+			}
+			line.WriteString("  " + strings.Repeat(" ", widths[i]-len(cell)) + cell)
+		}
+		b.WriteString(line.String() + "\n")
+	}
+}
+
+// fold breaks each line of s at spaces so that it fits width columns, the lines it adds starting
+// with indent; a word longer than a line stays whole. The result ends with a newline.
+func fold(s string, width int, indent string) string {
+	var out strings.Builder
+	for _, para := range strings.Split(s, "\n") {
+		lead := para[:len(para)-len(strings.TrimLeft(para, " "))]
+		line, n := lead, len([]rune(lead))
+		first := true
+		for _, word := range strings.Fields(para) {
+			wn := len([]rune(word))
+			switch {
+			case first:
+				line, n, first = line+word, n+wn, false
+			case n+1+wn <= width:
+				line, n = line+" "+word, n+1+wn
+			default:
+				out.WriteString(line + "\n")
+				line, n = indent+word, len([]rune(indent))+wn
+			}
+		}
+		out.WriteString(line + "\n")
+	}
+	return out.String()
 }
 
 // WriteMarkdown writes the report for a pull-request comment: verdict, table, normalizations,

@@ -19,9 +19,11 @@ import (
 // Terminal shows s on a terminal (stdout or stderr, table or plain text): every character Go's %q
 // escapes as not printable — C0 controls (newline, tab and carriage return too), DEL, C1 controls,
 // bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069), line and paragraph
-// separators, zero-width characters — and every byte that is not UTF-8 is written as %q writes it
-// (\x1b, \r, \u202e, \xff), without quotes around the text. Backslashes and quotes stay as they are,
-// so an ordinary name prints unchanged.
+// separators, zero-width characters — every Default_Ignorable_Code_Point of Unicode that %q
+// prints (invisible fillers such as U+034F, U+115F and U+3164, variation selectors: "p.v1.0.1"
+// followed by U+034F looks like "p.v1.0.1"), and every byte that is not UTF-8 is written as %q
+// writes it (\x1b, \r, \u202e, \u034f, \xff), without quotes around the text. Backslashes and
+// quotes stay as they are, so an ordinary name prints unchanged.
 func Terminal(s string) string {
 	return visible(s, "")
 }
@@ -79,16 +81,27 @@ var markdownEscaper = strings.NewReplacer(
 // Markdown comment or in a .mmd file: Terminal's escapes (no newline ends the statement or the
 // fence), and as Mermaid entity codes the quote that ends the label, < and > (HTML in labels), %
 // (Mermaid reads %%{init: ...}%% directives and %% comments anywhere in the text), the backtick
-// (Markdown strings; fences) and # (so that a name is never read as an entity code).
+// (Markdown strings; fences), # (so that a name is never read as an entity code) and & (Mermaid
+// renders labels as HTML: &rlm; or &#x202E; in a name would become the character itself).
 func MermaidLabel(s string) string {
 	s = Terminal(s)
-	if strings.IndexAny(s, "\"<>%`#") < 0 {
+	if strings.IndexAny(s, "\"<>%`#&") < 0 {
 		return s
 	}
 	return mermaidEscaper.Replace(s)
 }
 
-var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "%", "#37;", "`", "#96;", "#", "#35;")
+var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "%", "#37;", "`", "#96;", "#", "#35;", "&", "#amp;")
+
+// DOTString makes s safe inside a quoted Graphviz DOT string (an id or a label): TerminalLines'
+// escapes, the newlines olmcat writes between the lines of a label as \n, the backslash (\N, \G,
+// \l are DOT's) and the quote escaped with a backslash, and & as &amp; (Graphviz reads HTML
+// entities in labels: &#x202E; in a name would be drawn as a real right-to-left override).
+func DOTString(s string) string {
+	return dotEscaper.Replace(TerminalLines(s))
+}
+
+var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "&", "&amp;")
 
 // XMLText makes s safe as the text or a quoted attribute value of SVG, HTML or any XML: Terminal's
 // escapes (so that no character XML 1.0 cannot hold, such as ESC, reaches the document, and no
@@ -112,9 +125,10 @@ func XMLDocument(s string) string {
 	return visible(s, "\t\n\r")
 }
 
-// unsafe reports whether %q would escape r (a space is printable).
+// unsafe reports whether %q would escape r (a space is printable), or r is a default-ignorable
+// code point: a character nothing shows.
 func unsafe(r rune) bool {
-	return r != ' ' && !strconv.IsPrint(r)
+	return r != ' ' && (!strconv.IsPrint(r) || DefaultIgnorable(r))
 }
 
 // visible writes the characters %q escapes as %q writes them, but those in keep.
@@ -138,6 +152,8 @@ func visible(s, keep string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b.WriteString(`\x` + strconv.FormatUint(uint64(s[0])|0x100, 16)[1:])
+		case unsafe(r) && !strings.ContainsRune(keep, r) && strconv.IsPrint(r): // default-ignorable
+			b.WriteString(uEscape(r))
 		case unsafe(r) && !strings.ContainsRune(keep, r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
@@ -150,17 +166,18 @@ func visible(s, keep string) string {
 }
 
 // MermaidQuoted is a quoted Mermaid label as opm's MermaidWriter writes it (Go's %q, which already
-// writes control characters as escapes), with the quote, % and the backtick of the name as Mermaid
-// entity codes first: a Go-escaped \" does not stay inside a Mermaid string, and %%{...}%% anywhere
+// writes control characters as escapes), with the quote, %, the backtick and & (an HTML entity of
+// the name would be rendered as its character) of the name as Mermaid entity codes first: a Go-escaped \" does not stay inside a Mermaid string, and %%{...}%% anywhere
 // in the text is a directive. An ordinary name comes out as opm writes it.
 func MermaidQuoted(s string) string {
-	if strings.ContainsAny(s, "\"%`") {
+	if strings.ContainsAny(s, "\"%`&") {
 		s = mermaidQuotedEscaper.Replace(s)
 	}
-	return strconv.Quote(s)
+	// %q leaves the default-ignorable characters it deems printable raw: visible escapes them.
+	return visible(strconv.Quote(s), "")
 }
 
-var mermaidQuotedEscaper = strings.NewReplacer(`"`, "#quot;", "%", "#37;", "`", "#96;")
+var mermaidQuotedEscaper = strings.NewReplacer(`"`, "#quot;", "%", "#37;", "`", "#96;", "&", "#amp;")
 
 // MermaidID makes s safe as (part of) a Mermaid node or subgraph id, where opm writes names as
 // they are: a character that is not a letter, a digit or one of . - _ + / @ = becomes _xHH_ (its
@@ -188,5 +205,5 @@ func MermaidID(s string) string {
 }
 
 func idUnsafe(r rune) bool {
-	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(".-_+/@=", r))
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(".-_+/@=", r)) || DefaultIgnorable(r)
 }

@@ -139,3 +139,89 @@ func FuzzTextsafe(f *testing.F) {
 		}
 	})
 }
+
+// TestDefaultIgnorable checks the derived property against members and non-members listed in
+// Unicode's DerivedCoreProperties.txt (Default_Ignorable_Code_Point).
+func TestDefaultIgnorable(t *testing.T) {
+	for _, r := range []rune{0x00ad, 0x034f, 0x061c, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x180b, 0x180e, 0x180f,
+		0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202e, 0x2060, 0x2064, 0x2065, 0x206f, 0x3164,
+		0xfe00, 0xfe0f, 0xfeff, 0xffa0, 0xfff0, 0xfff8, 0x1bca0, 0x1bca3, 0x1d173, 0x1d17a, 0xe0000, 0xe0001,
+		0xe0020, 0xe007f, 0xe0100, 0xe01ef, 0xe0fff} {
+		if !DefaultIgnorable(r) {
+			t.Errorf("%U is Default_Ignorable_Code_Point; DefaultIgnorable says no", r)
+		}
+	}
+	for _, r := range []rune{' ', 'a', '&', 0x00a0, 0x0600, 0x06dd, 0x070f, 0x110bd, 0x1680, 0x2000, 0x2028,
+		0x3000, 0xfff9, 0xfffb, 0xfffc, 0x13430, 0x1343f, 0x3163, 0x1161, 0xe1000, 0x10ffff, 'é', '日'} {
+		if DefaultIgnorable(r) {
+			t.Errorf("%U is not Default_Ignorable_Code_Point; DefaultIgnorable says it is", r)
+		}
+	}
+}
+
+// TestInvisibleFillers: the fillers %q prints raw are escaped in every context, so that
+// "p.v1.0.1" + U+034F never looks like "p.v1.0.1".
+func TestInvisibleFillers(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"p.v1.0.1\u034f", `p.v1.0.1\u034f`},
+		{"p\u115fq\u3164r", `p\u115fq\u3164r`},
+		{"x\ufe0f\U000e0041", `x\ufe0f\U000e0041`},
+		{"x\u200by", `x\u200by`},
+	} {
+		if got := Terminal(tc.in); got != tc.want {
+			t.Errorf("Terminal(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		for name, f := range map[string]func(string) string{"MarkdownInline": MarkdownInline, "MarkdownCell": MarkdownCell,
+			"MarkdownCode": MarkdownCode, "MermaidLabel": MermaidLabel, "MermaidQuoted": MermaidQuoted, "MermaidID": MermaidID,
+			"XMLText": XMLText, "XMLDocument": XMLDocument, "DOTString": DOTString} {
+			if out := f(tc.in); strings.IndexFunc(out, DefaultIgnorable) >= 0 {
+				t.Errorf("%s(%q) = %q keeps an invisible character", name, tc.in, out)
+			}
+		}
+	}
+}
+
+// TestEntitiesInPictures: an HTML entity in a name reaches no picture as an entity: Graphviz and
+// Mermaid render them (&#x202E; would be a real right-to-left override).
+func TestEntitiesInPictures(t *testing.T) {
+	in := `p&#x202E;&#x2028;&#x200B;&rlm;&lt;`
+	for name, tc := range map[string]struct {
+		f    func(string) string
+		want string
+	}{
+		"DOTString":     {DOTString, `p&amp;#x202E;&amp;#x2028;&amp;#x200B;&amp;rlm;&amp;lt;`},
+		"MermaidLabel":  {MermaidLabel, `p#amp;#35;x202E;#amp;#35;x2028;#amp;#35;x200B;#amp;rlm;#amp;lt;`},
+		"MermaidQuoted": {MermaidQuoted, `"p#amp;#x202E;#amp;#x2028;#amp;#x200B;#amp;rlm;#amp;lt;"`},
+		"XMLText":       {XMLText, `p&amp;#x202E;&amp;#x2028;&amp;#x200B;&amp;rlm;&amp;lt;`},
+	} {
+		if got := tc.f(in); got != tc.want {
+			t.Errorf("%s(%q) = %q, want %q", name, in, got, tc.want)
+		}
+	}
+	if got := DOTString("a\\b\"c\nd"); got != `a\\b\"c\nd` {
+		t.Errorf("DOTString = %q", got)
+	}
+	if got := MermaidQuoted("etcdoperator.v0.9.4"); got != `"etcdoperator.v0.9.4"` {
+		t.Errorf("an ordinary name changed: %s", got)
+	}
+}
+
+func TestCut(t *testing.T) {
+	long := "p.v1.0.1-" + strings.Repeat("a", 1<<20-9)
+	got := Cut(long, 20)
+	if got != "p.v1.0.1-aaaaaaaaaaa…(1,048,576 bytes)" {
+		t.Errorf("Cut = %q", got)
+	}
+	if got := Cut("short", 20); got != "short" {
+		t.Errorf("Cut of a short string = %q", got)
+	}
+	// Whole characters: 日 is three bytes; a cut inside one backs up to its start.
+	if got := Cut("ab日本語", 4); got != "ab…(11 bytes)" {
+		t.Errorf("Cut inside a character = %q", got)
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 65536: "65,536", 1234567890: "1,234,567,890", -1234: "-1,234"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
