@@ -35,6 +35,7 @@ type inputFlags struct {
 	allowEmpty   bool
 	migrateLevel tofbc.MigrateLevel
 	templates    *templateInputs
+	imageRef     *imageRefTemplate // render's --alpha-image-ref-template, for bundle directories
 }
 
 func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,13 @@ with its objects back in place.
 
 A single index.db is converted and written one package at a time, so its size does not matter.
 
+A directory holding manifests/ and metadata/ is a bundle directory: it is rendered as opm renders
+one, as its olm.bundle blob with the image "" or, with --alpha-image-ref-template, the image the
+template makes of its package, name (the CSV's) and version, e.g.
+  olmcat render bundle/ --alpha-image-ref-template 'quay.io/ns/{{.Package}}-bundle:v{{.Version}}'
+(as in opm v1.72, the template applies to bundle directories only: an index.db's and an image's
+bundles have their images).
+
 An image without the index labels but with the bundle labels is a bundle image: it is rendered as
 opm renders one, as its olm.bundle blob with the reference as its image (see 'olmcat bundle
 render'); --migrate-level applies to it as to the bundles of an index.db, and to the bundles a
@@ -31,7 +39,9 @@ catalog template renders from images, as 'olmcat render-template --migrate-level
 
 func newRenderCmd() *cobra.Command {
 	var output, level string
+	var migrateAll bool
 	var in inputFlags
+	in.imageRef = &imageRefTemplate{}
 	cmd := &cobra.Command{
 		Use:   "render CATALOG...",
 		Short: "Print catalogs (FBC, index.db, images, ...) as one File-Based Catalog stream",
@@ -45,6 +55,12 @@ func newRenderCmd() *cobra.Command {
 			if in.migrateLevel, err = tofbc.ParseMigrateLevel(level); err != nil {
 				return usageError{err}
 			}
+			if migrateAll && cmd.Flags().Changed("migrate-level") {
+				return usageError{errors.New("--migrate and --migrate-level exclude each other (--migrate is every migration there is)")}
+			}
+			if migrateAll {
+				in.migrateLevel = tofbc.LevelCSVMetadata // opm's --migrate: every migration there is
+			}
 			srcs, bundles, closeAll, err := openRenderInputs(cmd, in, args)
 			if err != nil {
 				return err
@@ -55,6 +71,8 @@ func newRenderCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
 	cmd.Flags().StringVar(&level, "migrate-level", "none", "none or bundle-object-to-csv-metadata: for index.db inputs, bundle images and the bundles of catalog templates")
+	cmd.Flags().BoolVar(&migrateAll, "migrate", false, "apply every migration there is, as opm render --migrate (today --migrate-level bundle-object-to-csv-metadata)")
+	cmd.Flags().Var(in.imageRef, "alpha-image-ref-template", "the image of each bundle directory rendered (it has none of its own; opm renders \"\"), from {{.Package}}, {{.Name}} and {{.Version}}, e.g. quay.io/ns/{{.Package}}-bundle:v{{.Version}}")
 	addInputFlags(cmd.Flags(), &in)
 	return cmd
 }

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// conformanceBundles is where the bundle directories opm v1.72 rendered live.
+func conformanceBundles(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "conformance", "bundles")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("../shared/conformance/bundles is absent (%v): the opm-rendered bundle directories are not here", err)
+	}
+	return dir
+}
+
+// `olmcat render DIR` on a bundle directory prints what `opm render DIR` printed, byte for byte,
+// for every recorded bundle, as `bundle render` does; several at once are one stream.
+func TestRenderBundleDirectoryAsOpm(t *testing.T) {
+	root := conformanceBundles(t)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		want, err := os.ReadFile(filepath.Join(root, e.Name(), "render.json"))
+		if err != nil {
+			continue
+		}
+		n++
+		code, out, errs := runCLI(t, "render", filepath.Join(root, e.Name(), "bundle"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", e.Name(), code, errs)
+		}
+		if out != string(want) {
+			t.Errorf("%s: render differs from opm's render.json", e.Name())
+		}
+		if strings.Contains(errs, "schema") {
+			t.Errorf("%s: stderr speaks of schemas: %s", e.Name(), errs)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no recorded bundle directory")
+	}
+}
+
+// --alpha-image-ref-template gives a bundle directory its image (and a related image), and then
+// --migrate turns its olm.bundle.object properties into olm.csv.metadata, as opm's migration does
+// for a bundle with an image; without an image --migrate leaves it as opm leaves it.
+func TestRenderBundleDirectoryImageTemplateAndMigrate(t *testing.T) {
+	dir := filepath.Join(conformanceBundles(t), "etcd-0.9.4")
+	var b struct {
+		Image         string
+		Properties    []struct{ Type string }
+		RelatedImages []struct{ Image string }
+	}
+	out := mustRun(t, "render", filepath.Join(dir, "bundle"), "--alpha-image-ref-template", "quay.io/ns/{{.Package}}-bundle:v{{.Version}}", "--migrate")
+	decode(t, out, &b)
+	if b.Image != "quay.io/ns/etcd-bundle:v0.9.4" {
+		t.Errorf("image %q, want quay.io/ns/etcd-bundle:v0.9.4", b.Image)
+	}
+	types := map[string]int{}
+	for _, p := range b.Properties {
+		types[p.Type]++
+	}
+	if types["olm.csv.metadata"] != 1 || types["olm.bundle.object"] != 0 {
+		t.Errorf("--migrate with an image: properties %v, want one olm.csv.metadata and no olm.bundle.object", types)
+	}
+	found := false
+	for _, r := range b.RelatedImages {
+		found = found || r.Image == b.Image
+	}
+	if !found {
+		t.Errorf("the templated image is not among the related images: %+v", b.RelatedImages)
+	}
+	// Without a template, --migrate changes nothing: the bytes of opm's render-csvmeta.json.
+	want, err := os.ReadFile(filepath.Join(dir, "render-csvmeta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRun(t, "render", filepath.Join(dir, "bundle"), "--migrate"); got != string(want) {
+		t.Error("render --migrate of a bare bundle directory differs from opm's render-csvmeta.json")
+	}
+	if code, _, errs := runCLI(t, "render", filepath.Join(dir, "bundle"), "--migrate", "--migrate-level", "none"); code != exitUsage || !strings.Contains(errs, "migrate") {
+		t.Errorf("--migrate with --migrate-level: exit %d, %s; want exit 2 (opm: mutually exclusive)", code, errs)
+	}
+	if code, _, errs := runCLI(t, "render", filepath.Join(dir, "bundle"), "--alpha-image-ref-template", "{{.Nope"); code != exitUsage || !strings.Contains(errs, "template") {
+		t.Errorf("a broken template: exit %d, %s; want exit 2", code, errs)
+	}
+	if code, _, errs := runCLI(t, "render", filepath.Join(dir, "bundle"), "--alpha-image-ref-template", "x/{{.Channel}}"); code != exitUsage || !strings.Contains(errs, "Channel") {
+		t.Errorf("a template naming an unknown field: exit %d, %s; want exit 2 naming it", code, errs)
+	}
+}
+
+// `olmcat validate DIR` on a bundle directory validates the bundle (no "blob has no schema"
+// errors), says so once, and fails where `validate bundle` fails.
+func TestValidateBundleDirectory(t *testing.T) {
+	dir := filepath.Join(conformanceBundles(t), "etcd-0.9.4", "bundle")
+	code, out, errs := runCLI(t, "validate", dir)
+	if code != 0 || strings.Contains(out+errs, "schema") || strings.Count(errs, "bundle directory") != 1 {
+		t.Errorf("validate on a bundle directory: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	// A broken copy: its CSV removed, so it is no bundle validate bundle accepts.
+	broken := copyTree(t, dir)
+	csvs, _ := filepath.Glob(filepath.Join(broken, "manifests", "*clusterserviceversion*"))
+	if len(csvs) != 1 {
+		t.Fatalf("CSV files: %v", csvs)
+	}
+	if err := os.Remove(csvs[0]); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI(t, "validate", broken, "-o", "json")
+	if code != exitFindings {
+		t.Errorf("a bundle without its CSV: exit %d, want 1\n%s", code, out)
+	}
+	_, want, _ := runCLI(t, "validate", "bundle", broken, "-o", "json")
+	if out != want {
+		t.Errorf("validate DIR -o json differs from validate bundle DIR -o json:\n%s\n%s", out, want)
+	}
+}
+
+// validate -o json keeps opm's keys ("passed", "error": {"message"}) beside olmcat's, and
+// -o yaml is the same document; a valid catalog has no "error", as opm prints it.
+func TestValidateOutputOpmKeys(t *testing.T) {
+	inv := filepath.Join("..", "..", "..", "shared", "conformance", "invalid", "duplicate-bundle", "catalog")
+	if _, err := os.Stat(inv); err != nil {
+		t.Skipf("../shared/conformance/invalid is absent: %v", err)
+	}
+	code, out, _ := runCLI(t, "validate", inv, "-o", "json")
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	var doc struct {
+		Passed *bool
+		Error  *struct{ Message string }
+		Errors int
+		Issues []struct{ Rule string }
+	}
+	decode(t, out, &doc)
+	if doc.Passed == nil || *doc.Passed || doc.Error == nil || !strings.Contains(doc.Error.Message, `duplicate bundle "demo.v1.1.0"`) || doc.Errors != 1 || len(doc.Issues) != 1 {
+		t.Errorf("-o json: %s", out)
+	}
+	code, y, _ := runCLI(t, "validate", inv, "-o", "yaml")
+	if code != exitFindings {
+		t.Fatalf("-o yaml: exit %d, want 1", code)
+	}
+	j, err := yaml.YAMLToJSON([]byte(y))
+	if err != nil {
+		t.Fatalf("-o yaml is not YAML: %v\n%s", err, y)
+	}
+	var a, b any
+	_ = json.Unmarshal(j, &a)
+	_ = json.Unmarshal([]byte(out), &b)
+	if ja, _ := json.Marshal(a); string(ja) != func() string { jb, _ := json.Marshal(b); return string(jb) }() {
+		t.Errorf("-o yaml is not the -o json document:\n%s\n%s", y, out)
+	}
+	out = mustRun(t, "validate", "../../fixtures/index.db", "-o", "json")
+	if strings.Contains(out, `"error"`) || !strings.Contains(out, `"passed": true`) {
+		t.Errorf("a valid catalog: %s", out)
+	}
+}
