@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/internal/templatetest"
 )
 
 // conformanceBundles is where the bundle directories opm v1.72 rendered live.
@@ -167,5 +169,50 @@ func TestValidateOutputOpmKeys(t *testing.T) {
 	out = mustRun(t, "validate", "../../fixtures/index.db", "-o", "json")
 	if strings.Contains(out, `"error"`) || !strings.Contains(out, `"passed": true`) {
 		t.Errorf("a valid catalog: %s", out)
+	}
+}
+
+// opm's spellings `alpha render-template` and `alpha convert-template` give opm's bytes; a
+// pipeline names its private registry once in OLMCAT_ALLOW_REGISTRY (comma-separated), as it
+// would with --allow-registry, and a wrong entry there is refused whatever the command.
+func TestAlphaSpellingsAndAllowRegistryEnv(t *testing.T) {
+	old := templateRegistriesAllowedInTests
+	templateRegistriesAllowedInTests = nil
+	t.Cleanup(func() { templateRegistriesAllowedInTests = old })
+
+	c := templatetest.CaseByID(t, "render", "semver-clusterpulse")
+	host := templatetest.PushImages(t, c)
+	tmpl := filepath.Join(t.TempDir(), "semver.yaml")
+	writeFile(t, tmpl, templatetest.ToHost(string(c.Read(t, "template.yaml")), host))
+	want := templatetest.ToHost(string(c.Read(t, "expected.json")), host)
+
+	t.Setenv(envAllowRegistry, "")
+	code, _, errs := runCLI(t, "alpha", "render-template", "semver", tmpl, "-o", "json")
+	if code != 1 || !strings.Contains(errs, "OLMCAT_ALLOW_REGISTRY="+host) {
+		t.Fatalf("alpha render-template of a loopback registry without an allowance: exit %d, want 1 naming OLMCAT_ALLOW_REGISTRY:\n%s", code, errs)
+	}
+	t.Setenv(envAllowRegistry, "registry.internal.example:5000, "+host)
+	if got := mustRun(t, "alpha", "render-template", "semver", tmpl, "-o", "json"); got != want {
+		t.Errorf("alpha render-template with OLMCAT_ALLOW_REGISTRY: %d bytes, want opm's %d", len(got), len(want))
+	}
+	if got := mustRun(t, "render-template", "semver", tmpl, "-o", "json"); got != want {
+		t.Error("render-template differs from alpha render-template")
+	}
+	mustRun(t, "validate", tmpl) // every command that reads templates
+	t.Setenv(envAllowRegistry, host+",10.0.0.0/99")
+	if code, _, errs := runCLI(t, "version"); code != exitUsage || !strings.Contains(errs, "OLMCAT_ALLOW_REGISTRY") || !strings.Contains(errs, "CIDR") {
+		t.Errorf("a bad OLMCAT_ALLOW_REGISTRY entry: exit %d, want 2 naming it\n%s", code, errs)
+	}
+	t.Setenv(envAllowRegistry, "")
+
+	cv := templatetest.CaseByID(t, "convert", "convert-basic-cat-facts-operator")
+	for _, format := range []string{"json", "yaml"} {
+		got := mustRun(t, "alpha", "convert-template", "basic", filepath.Join(cv.Dir, "input.json"), "-o", format)
+		if got != string(cv.Read(t, "expected."+format)) {
+			t.Errorf("alpha convert-template basic -o %s differs from opm's", format)
+		}
+	}
+	if code, _, errs := runCLI(t, "alpha"); code != exitUsage || !strings.Contains(errs, "render-template") {
+		t.Errorf("bare alpha: exit %d, want 2 naming its commands\n%s", code, errs)
 	}
 }

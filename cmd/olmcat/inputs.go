@@ -80,7 +80,7 @@ func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
 	t.parallel = bundlefetch.DefaultParallel
 	fs.Var(&t.parallel, "pull-parallelism", "how many bundle images of a template to pull at once (at least 1)")
-	fs.Var(allowedRegistries{&t.allowRegistries}, "allow-registry", "let templates name bundle images in this registry although it is on a loopback, private or link-local address: HOST (any port), HOST:PORT, a CIDR (10.0.0.0/8) or localhost; may be given more than once")
+	fs.Var(allowedRegistries{&t.allowRegistries}, "allow-registry", "let templates name bundle images in this registry although it is on a loopback, private or link-local address: HOST (any port), HOST:PORT, a CIDR (10.0.0.0/8) or localhost; may be given more than once; $OLMCAT_ALLOW_REGISTRY adds a comma-separated list")
 	fs.BoolVar(&t.allowLocal, "allow-local-images", false, "let templates name bundle images by a path on this machine (oci-layout:DIR, docker-archive:FILE)")
 }
 
@@ -90,7 +90,8 @@ var templateRegistriesAllowedInTests []string
 
 // refPolicy is what the bundle images of the command's templates may name.
 func (t *templateInputs) refPolicy() *indeximage.RefPolicy {
-	hosts := append(slices.Clone(t.allowRegistries), templateRegistriesAllowedInTests...)
+	hosts := append(slices.Clone(t.allowRegistries), envAllowedRegistries()...)
+	hosts = append(hosts, templateRegistriesAllowedInTests...)
 	return &indeximage.RefPolicy{AllowHosts: hosts, AllowLocal: t.allowLocal}
 }
 

@@ -53,9 +53,9 @@ func (e *RefusedError) Error() string {
 		return "a path on this machine, which a template may not name unless --allow-local-images is given"
 	}
 	if e.Addr == e.Host || strings.HasPrefix(e.Host, e.Addr+":") || strings.HasPrefix(e.Host, "["+e.Addr+"]") {
-		return fmt.Sprintf("a %s address, which a template may not name unless --allow-registry %s is given", e.Kind, e.Host)
+		return fmt.Sprintf("a %s address, which a template may not name unless --allow-registry %s is given (or OLMCAT_ALLOW_REGISTRY=%s set)", e.Kind, e.Host, e.Host)
 	}
-	return fmt.Sprintf("%s resolves to %s, a %s address, which a template may not name unless --allow-registry %s is given", e.Host, e.Addr, e.Kind, e.Host)
+	return fmt.Sprintf("%s resolves to %s, a %s address, which a template may not name unless --allow-registry %s is given (or OLMCAT_ALLOW_REGISTRY=%s set)", e.Host, e.Addr, e.Kind, e.Host, e.Host)
 }
 
 // ParseAllowedHost checks one RefPolicy.AllowHosts entry, for a flag's value.
