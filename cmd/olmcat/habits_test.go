@@ -216,3 +216,60 @@ func TestAlphaSpellingsAndAllowRegistryEnv(t *testing.T) {
 		t.Errorf("bare alpha: exit %d, want 2 naming its commands\n%s", code, errs)
 	}
 }
+
+// generate dockerfile takes opm v1.72's flags: -i/--base-image, -b/--builder-image (two stages
+// when they differ; no RUN ever in a scratch stage), --binary-image as opm's deprecated name.
+func TestGenerateDockerfileOpmFlags(t *testing.T) {
+	parent := t.TempDir()
+	catalog := filepath.Join(parent, "prod")
+	writeFile(t, filepath.Join(catalog, "catalog.json"), `{"schema":"olm.package","name":"p"}`)
+	dockerfile := filepath.Join(parent, "prod.Dockerfile")
+	gen := func(args ...string) string {
+		t.Helper()
+		mustRun(t, append([]string{"generate", "dockerfile", catalog, "--force"}, args...)...)
+		b, err := os.ReadFile(dockerfile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	stages := func(text string) []string { return strings.Split(text, "\nFROM ")[2:] } // the stages after the builder
+
+	one := gen()
+	if strings.Count(one, "FROM ") != 1 || !strings.Contains(one, "FROM quay.io/operator-framework/opm:latest\n") {
+		t.Errorf("defaults: want one stage on the opm image:\n%s", one)
+	}
+	if same := gen("-i", "quay.io/x/opm:v1", "-b", "quay.io/x/opm:v1"); strings.Count(same, "FROM ") != 1 {
+		t.Errorf("the same base and builder image: want one stage:\n%s", same)
+	}
+	scratch := gen("-i", "scratch", "-l", "team=olm", "--extra-labels", "tier=1")
+	if !strings.HasPrefix(scratch, "# The builder image") || !strings.Contains(scratch, "FROM quay.io/operator-framework/opm:latest as builder\n") {
+		t.Errorf("-i scratch: no builder stage on the opm image:\n%s", scratch)
+	}
+	if s := stages(scratch); len(s) != 1 || !strings.HasPrefix(s[0], "scratch\n") || strings.Contains(s[0], "RUN") || strings.Contains(s[0], "ENTRYPOINT") ||
+		!strings.Contains(s[0], "COPY --from=builder /tmp/cache /tmp/cache") || !strings.Contains(s[0], `LABEL "team"="olm"`) || !strings.Contains(s[0], `LABEL "tier"="1"`) {
+		t.Errorf("-i scratch: the scratch stage is wrong:\n%s", scratch)
+	}
+	two := gen("--base-image", "registry.example/opm:v1.72", "--builder-image", "registry.example/builder:1")
+	if s := stages(two); !strings.Contains(two, "FROM registry.example/builder:1 as builder\n") || len(s) != 1 ||
+		!strings.HasPrefix(s[0], "registry.example/opm:v1.72\n") || !strings.Contains(s[0], `ENTRYPOINT ["/bin/opm"]`) || strings.Contains(s[0], "RUN") {
+		t.Errorf("base and builder differ: want opm's two stages:\n%s", two)
+	}
+	// opm v1.72: -i alone keeps the default builder; --binary-image sets both.
+	if onlyBase := gen("-i", "registry.example/opm:v1.72"); !strings.Contains(onlyBase, "FROM quay.io/operator-framework/opm:latest as builder\n") {
+		t.Errorf("-i alone: the builder is not the default opm image:\n%s", onlyBase)
+	}
+	code, _, errs := runCLI(t, "generate", "dockerfile", catalog, "--force", "--binary-image", "registry.example/opm:v1.72")
+	if b, _ := os.ReadFile(dockerfile); code != 0 || strings.Count(string(b), "FROM ") != 1 || !strings.Contains(string(b), "FROM registry.example/opm:v1.72\n") || !strings.Contains(errs, "deprecated") {
+		t.Errorf("--binary-image: exit %d, %s\n%s", code, errs, b)
+	}
+	for _, bad := range [][]string{{"-b", "scratch"}, {"--binary-image", "a", "-i", "b"}, {"--server", "olmcat", "-i", "scratch"}} {
+		if code, _, errs := runCLI(t, append([]string{"generate", "dockerfile", catalog, "--force"}, bad...)...); code != exitUsage || !strings.HasPrefix(errs, "olmcat: ") {
+			t.Errorf("%v: exit %d, want 2\n%s", bad, code, errs)
+		}
+	}
+	olm := gen("--server", "olmcat", "-b", "ghcr.io/olmcat/olmcat:v1")
+	if !strings.Contains(olm, "FROM ghcr.io/olmcat/olmcat:v1 as builder\n") || !strings.Contains(olm, `RUN ["/bin/olmcat", "serve"`) || strings.Contains(olm, "/bin/opm") {
+		t.Errorf("--server olmcat with another builder:\n%s", olm)
+	}
+}
