@@ -19,7 +19,8 @@ import (
 func init() { register(newFilterCmd) }
 
 const filterLong = `Keep the part of a catalog a disconnected cluster mirrors, as oc-mirror v2 does: the packages,
-channels and versions of an ImageSetConfiguration (mirror.openshift.io/v2alpha1, its
+channels and versions of an ImageSetConfiguration (mirror.openshift.io/v2alpha1, or oc-mirror v1's
+v1alpha2, whose mirror.operators have the same shape and are read the same, storageConfig unused; its
 mirror.operators[] entry whose catalog is CATALOG, or --operator N) or of a catalog-filter
 FilterConfiguration, given with --config FILE; or the same from flags. Without a version range
 and without --full (full: true) each kept channel keeps only its head (heads-only, as oc-mirror).
@@ -28,6 +29,10 @@ OUT is a File-Based Catalog directory (OUT/<package>/catalog.json, or .yaml with
 index.db with --to sqlite, and with --to-image REF also an index image, as 'olmcat migrate' writes
 them. --images FILE lists every image the filtered catalog references (each bundle image and
 related image, unique and sorted, one per line): what a mirroring tool copies beside the catalog.
+With --images-mapping REGISTRY[/PREFIX] the lines are SOURCE=DESTINATION, as 'oc image mirror -f
+FILE' reads them: each image goes to its own repository path under REGISTRY/PREFIX
+(registry.redhat.io/ubi8/ubi:8.9 -> REGISTRY/PREFIX/ubi8/ubi:8.9), a digest reference to the
+repository alone, which oc image mirror pushes by digest (it takes no digest in a destination).
 --report FILE gives, per package and channel, the head, the kept, added and removed bundles and
 the default channel decision (JSON, with the image list).
 
@@ -63,6 +68,7 @@ type filterFlags struct {
 	full                      bool
 	output, to, report, image string
 	force                     bool
+	mapping                   string // --images-mapping REGISTRY[/PREFIX]
 }
 
 func newFilterCmd() *cobra.Command {
@@ -94,6 +100,7 @@ func newFilterCmd() *cobra.Command {
 	f.StringVar(&ff.to, "to", "fbc", "what to write: fbc (a File-Based Catalog directory) or sqlite (an index.db)")
 	f.StringVar(&ff.report, "report", "", "write the report (per package and channel, and the images) as JSON to FILE ('-' for stdout)")
 	f.StringVar(&ff.image, "images", "", "write every image the filtered catalog references, one per line, to FILE ('-' for stdout)")
+	f.StringVar(&ff.mapping, "images-mapping", "", "REGISTRY[/PREFIX]: write --images as SOURCE=DESTINATION lines for 'oc image mirror -f FILE', each image under REGISTRY/PREFIX at its own repository path")
 	f.BoolVar(&ff.force, "force", false, "replace an existing, non-empty output (never an input)")
 	addInputFlags(f, &in)
 	images.images = &in.images
@@ -122,9 +129,23 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if images.server != "opm" && images.server != "olmcat" {
 		return usageError{fmt.Errorf("--server must be opm or olmcat, not %q", images.server)}
 	}
+	var mapTo *mirrorDest
+	if ff.mapping != "" {
+		if ff.image == "" {
+			return usageError{errors.New("--images-mapping says where the images go; say where the mapping is written with --images FILE ('-' for stdout)")}
+		}
+		d, err := parseMirrorDest(ff.mapping)
+		if err != nil {
+			return usageError{err}
+		}
+		mapTo = &d
+	}
 	cfg, err := filterConfig(cmd, ref, ff)
 	if err != nil {
 		return err
+	}
+	if cfg.Notice != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s\n", textsafe.Terminal(cfg.Notice))
 	}
 	src, err := in.open(cmd, ref)
 	if err != nil {
@@ -170,6 +191,9 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	beforeCommit := func(r *filter.Report) error {
 		if err := report.write(r); err != nil {
 			return err
+		}
+		if mapTo != nil {
+			return imageList.write(imageMapping{r, *mapTo})
 		}
 		return imageList.write(imageLines{r})
 	}

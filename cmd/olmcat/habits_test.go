@@ -273,3 +273,88 @@ func TestGenerateDockerfileOpmFlags(t *testing.T) {
 		t.Errorf("--server olmcat with another builder:\n%s", olm)
 	}
 }
+
+// An oc-mirror v1 ImageSetConfiguration (v1alpha2, with its storageConfig) filters as the same
+// v2alpha1 one, saying once that it was read so; --images-mapping writes the image list as
+// SOURCE=DESTINATION lines for `oc image mirror -f`: the source's repository path under
+// REGISTRY/PREFIX, the tag kept, a digest reference to the bare repository (push by digest).
+func TestFilterV1ISCAndImagesMapping(t *testing.T) {
+	c := corpus(t, "filter/channel-maxversion")
+	input := corpus(t, "filter/input")
+	dir := t.TempDir()
+	v2, err := os.ReadFile(filepath.Join(c, "isc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := strings.Replace(string(v2), "mirror.openshift.io/v2alpha1\nkind: ImageSetConfiguration\n",
+		"mirror.openshift.io/v1alpha2\nkind: ImageSetConfiguration\nstorageConfig:\n  local:\n    path: /tmp/oc-mirror-metadata\n", 1)
+	if v1 == string(v2) {
+		t.Fatal("the case's isc.yaml changed")
+	}
+	writeFile(t, filepath.Join(dir, "isc-v1.yaml"), v1)
+	mustRun(t, "filter", input, filepath.Join(dir, "v2"), "--config", filepath.Join(c, "isc.yaml"))
+	code, _, errs := runCLI(t, "filter", input, filepath.Join(dir, "v1"), "--config", filepath.Join(dir, "isc-v1.yaml"),
+		"--images", filepath.Join(dir, "mapping.txt"), "--images-mapping", "docker://mirror.example.com:5000/olm/")
+	if code != 0 {
+		t.Fatalf("v1alpha2: exit %d\n%s", code, errs)
+	}
+	if strings.Count(errs, "v1 ImageSetConfiguration") != 1 || !strings.Contains(errs, "storageConfig") {
+		t.Errorf("the v1alpha2 notice is not said once, naming storageConfig:\n%s", errs)
+	}
+	sameTree(t, filepath.Join(dir, "v1"), filepath.Join(dir, "v2"))
+
+	want, err := os.ReadFile(filepath.Join(c, "expected", "related-images.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "mapping.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := strings.Fields(string(want))
+	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	if len(lines) != len(sources) {
+		t.Fatalf("%d mapping lines for oc-mirror's %d images", len(lines), len(sources))
+	}
+	digests := 0
+	for i, line := range lines {
+		src, dst, ok := strings.Cut(line, "=")
+		if !ok || src != sources[i] {
+			t.Fatalf("line %d %q: want source %q", i+1, line, sources[i])
+		}
+		host, path, _ := strings.Cut(src, "/")
+		if !strings.Contains(host, ".") && !strings.Contains(host, ":") {
+			path = src // a Docker Hub name without its registry
+		}
+		repo, id, isDigest := strings.Cut(path, "@")
+		if isDigest {
+			digests++
+			repo, _, _ = strings.Cut(repo, ":") // repo:tag@digest pushes by digest too
+			if dst != "mirror.example.com:5000/olm/"+repo || !strings.HasPrefix(id, "sha256:") {
+				t.Errorf("digest reference %s -> %s, want mirror.example.com:5000/olm/%s", src, dst, repo)
+			}
+		} else if dst != "mirror.example.com:5000/olm/"+path {
+			t.Errorf("tag reference %s -> %s, want mirror.example.com:5000/olm/%s", src, dst, path)
+		}
+	}
+	if digests == 0 || digests == len(lines) {
+		t.Errorf("the case should hold digest and tag references: %d digests of %d", digests, len(lines))
+	}
+	for _, bad := range [][]string{
+		{"--images-mapping", "mirror.example.com"},                                   // no --images
+		{"--images", "-", "--images-mapping", "mirror.example.com/olm:v1"},           // a tag
+		{"--images", "-", "--images-mapping", ""},                                    // nothing: the plain list
+		{"--images", "-", "--images-mapping", "mirror.example.com/olm@sha256:0000"}, // a digest
+	} {
+		code, _, errs := runCLI(t, append([]string{"filter", input, filepath.Join(dir, "bad"), "--config", filepath.Join(c, "isc.yaml"), "--force"}, bad...)...)
+		if bad[len(bad)-1] == "" {
+			if code != 0 {
+				t.Errorf("%v: exit %d\n%s", bad, code, errs)
+			}
+			continue
+		}
+		if code != exitUsage || !strings.Contains(errs, "--images") {
+			t.Errorf("%v: exit %d, want 2 naming the flag\n%s", bad, code, errs)
+		}
+	}
+}
