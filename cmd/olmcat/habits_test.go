@@ -341,9 +341,9 @@ func TestFilterV1ISCAndImagesMapping(t *testing.T) {
 		t.Errorf("the case should hold digest and tag references: %d digests of %d", digests, len(lines))
 	}
 	for _, bad := range [][]string{
-		{"--images-mapping", "mirror.example.com"},                                   // no --images
-		{"--images", "-", "--images-mapping", "mirror.example.com/olm:v1"},           // a tag
-		{"--images", "-", "--images-mapping", ""},                                    // nothing: the plain list
+		{"--images-mapping", "mirror.example.com"},                                  // no --images
+		{"--images", "-", "--images-mapping", "mirror.example.com/olm:v1"},          // a tag
+		{"--images", "-", "--images-mapping", ""},                                   // nothing: the plain list
 		{"--images", "-", "--images-mapping", "mirror.example.com/olm@sha256:0000"}, // a digest
 	} {
 		code, _, errs := runCLI(t, append([]string{"filter", input, filepath.Join(dir, "bad"), "--config", filepath.Join(c, "isc.yaml"), "--force"}, bad...)...)

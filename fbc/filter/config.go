@@ -20,11 +20,11 @@ import (
 
 // The kinds of configuration files read.
 const (
-	ISCAPIVersion    = "mirror.openshift.io/v2alpha1"
+	ISCAPIVersion = "mirror.openshift.io/v2alpha1"
 	// ISCV1APIVersion is oc-mirror v1's ImageSetConfiguration: its mirror.operators have the
 	// shape of v2alpha1's and are read the same; its storageConfig (where oc-mirror v1 keeps its
 	// metadata) is not used.
-	ISCV1APIVersion = "mirror.openshift.io/v1alpha2"
+	ISCV1APIVersion  = "mirror.openshift.io/v1alpha2"
 	ISCKind          = "ImageSetConfiguration"
 	FilterAPIVersion = "olm.operatorframework.io/filter/mirror/v1alpha1"
 	FilterKind       = "FilterConfiguration"
