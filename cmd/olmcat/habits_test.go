@@ -358,3 +358,63 @@ func TestFilterV1ISCAndImagesMapping(t *testing.T) {
 		}
 	}
 }
+
+// minVersion = maxVersion on a version the channel head only skips (hulft's shape: 10.6.0
+// replaces 10.3.0 and skips 10.5.0) keeps that version alone, as oc-mirror v1 does, not the head
+// 10.6.0 above maxVersion with its images; the result validates. A wider range is unchanged.
+func TestFilterPinnedVersionTheHeadSkips(t *testing.T) {
+	catalog := filepath.Join("testdata", "filter-pinned-skipped")
+	dir := t.TempDir()
+	isc := filepath.Join(dir, "isc.yaml")
+	writeFile(t, isc, `apiVersion: mirror.openshift.io/v2alpha1
+kind: ImageSetConfiguration
+mirror:
+  operators:
+  - catalog: registry.redhat.io/redhat/certified-operator-index:v4.18
+    packages:
+    - name: hulft
+      channels:
+      - name: stable
+        minVersion: 10.5.0
+        maxVersion: 10.5.0
+`)
+	out := filepath.Join(dir, "pinned")
+	images := mustRun(t, "filter", catalog, out, "--config", isc, "--images", "-")
+	var bundles []string
+	entries := 0
+	code, stream, errs := runCLI(t, "render", out)
+	if code != 0 {
+		t.Fatalf("render: %s", errs)
+	}
+	dec := json.NewDecoder(strings.NewReader(stream))
+	for dec.More() {
+		var b struct {
+			Schema, Name string
+			Entries      []struct{ Name string }
+		}
+		if err := dec.Decode(&b); err != nil {
+			t.Fatal(err)
+		}
+		switch b.Schema {
+		case "olm.bundle":
+			bundles = append(bundles, b.Name)
+		case "olm.channel":
+			entries += len(b.Entries)
+		}
+	}
+	if strings.Join(bundles, ",") != "hulft.v10.5.0" || entries != 1 {
+		t.Errorf("kept bundles %v (%d entries), want hulft.v10.5.0 alone", bundles, entries)
+	}
+	if strings.Contains(images, "10.6.0") || !strings.Contains(images, "hulft-operator:10.5.0") {
+		t.Errorf("images:\n%s", images)
+	}
+	mustRun(t, "validate", out)
+
+	// A range that is not one version keeps what it kept: the head 10.6.0 and the 10.5.0 it skips.
+	wide := filepath.Join(dir, "wide")
+	mustRun(t, "filter", catalog, wide, "--package", "hulft", "--min-version", "hulft/stable=10.5.0", "--max-version", "hulft/stable=10.6.0")
+	if got := mustRun(t, "render", wide); !strings.Contains(got, `"hulft.v10.6.0"`) || !strings.Contains(got, `"hulft.v10.5.0"`) || strings.Contains(got, `"name": "hulft.v10.3.0"`) {
+		t.Errorf("min 10.5.0 max 10.6.0 changed:\n%.2000s", got)
+	}
+}
+

@@ -71,6 +71,9 @@ type Range struct {
 	// Text is the range as written: "min 1.2.0, max 1.3.0" or a FilterConfiguration versionRange.
 	Text  string
 	match func(semver.Version) bool
+	// pinned is set when minVersion and maxVersion name the same version: one version is asked
+	// for, and oc-mirror v1 keeps it alone (see keepPinned).
+	pinned bool
 }
 
 // IsSet says whether the range restricts anything.
@@ -107,7 +110,7 @@ func MinMax(minV, maxV, what string) (Range, error) {
 	if lo != nil && hi != nil && lo.GT(*hi) {
 		return Range{}, fmt.Errorf("%s: minVersion %s is above maxVersion %s", what, minV, maxV)
 	}
-	return Range{Text: strings.Join(parts, ", "), match: func(v semver.Version) bool {
+	return Range{Text: strings.Join(parts, ", "), pinned: lo != nil && hi != nil && lo.EQ(*hi), match: func(v semver.Version) bool {
 		return (lo == nil || v.GTE(*lo)) && (hi == nil || v.LTE(*hi))
 	}}, nil
 }
