@@ -417,4 +417,3 @@ mirror:
 		t.Errorf("min 10.5.0 max 10.6.0 changed:\n%.2000s", got)
 	}
 }
-
