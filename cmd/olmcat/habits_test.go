@@ -417,3 +417,23 @@ mirror:
 		t.Errorf("min 10.5.0 max 10.6.0 changed:\n%.2000s", got)
 	}
 }
+
+// render of two catalogs holding the same packages writes each twice, as opm render does, and
+// says so once on stderr, naming the packages and catalogs; distinct catalogs get no warning.
+func TestRenderWarnsOncePackagesTwice(t *testing.T) {
+	code, out, errs := runCLI(t, "render", "../../fixtures/index.db", "../../fixtures/catalog")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if strings.Count(errs, "warning:") != 1 || !strings.Contains(errs, "3 packages are in more than one catalog") || !strings.Contains(errs, "operator-001 (in ../../fixtures/index.db, ../../fixtures/catalog)") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	if n := strings.Count(out, `"schema": "olm.package"`); n != 6 {
+		t.Errorf("%d olm.package blobs, want 6 (3 packages twice, as opm concatenates)", n)
+	}
+	// A catalog and a bundle directory of another package: no warning.
+	b := filepath.Join(conformanceBundles(t), "etcd-0.9.4", "bundle")
+	if code, _, errs := runCLI(t, "render", "../../fixtures/catalog", b); code != 0 || strings.Contains(errs, "warning") {
+		t.Errorf("distinct inputs: exit %d\n%s", code, errs)
+	}
+}

@@ -97,14 +97,17 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 	}
 	all := &fbc.Catalog{}
 	all.Append(bundles)
+	dups := duplicatePackages{}
 	for _, src := range srcs {
 		c, err := src.Load(cmd.Context())
 		summarize(src)
 		if err != nil {
 			return loadFailure(src.String(), err)
 		}
+		dups.add(src.String(), c)
 		all.Append(c)
 	}
+	dups.warn(cmd.ErrOrStderr())
 	if err := fbc.Write(w, all, format); err != nil {
 		return err
 	}
