@@ -97,3 +97,14 @@ func validateBundleDirRef(cmd *cobra.Command, dir string, strict bool, format st
 	}
 	return finishBundleReport(cmd, r, format)
 }
+
+// bundleDirNotCatalog refuses a bundle directory given where a catalog is read (render and
+// validate take it before): read as a catalog, its CRDs and annotations would each be "a blob
+// with no schema", and the user told to add one.
+func bundleDirNotCatalog(ref string) error {
+	if !isBundleDir(ref) {
+		return nil
+	}
+	return &source.Error{Ref: ref, Problem: source.NotACatalog, Detail: "a bundle directory (manifests/ and metadata/)",
+		Hint: fmt.Sprintf("render its olm.bundle blob with 'olmcat render %s', add it to a catalog with 'olmcat add CATALOG %s', check it with 'olmcat validate %s'", ref, ref, ref)}
+}

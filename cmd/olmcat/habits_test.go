@@ -437,3 +437,22 @@ func TestRenderWarnsOncePackagesTwice(t *testing.T) {
 		t.Errorf("distinct inputs: exit %d\n%s", code, errs)
 	}
 }
+
+// A bundle directory given where a catalog is read is "not a catalog", exit 2, with the commands
+// that take it, instead of one "blob has no schema" error per manifest.
+func TestBundleDirectoryIsNoCatalog(t *testing.T) {
+	b := filepath.Join(conformanceBundles(t), "etcd-0.9.4", "bundle")
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"diff", "../../fixtures/catalog", b},
+		{"serve", b},
+		{"inspect", "packages", b},
+		{"migrate", b, filepath.Join(out, "m")},
+		{"filter", b, filepath.Join(out, "f"), "--package", "etcd"},
+	} {
+		code, _, errs := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "not a catalog: a bundle directory") || !strings.Contains(errs, "olmcat render "+b) || strings.Contains(errs, "schema") {
+			t.Errorf("%v: exit %d\n%s", args, code, errs)
+		}
+	}
+}

@@ -200,6 +200,9 @@ func (r failingRenderer) RenderBundles(context.Context, []string) ([]fbc.Bundle,
 
 // open opens a catalog reference for cmd; close the source when done.
 func (f inputFlags) open(cmd *cobra.Command, ref string) (*source.Source, error) {
+	if err := bundleDirNotCatalog(ref); err != nil {
+		return nil, err
+	}
 	return source.Open(cmd.Context(), ref, f.options(cmd))
 }
 
