@@ -30,9 +30,10 @@ index.db with --to sqlite, and with --to-image REF also an index image, as 'olmc
 them. --images FILE lists every image the filtered catalog references (each bundle image and
 related image, unique and sorted, one per line): what a mirroring tool copies beside the catalog.
 With --images-mapping REGISTRY[/PREFIX] the lines are SOURCE=DESTINATION, as 'oc image mirror -f
-FILE' reads them: each image goes to its own repository path under REGISTRY/PREFIX
-(registry.redhat.io/ubi8/ubi:8.9 -> REGISTRY/PREFIX/ubi8/ubi:8.9), a digest reference to the
-repository alone, which oc image mirror pushes by digest (it takes no digest in a destination).
+FILE' reads them, named as oc-mirror v2 names mirrored images: each image at its own repository
+path under REGISTRY/PREFIX (registry.redhat.io/ubi8/ubi:8.9 -> REGISTRY/PREFIX/ubi8/ubi:8.9), a
+digest reference under the tag sha256-HEX (the manifest, so its digest, copied unchanged), a
+reference with a tag and a digest pulled by the digest and mirrored under the tag.
 --report FILE gives, per package and channel, the head, the kept, added and removed bundles and
 the default channel decision (JSON, with the image list).
 

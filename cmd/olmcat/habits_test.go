@@ -276,8 +276,8 @@ func TestGenerateDockerfileOpmFlags(t *testing.T) {
 
 // An oc-mirror v1 ImageSetConfiguration (v1alpha2, with its storageConfig) filters as the same
 // v2alpha1 one, saying once that it was read so; --images-mapping writes the image list as
-// SOURCE=DESTINATION lines for `oc image mirror -f`: the source's repository path under
-// REGISTRY/PREFIX, the tag kept, a digest reference to the bare repository (push by digest).
+// SOURCE=DESTINATION lines for `oc image mirror -f`, named as oc-mirror v2 names them: the
+// source's repository path under REGISTRY/PREFIX, the tag kept, a digest as the tag sha256-HEX.
 func TestFilterV1ISCAndImagesMapping(t *testing.T) {
 	c := corpus(t, "filter/channel-maxversion")
 	input := corpus(t, "filter/input")
@@ -329,9 +329,8 @@ func TestFilterV1ISCAndImagesMapping(t *testing.T) {
 		repo, id, isDigest := strings.Cut(path, "@")
 		if isDigest {
 			digests++
-			repo, _, _ = strings.Cut(repo, ":") // repo:tag@digest pushes by digest too
-			if dst != "mirror.example.com:5000/olm/"+repo || !strings.HasPrefix(id, "sha256:") {
-				t.Errorf("digest reference %s -> %s, want mirror.example.com:5000/olm/%s", src, dst, repo)
+			if dst != "mirror.example.com:5000/olm/"+repo+":"+strings.Replace(id, ":", "-", 1) || !strings.HasPrefix(id, "sha256:") {
+				t.Errorf("digest reference %s -> %s, want mirror.example.com:5000/olm/%s:sha256-HEX", src, dst, repo)
 			}
 		} else if dst != "mirror.example.com:5000/olm/"+path {
 			t.Errorf("tag reference %s -> %s, want mirror.example.com:5000/olm/%s", src, dst, path)
@@ -453,6 +452,35 @@ func TestBundleDirectoryIsNoCatalog(t *testing.T) {
 		code, _, errs := runCLI(t, args...)
 		if code != exitUsage || !strings.Contains(errs, "not a catalog: a bundle directory") || !strings.Contains(errs, "olmcat render "+b) || strings.Contains(errs, "schema") {
 			t.Errorf("%v: exit %d\n%s", args, code, errs)
+		}
+	}
+}
+
+// The mapping names each kind of reference as oc-mirror v2's dry-run mapping.txt does.
+func TestImagesMappingNames(t *testing.T) {
+	d, err := parseMirrorDest("docker://mirror.example.com:5000/olm/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hex := strings.Repeat("ab", 32)
+	for img, want := range map[string]string{
+		"registry.redhat.io/ubi8/ubi:8.9":           "registry.redhat.io/ubi8/ubi:8.9=mirror.example.com:5000/olm/ubi8/ubi:8.9",
+		"registry.redhat.io/ubi8/ubi@sha256:" + hex: "registry.redhat.io/ubi8/ubi@sha256:" + hex + "=mirror.example.com:5000/olm/ubi8/ubi:sha256-" + hex,
+		"quay.io:443/a/b/c:v1@sha256:" + hex:        "quay.io:443/a/b/c@sha256:" + hex + "=mirror.example.com:5000/olm/a/b/c:v1",
+		"busybox:1.36":                              "busybox:1.36=mirror.example.com:5000/olm/library/busybox:1.36",
+		"localhost:5000/op-bundle@sha256:" + hex:    "localhost:5000/op-bundle@sha256:" + hex + "=mirror.example.com:5000/olm/op-bundle:sha256-" + hex,
+	} {
+		got, err := d.mapping(img)
+		if err != nil || got != want {
+			t.Errorf("%s:\n got %s (%v)\nwant %s", img, got, err, want)
+		}
+	}
+	if _, err := d.mapping("Not A Ref"); err == nil {
+		t.Error("a malformed image was mapped")
+	}
+	for _, bad := range []string{"", "/olm", "mirror.example.com/olm:v1", "mirror.example.com/olm@sha256:00", "mirror example.com"} {
+		if _, err := parseMirrorDest(bad); err == nil {
+			t.Errorf("--images-mapping %q accepted", bad)
 		}
 	}
 }

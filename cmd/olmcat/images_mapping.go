@@ -37,25 +37,35 @@ func parseMirrorDest(s string) (mirrorDest, error) {
 	return mirrorDest{registry: host, prefix: prefix}, nil
 }
 
-// destination is where image is mirrored: its repository path under REGISTRY/PREFIX, as oc-mirror
-// names mirrored images (registry.redhat.io/ubi8/ubi -> REGISTRY/PREFIX/ubi8/ubi). A tag
-// reference keeps its tag; a digest reference gets the repository alone, which `oc image mirror`
-// reads as "push by digest" (it takes no digest in a destination), so the digest is kept.
-func (d mirrorDest) destination(image string) (string, error) {
+// mapping is the SOURCE=DESTINATION line of image, named as oc-mirror v2 names mirrored images
+// (its dry-run mapping.txt, without the docker:// transports `oc image mirror` does not take): the
+// source's repository path under REGISTRY/PREFIX (registry.redhat.io/ubi8/ubi ->
+// REGISTRY/PREFIX/ubi8/ubi); a tag keeps its tag; a digest gets the tag sha256-HEX, so that the
+// mirrored manifest (the same digest: oc image mirror copies it unchanged) has a tag no registry
+// collects as garbage; a reference with a tag and a digest is pulled by its digest and gets its tag.
+func (d mirrorDest) mapping(image string) (string, error) {
 	ref, err := name.ParseReference(image, name.WeakValidation)
 	if err != nil {
 		return "", fmt.Errorf("image %q cannot be mapped to the mirror: %v", image, err)
 	}
-	repo := ref.Context().RepositoryStr()
+	repo := ref.Context()
 	dest := d.registry + "/"
 	if d.prefix != "" {
 		dest += d.prefix + "/"
 	}
-	dest += repo
-	if strings.Contains(image, "@") {
-		return dest, nil
+	dest += repo.RepositoryStr()
+	src := image
+	if dg, ok := ref.(name.Digest); ok {
+		algo, hex, _ := strings.Cut(dg.DigestStr(), ":")
+		tag := algo + "-" + hex
+		// repo:tag@digest: pulled by its digest, mirrored under its tag (oc-mirror's OCPBUGS-33196).
+		base, digest, _ := strings.Cut(image, "@")
+		if slash, colon := strings.LastIndex(base, "/"), strings.LastIndex(base, ":"); colon > slash {
+			src, tag = base[:colon]+"@"+digest, base[colon+1:]
+		}
+		return src + "=" + dest + ":" + tag, nil
 	}
-	return dest + ":" + ref.Identifier(), nil
+	return src + "=" + dest + ":" + ref.Identifier(), nil
 }
 
 // imageMapping writes the --images file as a mapping, one SOURCE=DESTINATION line per image, the
@@ -68,11 +78,11 @@ type imageMapping struct {
 func (m imageMapping) WriteJSON(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	for _, img := range m.r.Images {
-		dst, err := m.dest.destination(img)
+		line, err := m.dest.mapping(img)
 		if err != nil {
 			return usageError{err}
 		}
-		fmt.Fprintf(b, "%s=%s\n", img, dst)
+		fmt.Fprintln(b, line)
 	}
 	return b.Flush()
 }
