@@ -484,3 +484,25 @@ func TestImagesMappingNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzImagesMapping: any image and destination is mapped or refused with an error, never a panic;
+// a mapping is one line with the image as its source side's repository.
+func FuzzImagesMapping(f *testing.F) {
+	f.Add("mirror.example.com:5000/olm", "registry.redhat.io/ubi8/ubi@sha256:"+strings.Repeat("ab", 32))
+	f.Add("mirror.example.com", "quay.io/a/b:v1@sha256:"+strings.Repeat("0f", 32))
+	f.Add("docker://m/", "busybox")
+	f.Fuzz(func(t *testing.T, dest, image string) {
+		d, err := parseMirrorDest(dest)
+		if err != nil {
+			return
+		}
+		line, err := d.mapping(image)
+		if err != nil {
+			return
+		}
+		src, dst, ok := strings.Cut(line, "=")
+		if !ok || strings.ContainsAny(line, "\n") || !strings.HasPrefix(dst, d.registry+"/") || src == "" {
+			t.Errorf("%q -> %q", image, line)
+		}
+	})
+}

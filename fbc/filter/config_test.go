@@ -157,6 +157,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(twoCatalogs), 0)
 	f.Add([]byte(bundlesISC("      defaultChannel: stable-1.0\n", "sailoperator.v1.0.0", "sailoperator.v1.27.1")), 0)
 	f.Add([]byte("apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n- name: a\n  versionRange: '>=1.0.0 <2.0.0 || 3.x'\n"), -1)
+	f.Add([]byte("apiVersion: mirror.openshift.io/v1alpha2\nkind: ImageSetConfiguration\nstorageConfig:\n  local:\n    path: /tmp/m\nmirror:\n  operators:\n  - catalog: x\n    targetName: y\n    packages:\n    - name: a\n      minBundle: a.v1\n"), -1)
 	if files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "conformance", "filter", "*", "isc.yaml")); len(files) > 0 {
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
