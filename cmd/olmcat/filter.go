@@ -40,10 +40,12 @@ the default channel decision (JSON, with the image list).
 Where oc-mirror would write a catalog opm rejects or mirror nothing without a word, olmcat refuses
 with exit 2 and says what to set: a package or channel the catalog lacks, a default channel the
 filter removes (set defaultChannel), a channel a range empties. Versions are ordered as OLM orders
-them (1.21.0-555 is a version, not left out), a range never keeps bundles of other channels, the
-output is validated, and every kept bundle is checked to reach its kept channel head as OLM's
-resolver upgrades: a bundle the filter cut off gets back the bundles of its path (the report says
-which and why), one cut off in the input already is named on stderr.
+them (1.21.0-555 is a version, not left out), minVersion = maxVersion keeps that version alone (as
+oc-mirror v1; v2 keeps the channel head above it when the head only skips it), a range never
+keeps bundles of other channels, the output is validated, and every kept bundle is checked to
+reach its kept channel head as OLM's resolver upgrades: a bundle the filter cut off gets back the
+bundles of its path (the report says which and why), one cut off in the input already is named on
+stderr.
 
 Selection flags (instead of --config):
   --package NAME                  keep the package (every channel)
