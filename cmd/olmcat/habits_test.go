@@ -506,3 +506,23 @@ func FuzzImagesMapping(f *testing.F) {
 		}
 	})
 }
+
+// render --migrate (and --migrate-level) migrates the bundles of a File-Based Catalog as opm
+// render migrates every input: opm's own migrate output of two index.db files, rendered with
+// --migrate, gives the bytes of opm's migrate --migrate-level bundle-object-to-csv-metadata.
+func TestRenderMigratesFBC(t *testing.T) {
+	for _, c := range []string{"kube-green-replaces", "opm-testdata-bundles-substitutesfor"} {
+		dir := corpus(t, filepath.Join("sqlite", c))
+		got := mustRun(t, "render", filepath.Join(dir, "migrate"), "--migrate")
+		want := mustRun(t, "render", filepath.Join(dir, "migrate-csvmeta"))
+		if got != want {
+			t.Errorf("%s: render --migrate of opm's plain migration differs from opm's csv-metadata migration", c)
+		}
+		if !strings.Contains(got, `"olm.csv.metadata"`) || strings.Contains(got, `"olm.bundle.object"`) {
+			t.Errorf("%s: not migrated", c)
+		}
+		if level := mustRun(t, "render", filepath.Join(dir, "migrate"), "--migrate-level", "bundle-object-to-csv-metadata"); level != want {
+			t.Errorf("%s: --migrate-level differs from --migrate", c)
+		}
+	}
+}

@@ -32,8 +32,10 @@ bundles have their images).
 
 An image without the index labels but with the bundle labels is a bundle image: it is rendered as
 opm renders one, as its olm.bundle blob with the reference as its image (see 'olmcat bundle
-render'); --migrate-level applies to it as to the bundles of an index.db, and to the bundles a
-catalog template renders from images, as 'olmcat render-template --migrate-level' applies it.
+render'); --migrate-level applies to it as to the bundles of an index.db, to the bundles a catalog template
+renders from images, as 'olmcat render-template --migrate-level' applies it, and to the bundles of
+a File-Based Catalog, as opm render migrates every input (a bundle without an image, or whose
+ClusterServiceVersion is missing, is left as it is, as opm leaves it).
 
 ` + referenceHelp
 
@@ -66,7 +68,7 @@ func newRenderCmd() *cobra.Command {
 				return err
 			}
 			defer closeAll()
-			return render(cmd, srcs, bundles, format)
+			return render(cmd, srcs, bundles, format, in.migrateLevel)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
@@ -78,7 +80,7 @@ func newRenderCmd() *cobra.Command {
 }
 
 // render writes the catalogs of srcs and the bundles rendered from bundle images.
-func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, format fbc.Format) error {
+func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, format fbc.Format, level tofbc.MigrateLevel) error {
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
 	summarize := func(src *source.Source) {
 		if r := src.Departures(); r != nil {
@@ -87,6 +89,9 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 	}
 	if len(srcs) == 1 && len(bundles.Bundles) == 0 {
 		err := srcs[0].WalkPackages(cmd.Context(), func(_ string, c *fbc.Catalog) error {
+			if err := migrateFBC(srcs[0], c, level); err != nil {
+				return err
+			}
 			return fbc.Write(w, c, format)
 		})
 		summarize(srcs[0])
@@ -103,6 +108,9 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 		summarize(src)
 		if err != nil {
 			return loadFailure(src.String(), err)
+		}
+		if err := migrateFBC(src, c, level); err != nil {
+			return err
 		}
 		dups.add(src.String(), c)
 		all.Append(c)

@@ -7,7 +7,11 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/csvmeta"
+	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/internal/textsafe"
+	"github.com/olmcat/olmcat/sqlite/tofbc"
 )
 
 // duplicatePackages finds the packages two or more of render's catalogs hold. opm render
@@ -57,4 +61,34 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// migrateFBC applies --migrate-level to the bundles of a File-Based Catalog input, as opm render
+// migrates every input (index.db inputs, bundle images and templates are migrated as they are
+// read). A ClusterServiceVersion that does not decode stops the render, as it stops opm's.
+func migrateFBC(src *source.Source, c *fbc.Catalog, level tofbc.MigrateLevel) error {
+	if level != tofbc.LevelCSVMetadata || src.Format() != source.FormatFBC {
+		return nil
+	}
+	for i := range c.Bundles {
+		b := &c.Bundles[i]
+		if err := csvmeta.Migrate(b, csvOfBundle(b)); err != nil {
+			return usageError{fmt.Errorf("%s: package %s, bundle %s: --migrate-level %s: its ClusterServiceVersion does not decode: %v", src, textsafe.Terminal(b.Package), textsafe.Terminal(b.Name), level, err)}
+		}
+	}
+	return nil
+}
+
+// csvOfBundle is the ClusterServiceVersion among a bundle's olm.bundle.object properties.
+func csvOfBundle(b *fbc.Bundle) []byte {
+	var objects [][]byte
+	for _, p := range b.Properties {
+		if p.Type != property.TypeBundleObject {
+			continue
+		}
+		if o, err := property.DecodeBundleObject(p.Value); err == nil && len(o.Data) > 0 {
+			objects = append(objects, o.Data)
+		}
+	}
+	return csvmeta.FindCSV(objects)
 }
