@@ -66,6 +66,15 @@ func openRenderInputs(cmd *cobra.Command, in inputFlags, refs []string) ([]*sour
 	}
 	bundles := &fbc.Catalog{}
 	for _, ref := range refs {
+		if isBundleDir(ref) {
+			blob, err := renderBundleDirRef(cmd, ref, in)
+			if err != nil {
+				closeAll()
+				return nil, nil, func() {}, err
+			}
+			bundles.Bundles = append(bundles.Bundles, blob)
+			continue
+		}
 		s, err := in.open(cmd, ref)
 		b, isBundle, err := source.AsBundleImage(cmd.Context(), ref, err, in.images)
 		if err == nil && isBundle {

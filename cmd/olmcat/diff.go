@@ -210,6 +210,11 @@ func openDiffSides(cmd *cobra.Command, gitRev string, args []string, opts input.
 	if gitRev != "" {
 		oldSide, newSide, err = input.OpenGitPair(cmd.Context(), gitRev, args[0], opts)
 	} else {
+		for _, ref := range args[:2] {
+			if err := bundleDirNotCatalog(ref); err != nil {
+				return nil, nil, err
+			}
+		}
 		oldSide, newSide, err = input.OpenPair(cmd.Context(), args[0], args[1], opts)
 	}
 	if err != nil {

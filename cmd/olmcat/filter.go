@@ -19,7 +19,8 @@ import (
 func init() { register(newFilterCmd) }
 
 const filterLong = `Keep the part of a catalog a disconnected cluster mirrors, as oc-mirror v2 does: the packages,
-channels and versions of an ImageSetConfiguration (mirror.openshift.io/v2alpha1, its
+channels and versions of an ImageSetConfiguration (mirror.openshift.io/v2alpha1, or oc-mirror v1's
+v1alpha2, whose mirror.operators have the same shape and are read the same, storageConfig unused; its
 mirror.operators[] entry whose catalog is CATALOG, or --operator N) or of a catalog-filter
 FilterConfiguration, given with --config FILE; or the same from flags. Without a version range
 and without --full (full: true) each kept channel keeps only its head (heads-only, as oc-mirror).
@@ -28,16 +29,23 @@ OUT is a File-Based Catalog directory (OUT/<package>/catalog.json, or .yaml with
 index.db with --to sqlite, and with --to-image REF also an index image, as 'olmcat migrate' writes
 them. --images FILE lists every image the filtered catalog references (each bundle image and
 related image, unique and sorted, one per line): what a mirroring tool copies beside the catalog.
+With --images-mapping REGISTRY[/PREFIX] the lines are SOURCE=DESTINATION, as 'oc image mirror -f
+FILE' reads them, named as oc-mirror v2 names mirrored images: each image at its own repository
+path under REGISTRY/PREFIX (registry.redhat.io/ubi8/ubi:8.9 -> REGISTRY/PREFIX/ubi8/ubi:8.9), a
+digest reference under the tag sha256-HEX (the manifest, so its digest, copied unchanged), a
+reference with a tag and a digest pulled by the digest and mirrored under the tag.
 --report FILE gives, per package and channel, the head, the kept, added and removed bundles and
 the default channel decision (JSON, with the image list).
 
 Where oc-mirror would write a catalog opm rejects or mirror nothing without a word, olmcat refuses
 with exit 2 and says what to set: a package or channel the catalog lacks, a default channel the
 filter removes (set defaultChannel), a channel a range empties. Versions are ordered as OLM orders
-them (1.21.0-555 is a version, not left out), a range never keeps bundles of other channels, the
-output is validated, and every kept bundle is checked to reach its kept channel head as OLM's
-resolver upgrades: a bundle the filter cut off gets back the bundles of its path (the report says
-which and why), one cut off in the input already is named on stderr.
+them (1.21.0-555 is a version, not left out), minVersion = maxVersion keeps that version alone (as
+oc-mirror v1; v2 keeps the channel head above it when the head only skips it), a range never
+keeps bundles of other channels, the output is validated, and every kept bundle is checked to
+reach its kept channel head as OLM's resolver upgrades: a bundle the filter cut off gets back the
+bundles of its path (the report says which and why), one cut off in the input already is named on
+stderr.
 
 Selection flags (instead of --config):
   --package NAME                  keep the package (every channel)
@@ -63,6 +71,7 @@ type filterFlags struct {
 	full                      bool
 	output, to, report, image string
 	force                     bool
+	mapping                   string // --images-mapping REGISTRY[/PREFIX]
 }
 
 func newFilterCmd() *cobra.Command {
@@ -94,6 +103,7 @@ func newFilterCmd() *cobra.Command {
 	f.StringVar(&ff.to, "to", "fbc", "what to write: fbc (a File-Based Catalog directory) or sqlite (an index.db)")
 	f.StringVar(&ff.report, "report", "", "write the report (per package and channel, and the images) as JSON to FILE ('-' for stdout)")
 	f.StringVar(&ff.image, "images", "", "write every image the filtered catalog references, one per line, to FILE ('-' for stdout)")
+	f.StringVar(&ff.mapping, "images-mapping", "", "REGISTRY[/PREFIX]: write --images as SOURCE=DESTINATION lines for 'oc image mirror -f FILE', each image under REGISTRY/PREFIX at its own repository path")
 	f.BoolVar(&ff.force, "force", false, "replace an existing, non-empty output (never an input)")
 	addInputFlags(f, &in)
 	images.images = &in.images
@@ -122,9 +132,23 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if images.server != "opm" && images.server != "olmcat" {
 		return usageError{fmt.Errorf("--server must be opm or olmcat, not %q", images.server)}
 	}
+	var mapTo *mirrorDest
+	if ff.mapping != "" {
+		if ff.image == "" {
+			return usageError{errors.New("--images-mapping says where the images go; say where the mapping is written with --images FILE ('-' for stdout)")}
+		}
+		d, err := parseMirrorDest(ff.mapping)
+		if err != nil {
+			return usageError{err}
+		}
+		mapTo = &d
+	}
 	cfg, err := filterConfig(cmd, ref, ff)
 	if err != nil {
 		return err
+	}
+	if cfg.Notice != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s\n", textsafe.Terminal(cfg.Notice))
 	}
 	startProgress(cmd).Phase("filtering " + ref + " into " + out)
 	src, err := in.open(cmd, ref)
@@ -171,6 +195,9 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	beforeCommit := func(r *filter.Report) error {
 		if err := report.write(r); err != nil {
 			return err
+		}
+		if mapTo != nil {
+			return imageList.write(imageMapping{r, *mapTo})
 		}
 		return imageList.write(imageLines{r})
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,20 +26,37 @@ func newGenerateCmd() *cobra.Command {
 }
 
 const generateDockerfileLong = `Write the Dockerfile that builds an index image serving a File-Based Catalog, as
-'opm generate dockerfile' did: FROM the opm image (-i), the catalog ADDed at /configs, its serve cache
-pre-built into /tmp/cache, ENTRYPOINT /bin/opm serving /configs on port 50051, and the
-operators.operatorframework.io.index.configs.v1 label plus any --extra-labels.
+'opm generate dockerfile' (v1.72) does, with its flags:
+
+  -i/--base-image IMAGE     the image the catalog image is built on (default: the opm image)
+  -b/--builder-image IMAGE  the image the serve cache is pre-built in (default: the opm image)
+  -l/--extra-labels K=V     extra labels (repeatable or comma-separated; a later duplicate key wins)
+
+When the base image is the builder image (the defaults), the Dockerfile has one stage: FROM the
+opm image, ENTRYPOINT /bin/opm serving /configs on port 50051, the catalog ADDed at /configs, its
+serve cache pre-built into /tmp/cache (RUN opm serve --cache-only), the
+operators.operatorframework.io.index.configs.v1 label and the extra labels. When they differ, it
+has opm v1.72's two stages: a builder stage FROM the builder image that ADDs the catalog and
+builds the cache, then FROM the base image, which gets the ENTRYPOINT and CMD and COPYs /configs
+and /tmp/cache from the builder. (opm v1.72 writes the two stages even when both images are the
+same; olmcat writes the one stage it always wrote, which builds the same image.) With -i scratch
+the base stage has no ENTRYPOINT, CMD or RUN (scratch holds no binary): such a binary-less image is
+served by OLM's own opm, and the Dockerfile says which CatalogSource fields
+(spec.grpcPodConfig.extractContent) that takes. The builder image may not be scratch.
+--binary-image is opm's deprecated name of --base-image; as in opm, it sets the builder image too
+unless -b is given.
 
 With --server olmcat the image builds on an olmcat image instead (a scratch image holding the
 static olmcat binary and /bin/grpc_health_probe linked to it, built from cmd/olmcat/Dockerfile in
-olmcat's repository): olmcat serves the catalog and answers OLM's grpc_health_probe.
+olmcat's repository; the default of -i and -b): olmcat serves the catalog and answers OLM's
+grpc_health_probe. A scratch base is refused then: OLM's opm could not read olmcat's cache.
 
 The Dockerfile is written beside DIR and named after it: 'olmcat generate dockerfile catalogs/prod'
 writes catalogs/prod.Dockerfile, to be built from catalogs/ (docker build -f prod.Dockerfile catalogs/).
 An existing Dockerfile is only replaced with --force.`
 
 func newGenerateDockerfileCmd() *cobra.Command {
-	var baseImage string
+	var baseImage, builderImage, binaryImage string
 	var labels []string
 	var force bool
 	var server string
@@ -51,8 +70,32 @@ func newGenerateDockerfileCmd() *cobra.Command {
 			if server != "opm" && server != "olmcat" {
 				return usageError{fmt.Errorf("--server must be opm or olmcat, not %q", server)}
 			}
-			if server == "olmcat" && !cmd.Flags().Changed("binary-image") {
-				baseImage = ""
+			fl := cmd.Flags()
+			if fl.Changed("binary-image") && fl.Changed("base-image") {
+				return usageError{errors.New("--binary-image is the old name of --base-image (-i): give one of them")}
+			}
+			defaultImage := indeximage.DefaultBinaryImage
+			if server == "olmcat" {
+				defaultImage = indeximage.DefaultServerImage
+			}
+			if !fl.Changed("base-image") {
+				baseImage = defaultImage
+			}
+			if !fl.Changed("builder-image") {
+				builderImage = defaultImage
+			}
+			if fl.Changed("binary-image") {
+				fmt.Fprintln(cmd.ErrOrStderr(), "olmcat: --binary-image is deprecated, as in opm: use --base-image (-i), and --builder-image (-b) for the stage that builds the cache")
+				baseImage = binaryImage
+				if !fl.Changed("builder-image") {
+					builderImage = binaryImage // opm's old behaviour: one image for both
+				}
+			}
+			if strings.TrimSpace(builderImage) == indeximage.Scratch {
+				return usageError{fmt.Errorf("invalid builder image %q: the builder stage runs the server to pre-build its cache; give an image holding it with -b (the default is %s)", builderImage, defaultImage)}
+			}
+			if server == "olmcat" && strings.TrimSpace(baseImage) == indeximage.Scratch {
+				return usageError{errors.New("--server olmcat with a scratch base image: a binary-less catalog image is served by OLM's own opm (grpcPodConfig.extractContent), which cannot read the cache olmcat builds; use --server opm, or an olmcat base image")}
 			}
 			extra, err := indeximage.ParseLabels(labels)
 			if err != nil {
@@ -81,7 +124,7 @@ func newGenerateDockerfileCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			werr := indeximage.WriteDockerfile(f, indeximage.DockerfileOptions{BaseImage: baseImage, IndexDir: name, ExtraLabels: extra, Olmcat: server == "olmcat"})
+			werr := indeximage.WriteDockerfile(f, indeximage.DockerfileOptions{BaseImage: baseImage, BuilderImage: builderImage, IndexDir: name, ExtraLabels: extra, Olmcat: server == "olmcat"})
 			if cerr := f.Close(); werr == nil {
 				werr = cerr
 			}
@@ -95,7 +138,9 @@ func newGenerateDockerfileCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&baseImage, "binary-image", "i", indeximage.DefaultBinaryImage, "image holding the server binary to build the index on (default with --server olmcat: "+indeximage.DefaultServerImage+")")
+	cmd.Flags().StringVarP(&baseImage, "base-image", "i", indeximage.DefaultBinaryImage, "image the catalog image is built on (default with --server olmcat: "+indeximage.DefaultServerImage+"); scratch for a binary-less image")
+	cmd.Flags().StringVarP(&builderImage, "builder-image", "b", indeximage.DefaultBinaryImage, "image holding the server binary that pre-builds the serve cache in a builder stage (default with --server olmcat: "+indeximage.DefaultServerImage+"); not scratch")
+	cmd.Flags().StringVar(&binaryImage, "binary-image", "", "deprecated (as in opm): --base-image, and --builder-image too unless given")
 	cmd.Flags().StringVar(&server, "server", "opm", "the catalog server: opm (as opm generate dockerfile writes it) or olmcat")
 	cmd.Flags().StringSliceVarP(&labels, "extra-labels", "l", nil, "extra labels, key=value (repeatable; a later duplicate key wins)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing Dockerfile")

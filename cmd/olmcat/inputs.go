@@ -35,6 +35,7 @@ type inputFlags struct {
 	allowEmpty   bool
 	migrateLevel tofbc.MigrateLevel
 	templates    *templateInputs
+	imageRef     *imageRefTemplate // render's --alpha-image-ref-template, for bundle directories
 }
 
 func addInputFlags(fs *pflag.FlagSet, f *inputFlags) {
@@ -79,7 +80,7 @@ func addTemplateFlags(fs *pflag.FlagSet, t *templateInputs) {
 	fs.Var(&t.cacheMaxAge, "cache-max-age", "remove the --cache-dir bundles no run has used for this long (days, 30d, or a duration, 36h; 0 keeps them all)")
 	t.parallel = bundlefetch.DefaultParallel
 	fs.Var(&t.parallel, "pull-parallelism", "how many bundle images of a template to pull at once (at least 1)")
-	fs.Var(allowedRegistries{&t.allowRegistries}, "allow-registry", "let templates name bundle images in this registry although it is on a loopback, private, link-local or other non-public address, or this machine's own: HOST (any port), HOST:PORT, a CIDR (10.0.0.0/8) or localhost; may be given more than once")
+	fs.Var(allowedRegistries{&t.allowRegistries}, "allow-registry", "let templates name bundle images in this registry although it is on a loopback, private, link-local or other non-public address, or this machine's own: HOST (any port), HOST:PORT, a CIDR (10.0.0.0/8) or localhost; may be given more than once; $OLMCAT_ALLOW_REGISTRY adds a comma-separated list")
 	fs.BoolVar(&t.allowLocal, "allow-local-images", false, "let templates name bundle images by a path on this machine (oci-layout:DIR, docker-archive:FILE)")
 }
 
@@ -89,7 +90,8 @@ var templateRegistriesAllowedInTests []string
 
 // refPolicy is what the bundle images of the command's templates may name.
 func (t *templateInputs) refPolicy() *indeximage.RefPolicy {
-	hosts := append(slices.Clone(t.allowRegistries), templateRegistriesAllowedInTests...)
+	hosts := append(slices.Clone(t.allowRegistries), envAllowedRegistries()...)
+	hosts = append(hosts, templateRegistriesAllowedInTests...)
 	return &indeximage.RefPolicy{AllowHosts: hosts, AllowLocal: t.allowLocal}
 }
 
@@ -198,6 +200,9 @@ func (r failingRenderer) RenderBundles(context.Context, []string) ([]fbc.Bundle,
 
 // open opens a catalog reference for cmd; close the source when done.
 func (f inputFlags) open(cmd *cobra.Command, ref string) (*source.Source, error) {
+	if err := bundleDirNotCatalog(ref); err != nil {
+		return nil, err
+	}
 	return source.Open(cmd.Context(), ref, f.options(cmd))
 }
 

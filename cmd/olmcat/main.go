@@ -142,6 +142,10 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return exitUsage
 		}
 	}
+	if err := checkEnvAllowedRegistries(); err != nil {
+		fmt.Fprintf(stderr, "olmcat: %v\n", err)
+		return exitUsage
+	}
 	root := newRootCmd()
 	root.SetIn(stdin)
 	root.SetOut(out)

@@ -156,6 +156,9 @@ func newServeCmd() *cobra.Command {
 		Long:  serveLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bundleDirNotCatalog(args[0]); err != nil {
+				return err
+			}
 			cacheDir := s.in.templates.cacheDir
 			// opm's default: a pre-built cache is required when serving with --cache-dir.
 			enforce := cacheDir != "" && !cacheOnly

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,4 +26,20 @@ func addVerbNounSpellings(root *cobra.Command) {
 	attach("validate", validate, "bundle "+strings.TrimPrefix(validate.Use, "validate "))
 	rebuild := newGraphRebuildCmd()
 	attach("graph", rebuild, "rebuild "+strings.TrimPrefix(rebuild.Use, "graph-rebuild "))
+	root.AddCommand(newAlphaCmd())
+}
+
+// newAlphaCmd is opm's spelling of the template commands, `opm alpha render-template` and
+// `opm alpha convert-template`: a script moves from opm to olmcat by its first word only.
+func newAlphaCmd() *cobra.Command {
+	alpha := &cobra.Command{
+		Use:   "alpha (render-template | convert-template)",
+		Short: "opm's spellings: 'alpha render-template' and 'alpha convert-template' are render-template and convert-template",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError{errors.New("olmcat alpha has opm's render-template and convert-template (the same as olmcat render-template and olmcat convert-template); name one")}
+		},
+	}
+	alpha.AddCommand(newRenderTemplateCmd(), newConvertTemplateCmd())
+	return alpha
 }

@@ -47,11 +47,17 @@ Text output (default): one line per issue on stdout,
   FILE:LINE: SEVERITY: package "P", channel "C", bundle "B": MESSAGE (fix: HINT)
 and a summary line on stderr.
 
-JSON output (-o json) is a stable document:
-  {"passed": bool, "errors": N, "warnings": N, "info": N (only when there is any),
+JSON output (-o json) is a stable document, and -o yaml the same document in YAML:
+  {"passed": bool, "error": {"message": "..."} (only when not passed), "errors": N, "warnings": N,
+   "info": N (only when there is any),
    "issues": [{"severity": "error"|"warning"|"info", "rule": "...", "file": "...", "line": N,
                "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "..."}]}
 Empty fields are left out; issues are sorted by file and line; "rule" values are stable identifiers.
+"passed" and "error.message" are the keys opm validate -o json|yaml (v1.72) prints, so that scripts
+reading opm's keep working; the message holds the issues that fail the catalog, one per line.
+
+A bundle directory (manifests/ and metadata/) is validated as 'olmcat validate bundle DIR' does
+(opm validate would read its manifests as catalog blobs and fail on each); this is said on stderr.
 
 Exit codes: 0 valid, 1 errors found (or warnings with --strict), 2 bad usage or an input that
 cannot be used (not found, not a catalog, empty, damaged, ...).`
@@ -66,8 +72,11 @@ func newValidateCmd() *cobra.Command {
 		Long:  validateLong + "\n\n" + referenceHelp,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
+			if output != "text" && output != "json" && output != "yaml" {
+				return usageError{fmt.Errorf("-o must be text, json or yaml, not %q", output)}
+			}
+			if isBundleDir(args[0]) {
+				return validateBundleDirRef(cmd, args[0], strict, output)
 			}
 			defer validateGC()()
 			startProgress(cmd).Phase("validating " + args[0])
@@ -91,7 +100,7 @@ func newValidateCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (graph problems opm accepts) as errors")
 	addInputFlags(cmd.Flags(), &in)
 	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)
@@ -137,11 +146,15 @@ func validateSource(ctx context.Context, src *source.Source, opts model.Options)
 }
 
 func writeValidateReport(stdout, stderr io.Writer, r model.Report, output string) error {
-	if output == "json" {
+	if output == "json" || output == "yaml" {
+		doc := withOpmValidateKeys(r)
+		if output == "yaml" {
+			return writeYAMLDoc(stdout, doc)
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(doc)
 	}
 	for _, i := range r.Issues {
 		// One line per issue: what the catalog put in it (names, the text of a parse error) shows

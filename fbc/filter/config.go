@@ -20,7 +20,11 @@ import (
 
 // The kinds of configuration files read.
 const (
-	ISCAPIVersion    = "mirror.openshift.io/v2alpha1"
+	ISCAPIVersion = "mirror.openshift.io/v2alpha1"
+	// ISCV1APIVersion is oc-mirror v1's ImageSetConfiguration: its mirror.operators have the
+	// shape of v2alpha1's and are read the same; its storageConfig (where oc-mirror v1 keeps its
+	// metadata) is not used.
+	ISCV1APIVersion  = "mirror.openshift.io/v1alpha2"
 	ISCKind          = "ImageSetConfiguration"
 	FilterAPIVersion = "olm.operatorframework.io/filter/mirror/v1alpha1"
 	FilterKind       = "FilterConfiguration"
@@ -35,6 +39,9 @@ type Config struct {
 	Packages []Package
 	// Origin names where the configuration came from, for messages ("" for flags).
 	Origin string
+	// Notice, when set, is to be said once to the user: how the configuration was read where it
+	// is not oc-mirror v2's own (an oc-mirror v1 ImageSetConfiguration).
+	Notice string
 }
 
 // Package selects one package.
@@ -64,6 +71,9 @@ type Range struct {
 	// Text is the range as written: "min 1.2.0, max 1.3.0" or a FilterConfiguration versionRange.
 	Text  string
 	match func(semver.Version) bool
+	// pinned is set when minVersion and maxVersion name the same version: one version is asked
+	// for, and oc-mirror v1 keeps it alone (see keepPinned).
+	pinned bool
 }
 
 // IsSet says whether the range restricts anything.
@@ -100,7 +110,7 @@ func MinMax(minV, maxV, what string) (Range, error) {
 	if lo != nil && hi != nil && lo.GT(*hi) {
 		return Range{}, fmt.Errorf("%s: minVersion %s is above maxVersion %s", what, minV, maxV)
 	}
-	return Range{Text: strings.Join(parts, ", "), match: func(v semver.Version) bool {
+	return Range{Text: strings.Join(parts, ", "), pinned: lo != nil && hi != nil && lo.EQ(*hi), match: func(v semver.Version) bool {
 		return (lo == nil || v.GTE(*lo)) && (hi == nil || v.LTE(*hi))
 	}}, nil
 }
@@ -129,7 +139,9 @@ type isc struct {
 	APIVersion  string          `json:"apiVersion"`
 	Kind        string          `json:"kind"`
 	ArchiveSize json.RawMessage `json:"archiveSize,omitempty"`
-	Mirror      struct {
+	// StorageConfig is oc-mirror v1's (v1alpha2) metadata store: accepted there, not used.
+	StorageConfig json.RawMessage `json:"storageConfig,omitempty"`
+	Mirror        struct {
 		Platform         json.RawMessage `json:"platform,omitempty"`
 		Operators        []iscOperator   `json:"operators,omitempty"`
 		AdditionalImages json.RawMessage `json:"additionalImages,omitempty"`
@@ -148,15 +160,21 @@ type iscOperator struct {
 	SkipDependencies            bool            `json:"skipDependencies,omitempty"`
 	TargetCatalogSourceTemplate string          `json:"targetCatalogSourceTemplate,omitempty"`
 	Platforms                   json.RawMessage `json:"platforms,omitempty"`
-	Packages                    []struct {
+	// TargetName and OriginalRef are oc-mirror v1's (v1alpha2), about the mirrored catalog's
+	// name: accepted there, not used.
+	TargetName  string `json:"targetName,omitempty"`
+	OriginalRef string `json:"originalRef,omitempty"`
+	Packages    []struct {
 		Name           string `json:"name"`
 		DefaultChannel string `json:"defaultChannel,omitempty"`
 		MinVersion     string `json:"minVersion,omitempty"`
 		MaxVersion     string `json:"maxVersion,omitempty"`
-		Channels       []struct {
+		v1Bundles
+		Channels []struct {
 			Name       string `json:"name"`
 			MinVersion string `json:"minVersion,omitempty"`
 			MaxVersion string `json:"maxVersion,omitempty"`
+			v1Bundles
 		} `json:"channels,omitempty"`
 		Bundles []struct {
 			Name string `json:"name"`
@@ -198,7 +216,7 @@ func ParseConfig(data []byte, name string, sel Selector) (*Config, error) {
 		return nil, fmt.Errorf("%s is not a YAML or JSON document: %s", name, cleanYAMLError(err))
 	}
 	switch {
-	case head.Kind == ISCKind && head.APIVersion == ISCAPIVersion:
+	case head.Kind == ISCKind && (head.APIVersion == ISCAPIVersion || head.APIVersion == ISCV1APIVersion):
 		return parseISC(data, name, sel)
 	case head.Kind == FilterKind && head.APIVersion == FilterAPIVersion:
 		if sel.Index >= 0 {
@@ -206,7 +224,7 @@ func ParseConfig(data []byte, name string, sel Selector) (*Config, error) {
 		}
 		return parseFilterConfiguration(data, name)
 	case head.Kind == ISCKind:
-		return nil, fmt.Errorf("%s: apiVersion %q of the %s is not read; olmcat reads oc-mirror v2's %s", name, head.APIVersion, ISCKind, ISCAPIVersion)
+		return nil, fmt.Errorf("%s: apiVersion %q of the %s is not read; olmcat reads oc-mirror v2's %s and v1's %s", name, head.APIVersion, ISCKind, ISCAPIVersion, ISCV1APIVersion)
 	case head.Kind == FilterKind:
 		return nil, fmt.Errorf("%s: apiVersion %q of the %s is not read; olmcat reads %s", name, head.APIVersion, FilterKind, FilterAPIVersion)
 	}
@@ -218,6 +236,10 @@ func parseISC(data []byte, name string, sel Selector) (*Config, error) {
 	var doc isc
 	if err := yaml.UnmarshalStrict(data, &doc); err != nil {
 		return nil, strictError(data, name, err)
+	}
+	notice, err := checkISCVersionKeys(&doc, data, name)
+	if err != nil {
+		return nil, err
 	}
 	ops := doc.Mirror.Operators
 	if len(ops) == 0 {
@@ -247,7 +269,7 @@ func parseISC(data []byte, name string, sel Selector) (*Config, error) {
 			return nil, fmt.Errorf("%s: no mirror.operators entry has catalog %s: choose one with --operator N (%s)", name, sel.Catalog, strings.Join(names, "; "))
 		}
 	}
-	cfg := &Config{Full: op.Full, Origin: name}
+	cfg := &Config{Full: op.Full, Origin: name, Notice: notice}
 	at := func(i int) string {
 		return fmt.Sprintf("%s: mirror.operators[%d]", name, indexOf(ops, op)) + fmt.Sprintf(".packages[%d]", i)
 	}

@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func TestConfigRefusals(t *testing.T) {
 		{strings.Replace(twoCatalogs, "      defaultChannel: stable-v0\n", "      maxVersion: 6.0.0\n", 1), "set one of them"},
 		{strings.Replace(twoCatalogs, "minVersion: 5.6.0", "minVersion: five", 1), "not a semantic version"},
 		{strings.Replace(twoCatalogs, "minVersion: 5.6.0", "minVersion: 5.6.0\n        maxVersion: 5.0.0", 1), "above maxVersion"},
-		{strings.Replace(twoCatalogs, "v2alpha1", "v1alpha2", 1), "v2alpha1"},
+		{strings.Replace(twoCatalogs, "v2alpha1", "v1alpha1", 1), "v2alpha1"},
 		{"kind: Pod\napiVersion: v1\n", "give an ImageSetConfiguration"},
 		{"kind: [", "not a YAML"},
 	} {
@@ -156,6 +157,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(twoCatalogs), 0)
 	f.Add([]byte(bundlesISC("      defaultChannel: stable-1.0\n", "sailoperator.v1.0.0", "sailoperator.v1.27.1")), 0)
 	f.Add([]byte("apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n- name: a\n  versionRange: '>=1.0.0 <2.0.0 || 3.x'\n"), -1)
+	f.Add([]byte("apiVersion: mirror.openshift.io/v1alpha2\nkind: ImageSetConfiguration\nstorageConfig:\n  local:\n    path: /tmp/m\nmirror:\n  operators:\n  - catalog: x\n    targetName: y\n    packages:\n    - name: a\n      minBundle: a.v1\n"), -1)
 	if files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "conformance", "filter", "*", "isc.yaml")); len(files) > 0 {
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
@@ -181,4 +183,35 @@ func FuzzParseConfig(f *testing.F) {
 			p.Range.Contains(semver.MustParse("1.0.0"))
 		}
 	})
+}
+
+// An oc-mirror v1 ImageSetConfiguration (v1alpha2) is read as the same v2alpha1 one, its
+// storageConfig and targetName accepted and named in the notice; v1's keys in a v2alpha1 file, and
+// minBundle (a range olmcat cannot honour), are refused with their line.
+func TestParseISCv1alpha2(t *testing.T) {
+	v2, err := ParseConfig([]byte(twoCatalogs), "isc.yaml", Selector{Index: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1text := strings.Replace(twoCatalogs, "v2alpha1", "v1alpha2", 1)
+	v1text = strings.Replace(v1text, "kind: ImageSetConfiguration\n", "kind: ImageSetConfiguration\nstorageConfig:\n  registry:\n    imageURL: mirror.example:5000/oc-mirror-metadata\n    skipTLS: false\n", 1)
+	v1, err := ParseConfig([]byte(v1text), "isc.yaml", Selector{Index: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.Notice != "" || !strings.Contains(v1.Notice, "oc-mirror v1") || !strings.Contains(v1.Notice, "storageConfig") {
+		t.Errorf("notices: v2 %q, v1 %q", v2.Notice, v1.Notice)
+	}
+	v1.Notice = ""
+	if fmt.Sprint(v1.Packages) != fmt.Sprint(v2.Packages) || v1.Full != v2.Full {
+		t.Errorf("v1alpha2 read otherwise than v2alpha1:\n%+v\n%+v", v1, v2)
+	}
+	withStorage := strings.Replace(v1text, "v1alpha2", "v2alpha1", 1)
+	if _, err := ParseConfig([]byte(withStorage), "isc.yaml", Selector{Index: 0}); err == nil || !strings.Contains(err.Error(), `"storageConfig" is a key of oc-mirror v1`) || !strings.HasPrefix(err.Error(), "isc.yaml:3:") {
+		t.Errorf("storageConfig in v2alpha1: %v", err)
+	}
+	minBundle := strings.Replace(v1text, "minVersion: 5.6.0", "minBundle: foo.v5.6.0", 1)
+	if _, err := ParseConfig([]byte(minBundle), "isc.yaml", Selector{Index: 0}); err == nil || !strings.Contains(err.Error(), "minBundle") || !strings.Contains(err.Error(), "minVersion") {
+		t.Errorf("minBundle: %v", err)
+	}
 }

@@ -343,6 +343,9 @@ func decodeBundles(c *fbc.Catalog) error {
 // catalog-filter follows replaces and skips out of the channel (to bundles of other channels);
 // here a name that is no entry of the channel ends the chain or is not counted.
 func keepRange(ch *model.Channel, head string, rng Range) map[string]bool {
+	if kept := keepPinned(ch, rng); kept != nil {
+		return kept
+	}
 	var chain []*model.Entry
 	onChain := map[string]bool{}
 	for e := ch.Entries[head]; e != nil && !onChain[e.Name]; e = ch.Entries[e.Replaces] {

@@ -59,3 +59,61 @@ func TestWriteDockerfile(t *testing.T) {
 		t.Error("a label without = was accepted")
 	}
 }
+
+// opmScratchDockerfile is what opm v1.72's generate-dockerfile template renders for
+// -i scratch (the builder image the default opm image) and one extra label.
+const opmScratchDockerfile = `# The builder image is expected to contain
+# /bin/opm (with serve subcommand)
+FROM quay.io/operator-framework/opm:latest as builder
+
+# Copy FBC root into image at /configs and pre-populate serve cache
+ADD catalog /configs
+RUN ["/bin/opm", "serve", "/configs", "--cache-dir=/tmp/cache", "--cache-only"]
+
+FROM scratch
+# OLMv0 CatalogSources that use binary-less images must set:
+# spec:
+#   grpcPodConfig:
+#     extractContent:
+#       catalogDir: /configs
+#       cacheDir: /tmp/cache
+
+COPY --from=builder /configs /configs
+COPY --from=builder /tmp/cache /tmp/cache
+
+# Set FBC-specific label for the location of the FBC root directory
+# in the image
+LABEL operators.operatorframework.io.index.configs.v1=/configs
+
+# Set other custom labels
+LABEL "team"="olm"
+`
+
+func TestWriteDockerfileTwoStages(t *testing.T) {
+	var b strings.Builder
+	opts := DockerfileOptions{BaseImage: "scratch", IndexDir: "catalog", ExtraLabels: map[string]string{"team": "olm"}}
+	if err := WriteDockerfile(&b, opts); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(opmScratchDockerfile, b.String()); diff != "" {
+		t.Errorf("scratch Dockerfile (-want +got):\n%s", diff)
+	}
+	b.Reset()
+	opts = DockerfileOptions{BaseImage: "registry.example/opm:v1.72", BuilderImage: "registry.example/opm-builder:v1.72", IndexDir: "catalog"}
+	if err := WriteDockerfile(&b, opts); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"FROM registry.example/opm-builder:v1.72 as builder\n", "\nFROM registry.example/opm:v1.72\n",
+		"ENTRYPOINT [\"/bin/opm\"]\n", "EXPOSE 50051\n", "COPY --from=builder /tmp/cache /tmp/cache\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("two-stage Dockerfile lacks %q:\n%s", want, text)
+		}
+	}
+	if i, j := strings.Index(text, "RUN "), strings.Index(text, "\nFROM registry.example/opm:v1.72"); i < 0 || i > j || strings.Count(text, "RUN ") != 1 {
+		t.Errorf("the RUN is not in the builder stage alone:\n%s", text)
+	}
+	if err := WriteDockerfile(&strings.Builder{}, DockerfileOptions{IndexDir: "c", BuilderImage: "scratch"}); err == nil {
+		t.Error("a scratch builder image was accepted")
+	}
+}

@@ -60,9 +60,9 @@ func (e *RefusedError) Error() string {
 		what = "a " + e.Kind + " address"
 	}
 	if e.Addr == e.Host || strings.HasPrefix(e.Host, e.Addr+":") || strings.HasPrefix(e.Host, "["+e.Addr+"]") {
-		return fmt.Sprintf("%s, which a template may not name unless --allow-registry %s is given", what, e.Host)
+		return fmt.Sprintf("%s, which a template may not name unless --allow-registry %s is given (or OLMCAT_ALLOW_REGISTRY=%s set)", what, e.Host, e.Host)
 	}
-	return fmt.Sprintf("%s resolves to %s, %s, which a template may not name unless --allow-registry %s is given", e.Host, e.Addr, what, e.Host)
+	return fmt.Sprintf("%s resolves to %s, %s, which a template may not name unless --allow-registry %s is given (or OLMCAT_ALLOW_REGISTRY=%s set)", e.Host, e.Addr, what, e.Host, e.Host)
 }
 
 // ParseAllowedHost checks one RefPolicy.AllowHosts entry, for a flag's value.
