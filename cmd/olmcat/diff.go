@@ -38,9 +38,9 @@ fixed, or changed (a warning both have, in other words); the diff runs on what l
 Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate does: only entries
 of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
 
-Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
-request comment: the verdict, then the pictures of the worst channels first, under GitHub's comment
-limit), html (one self-contained page, worst package first, info collapsed, an SVG upgrade graph of
+Output (-o): text (default: tables; table is another name for it), json (schema olmcat.diff/v1, see
+diff/SCHEMA.md), markdown (for a pull request comment: the verdict, then the pictures of the worst
+channels first, under GitHub's comment limit), html (one self-contained page, worst package first, info collapsed, an SVG upgrade graph of
 each changed channel). Pictures keep version order, draw a skipRange as a range on the bundle that
 declares it and mark every bundle a finding names.
 --stat prints one line per changed package instead.
@@ -83,7 +83,7 @@ func newDiffCmd() *cobra.Command {
 				return err
 			}
 			if minSeverity != "" && (output != report.FormatTable || stat) {
-				return usageError{fmt.Errorf("--min-severity shortens the table (-o table); -o %s and --stat always count every finding", output)}
+				return usageError{fmt.Errorf("--min-severity shortens the table (-o text); -o %s and --stat always count every finding", output)}
 			}
 			if output != report.FormatTable && output != report.FormatJSON && output != report.FormatMarkdown && output != report.FormatHTML {
 				return usageError{fmt.Errorf("-o must be table, json, markdown or html, not %q", output)}

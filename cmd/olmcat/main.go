@@ -40,14 +40,13 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(flagError)
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd())
 	}
 	root.InitDefaultCompletionCmd() // cobra adds it on Execute; here it is also in the tree for help and tests
 	addVerbNounSpellings(root)
+	applyUsageRules(root)
 	return root
 }
 
