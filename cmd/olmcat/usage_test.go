@@ -334,3 +334,76 @@ func TestRenderTemplateMisspelledSchema(t *testing.T) {
 		t.Errorf("render-template semverr: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// validate bundle ends as validate does: the verdict line on stderr, and -o json in validate's
+// shape (passed, errors, warnings, issues).
+func TestValidateBundleVerdictAndShape(t *testing.T) {
+	good := "testdata/readme/bundle-dir"
+	code, stdout, stderr := runCLI(t, "validate", "bundle", good)
+	if code != exitOK || stdout != "" || stderr != "olmcat: valid: 0 errors, 0 warnings (bundle "+good+")\n" {
+		t.Errorf("a valid bundle: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	broken := filepath.Join(t.TempDir(), "bundle")
+	copyDir(t, good, broken)
+	writeFile(t, filepath.Join(broken, "metadata", "annotations.yaml"), "annotations: [\n")
+	code, stdout, stderr = runCLI(t, "bundle", "validate", broken)
+	if code != exitFindings || !strings.Contains(stdout, "error: ") || !strings.HasPrefix(stderr, "olmcat: invalid: 1 error, 0 warnings (bundle ") {
+		t.Errorf("a broken bundle: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	keys := func(doc string) map[string]bool {
+		t.Helper()
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("%v\n%s", err, doc)
+		}
+		out := map[string]bool{}
+		for k := range m {
+			out[k] = true
+		}
+		return out
+	}
+	_, catalogDoc, _ := runCLI(t, "validate", "../../fixtures/catalog", "-o", "json")
+	code, bundleDoc, _ := runCLI(t, "validate", "bundle", broken, "-o", "json")
+	if code != exitFindings {
+		t.Errorf("-o json of a broken bundle: exit %d", code)
+	}
+	bk := keys(bundleDoc)
+	for k := range keys(catalogDoc) {
+		if !bk[k] {
+			t.Errorf("validate bundle -o json has no %q, which validate -o json has:\n%s", k, bundleDoc)
+		}
+	}
+	var doc struct {
+		Passed *bool
+		Errors int
+		Issues []struct{ Severity, Message string }
+	}
+	json.Unmarshal([]byte(bundleDoc), &doc)
+	if doc.Passed == nil || *doc.Passed || doc.Errors != 1 || len(doc.Issues) != 1 || doc.Issues[0].Severity != "error" {
+		t.Errorf("validate bundle -o json of a broken bundle:\n%s", bundleDoc)
+	}
+}
+
+// registry serve serves an index.db: its --help lists no flag of catalog templates or images
+// (still accepted, for an entrypoint that passes them).
+func TestRegistryServeHelpListsIndexDBFlags(t *testing.T) {
+	_, help, _ := runCLI(t, "registry", "serve", "--help")
+	for _, name := range indexDBIrrelevantFlags {
+		if strings.Contains(help, "--"+name+" ") {
+			t.Errorf("registry serve --help lists --%s", name)
+		}
+	}
+	for _, name := range []string{"--database", "--port", "--termination-log", "--skip-migrate", "--timeout-seconds", "--debug"} {
+		if !strings.Contains(help, name) {
+			t.Errorf("registry serve --help lacks %s", name)
+		}
+	}
+	cmd, _, err := newRootCmd().Find([]string{"registry", "serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Flags().Lookup("insecure") == nil {
+		t.Error("registry serve no longer accepts --insecure")
+	}
+}
