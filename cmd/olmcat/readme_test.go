@@ -404,9 +404,9 @@ type readmeRunner struct {
 	// test process allows it (TestMain), a binary is told with --allow-registry, as the README's
 	// public registry needs no flag.
 	allowRegistry bool
-	template string
-	registry string                   // loopback host standing in for readmeRegistry
-	servers  map[string]readmeExample // README port -> the serve example listening on it
+	template      string
+	registry      string                   // loopback host standing in for readmeRegistry
+	servers       map[string]readmeExample // README port -> the serve example listening on it
 }
 
 // readmeRun is one example, rewritten to run in its sandbox.
