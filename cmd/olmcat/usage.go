@@ -16,7 +16,8 @@ import (
 //     Use line, then shows the usage line, instead of cobra's "accepts 2 arg(s), received 1";
 //   - a mistyped subcommand, of olmcat or of a group (inspect, bundle, generate, ...), is an error
 //     (exit 2) with the nearest command on the same line, never cobra's tab-indented list;
-//   - the human output format is called text everywhere; table is accepted as its alias.
+//   - the human output format is called text everywhere; table is accepted as its alias;
+//   - a list flag whose default is empty shows no "(default [])" in --help, as the others.
 //
 // It runs once the tree is complete (newRootCmd), so that a command added later gets it too.
 func applyUsageRules(root *cobra.Command) {
@@ -34,6 +35,11 @@ func applyUsageRules(root *cobra.Command) {
 			c.Args = namedArgs(c.Args)
 		}
 		unifyHumanFormat(c)
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.DefValue == "[]" {
+				f.DefValue = "" // an empty list is no default: --help shows none, as for other lists
+			}
+		})
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
