@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // applyUsageRules gives every command of the tree the same handling of how it was called (issue 34):
@@ -281,8 +283,8 @@ func splitTopLevel(s string, sep rune) []string {
 // flagError is the error of a flag that does not parse: for an unknown flag, the nearest of the
 // command's flags (its own and those it inherits) is suggested.
 func flagError(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+	msg := textsafe.Terminal(err.Error()) // a flag as typed: one line, whatever it holds
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
 		if s := nearestFlags(c, name); len(s) > 0 {
 			msg += " (did you mean " + orList(s) + "?)"
 		}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -406,4 +407,32 @@ func TestRegistryServeHelpListsIndexDBFlags(t *testing.T) {
 	if cmd.Flags().Lookup("insecure") == nil {
 		t.Error("registry serve no longer accepts --insecure")
 	}
+}
+
+// FuzzUnknownFlag: whatever a mistyped flag is (any bytes, any length), the answer is one
+// "unknown flag" line with at most a suggestion of real flags, and the distance is a distance.
+func FuzzUnknownFlag(f *testing.F) {
+	for _, s := range []string{"packge", "", "-", "p", "ü", "\x00\xff", "min-sev", strings.Repeat("x", 300)} {
+		f.Add(s)
+	}
+	cmd, _, err := newRootCmd().Find([]string{"filter"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		msg := flagError(cmd, errors.New("unknown flag: --"+name)).Error()
+		first, rest, _ := strings.Cut(msg, "\n")
+		if !strings.HasPrefix(first, "unknown flag: --") || rest != "run 'olmcat filter --help' for usage" {
+			t.Fatalf("%q", msg)
+		}
+		for _, s := range nearestFlags(cmd, name) {
+			if cmd.Flags().Lookup(strings.TrimPrefix(s, "--")) == nil {
+				t.Fatalf("suggested %s, which filter does not have", s)
+			}
+		}
+		d, back := levenshtein(name, "package"), levenshtein("package", name)
+		if d != back || d > max(len([]rune(name)), len("package")) || (d == 0) != (name == "package") {
+			t.Fatalf("levenshtein(%q, package) = %d, back %d", name, d, back)
+		}
+	})
 }
