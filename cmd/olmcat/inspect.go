@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -104,6 +105,9 @@ func newInspectCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if _, ok := m.Packages[name]; !ok {
+				return usageError{unknownPackage(m, name)}
+			}
 			r, err := ops.InspectPackage(m, name)
 			if err != nil {
 				return usageError{err}
@@ -188,4 +192,19 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// unknownPackage says that the catalog has no package name: the nearest name when one is within
+// two edits, then the first packages, as every list olmcat prints: "a, b and 3 more".
+func unknownPackage(m *model.Model, name string) error {
+	names := make([]string, 0, len(m.Packages))
+	for n := range m.Packages {
+		names = append(names, textsafe.Terminal(n))
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("no package %q in the catalog", name)
+	if near := nearestWord(name, names); near != "" {
+		msg += "; did you mean " + near + "?"
+	}
+	return fmt.Errorf("%s (packages: %s)", msg, briefList(names, 10))
 }

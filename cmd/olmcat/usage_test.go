@@ -198,6 +198,11 @@ func TestInspectPackageFlag(t *testing.T) {
 	if code, _, stderr := runCLI(t, "inspect", "package", cat, "operator-001", "--package", "operator-002"); code != exitUsage || !strings.Contains(stderr, "one package") {
 		t.Errorf("both forms: exit %d, stderr:\n%s", code, stderr)
 	}
+	// A package that is not there: the nearest name, then the list, joined as olmcat joins lists.
+	code, _, stderr := runCLI(t, "inspect", "package", cat, "--package", "operatr-001")
+	if code != exitUsage || !strings.Contains(stderr, `no package "operatr-001" in the catalog; did you mean operator-001? (packages: operator-000, operator-001, operator-002)`) {
+		t.Errorf("an unknown package: exit %d, stderr:\n%s", code, stderr)
+	}
 }
 
 // A second copy of a package, bundle or channel names both places: the issue is at the stray
