@@ -66,10 +66,10 @@ func newDiffCmd() *cobra.Command {
 		Long:  diffLong,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if gitRev != "" && len(args) != 1 {
-				return usageError{fmt.Errorf("diff --git REV takes one PATH, got %d arguments", len(args))}
+				return usageError{fmt.Errorf("diff --git REV takes one PATH, got %s", plural.Of(len(args), "argument"))}
 			}
 			if gitRev == "" && len(args) != 2 {
-				return usageError{fmt.Errorf("diff takes OLD and NEW (or --git REV PATH), got %d arguments", len(args))}
+				return usageError{fmt.Errorf("diff takes OLD and NEW (or --git REV PATH), got %s", plural.Of(len(args), "argument"))}
 			}
 			return nil
 		},

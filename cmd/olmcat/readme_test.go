@@ -729,6 +729,9 @@ func runReadmeExamples(t *testing.T, exec readmeExec, allowRegistry bool) {
 			if err != nil {
 				t.Fatalf("%s: %v", ex, err)
 			}
+			if strings.Contains(strings.Join(ex.args, " "), readmeRegistry+"/") {
+				t.Logf("%s: %s served by the loopback stand-in registry %s", ex, readmeRegistry, r.registry)
+			}
 			defer func() {
 				for _, stop := range run.peers {
 					stop()
