@@ -87,15 +87,19 @@ func toSQLite(ctx context.Context, out string, opts ToSQLiteOptions, walk func(a
 	if opts.Strict && len(c.r.Losses) > 0 {
 		return c.r, &LossError{Report: c.r}
 	}
+	// BeforeCommit writes what is published with the database (the --report), so it sees the
+	// report as it will be once the database is in place: committed.
+	c.r.Committed = true
 	if opts.BeforeCommit != nil {
 		if err := opts.BeforeCommit(c.r); err != nil {
+			c.r.Committed = false
 			return nil, err
 		}
 	}
 	if err := w.Commit(); err != nil {
+		c.r.Committed = false
 		return nil, err
 	}
-	c.r.Committed = true
 	return c.r, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/olmcat/olmcat/internal/indeximage"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 func init() { register(newBundleCmd) }
@@ -67,8 +68,11 @@ What opm renders without a word but not as the author meant (a dependency whose 
 read, a metadata file opm ignores, a skipped manifest file) is a warning, as 'bundle render' warns.
 --strict reports every warning as an error.
 
-Findings are printed one per line ("FILE[:LINE]: SEVERITY: MESSAGE"), or as JSON with -o json:
-  {"dir", "findings": [{"severity": "error"|"warning", "file"?, "line"?, "message"}]}
+Findings are printed one per line on stdout ("FILE[:LINE]: SEVERITY: MESSAGE") and the verdict on
+stderr, as validate prints them ("olmcat: valid: 0 errors, 1 warning (bundle DIR)"), or as JSON with
+-o json, in validate's shape:
+  {"passed": bool, "errors": N, "warnings": N, "dir": "...",
+   "issues": [{"severity": "error"|"warning", "file"?, "line"?, "message"}]}
 
 Exit codes: 0 valid (warnings allowed), 1 errors found (or warnings with --strict), 2 bad usage or
 unreadable labels.`
@@ -229,24 +233,55 @@ func newBundleValidateCmd() *cobra.Command {
 	return cmd
 }
 
-func writeBundleReport(w io.Writer, r bundledir.Report, format string) error {
-	if format == "json" {
-		return writeJSONDoc(w, r)
-	}
-	for _, f := range r.Findings {
-		if _, err := fmt.Fprintln(w, f.String()); err != nil {
-			return err
-		}
-	}
-	return nil
+// bundleReport is validate bundle's JSON document: validate's shape (passed, the counts, issues
+// with severity, file, line and message), with the bundle directory or image it is about.
+type bundleReport struct {
+	Passed   bool                `json:"passed"`
+	Errors   int                 `json:"errors"`
+	Warnings int                 `json:"warnings"`
+	Dir      string              `json:"dir"`
+	Issues   []bundledir.Finding `json:"issues"`
 }
 
-func finishBundleReport(cmd *cobra.Command, r bundledir.Report, format string) error {
-	if err := writeBundleReport(cmd.OutOrStdout(), r, format); err != nil {
-		return err
+func newBundleReport(r bundledir.Report) bundleReport {
+	out := bundleReport{Dir: r.Dir, Issues: r.Findings}
+	if out.Issues == nil {
+		out.Issues = []bundledir.Finding{}
 	}
-	if n := r.Errors(); n > 0 {
-		return exitError{code: exitFindings, err: fmt.Errorf("bundle %s: %s", r.Dir, plural.Of(n, "error"))}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case bundledir.SeverityError:
+			out.Errors++
+		default:
+			out.Warnings++
+		}
+	}
+	out.Passed = out.Errors == 0
+	return out
+}
+
+// finishBundleReport writes validate bundle's report as validate writes a catalog's: one line per
+// finding on stdout and the verdict line on stderr, or the JSON document; exit 1 on errors.
+func finishBundleReport(cmd *cobra.Command, r bundledir.Report, format string) error {
+	rep := newBundleReport(r)
+	if format == "json" {
+		if err := writeJSONDoc(cmd.OutOrStdout(), rep); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range r.Findings {
+			if _, err := fmt.Fprintln(cmd.OutOrStdout(), textsafe.Terminal(f.String())); err != nil {
+				return err
+			}
+		}
+		verdict := "valid"
+		if !rep.Passed {
+			verdict = "invalid"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s: %s, %s (bundle %s)\n", verdict, plural.Of(rep.Errors, "error"), plural.Of(rep.Warnings, "warning"), textsafe.Terminal(r.Dir))
+	}
+	if !rep.Passed {
+		return exitError{code: exitFindings}
 	}
 	return nil
 }

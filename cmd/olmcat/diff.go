@@ -38,8 +38,8 @@ fixed, or changed (a warning both have, in other words); the diff runs on what l
 Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate does: only entries
 of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
 
-Output (-o): table (default), json (schema olmcat.diff/v1, see diff/SCHEMA.md), markdown (for a pull
-request comment: the verdict, every breaking finding, then the warnings, the info findings, the
+Output (-o): text (default: tables; table is another name for it), json (schema olmcat.diff/v1, see
+diff/SCHEMA.md), markdown (for a pull request comment: the verdict, every breaking finding, then the warnings, the info findings, the
 changed packages and the pictures of the worst channels, within --max-bytes (default 65,000: GitHub
 refuses comments over 65,536 characters); what does not fit is left out mildest first and counted,
 with the commands that show all of it), html (one self-contained page, worst package first, info collapsed, an SVG upgrade graph of
@@ -69,10 +69,10 @@ func newDiffCmd() *cobra.Command {
 		Long:  diffLong,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if gitRev != "" && len(args) != 1 {
-				return usageError{fmt.Errorf("diff --git REV takes one PATH, got %d arguments", len(args))}
+				return usageError{fmt.Errorf("diff --git REV takes one PATH, got %s", plural.Of(len(args), "argument"))}
 			}
 			if gitRev == "" && len(args) != 2 {
-				return usageError{fmt.Errorf("diff takes OLD and NEW (or --git REV PATH), got %d arguments", len(args))}
+				return usageError{fmt.Errorf("diff takes OLD and NEW (or --git REV PATH), got %s", plural.Of(len(args), "argument"))}
 			}
 			return nil
 		},
@@ -86,7 +86,7 @@ func newDiffCmd() *cobra.Command {
 				return err
 			}
 			if minSeverity != "" && (output != report.FormatTable || stat) {
-				return usageError{fmt.Errorf("--min-severity shortens the table (-o table); -o %s and --stat always count every finding", output)}
+				return usageError{fmt.Errorf("--min-severity shortens the table (-o text); -o %s and --stat always count every finding", output)}
 			}
 			if cmd.Flags().Changed("max-bytes") && (output != report.FormatMarkdown || stat) {
 				return usageError{fmt.Errorf("--max-bytes holds a Markdown comment to a size (-o markdown); -o %s is never cut", output)}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,8 +18,9 @@ func init() { register(newInspectCmd) }
 
 const inspectLong = `Show what a catalog holds without serving it.
 
-  olmcat inspect packages CATALOG [-o table|json]
-  olmcat inspect package CATALOG PACKAGE [-o table|json]
+  olmcat inspect packages CATALOG [-o text|json]
+  olmcat inspect package CATALOG --package PACKAGE [-o text|json]
+                                   (also: inspect package CATALOG PACKAGE)
 
 'packages' lists every package with its channels and default channel. 'package' lists, per channel
 (oldest version first), every bundle's version, CSV name and bundle image (bundlePath), the bundles
@@ -41,7 +43,7 @@ func newInspectCmd() *cobra.Command {
 	var inFlags inputFlags
 	load := func(cmd *cobra.Command, ref string) (*model.Model, error) {
 		if format != "table" && format != "json" {
-			return nil, usageError{fmt.Errorf("-o must be table or json, not %q", format)}
+			return nil, usageError{fmt.Errorf("-o must be text or json, not %q", format)}
 		}
 		in, err := readCatalog(cmd, ref, inFlags)
 		if err != nil {
@@ -55,7 +57,7 @@ func newInspectCmd() *cobra.Command {
 		return m, nil
 	}
 	cmd := &cobra.Command{
-		Use:   "inspect (packages CATALOG | package CATALOG PACKAGE)",
+		Use:   "inspect (packages CATALOG | package CATALOG --package PACKAGE)",
 		Short: "List a catalog's packages, or a package's channels, bundles and upgrade edges",
 		Long:  inspectLong,
 	}
@@ -75,16 +77,36 @@ func newInspectCmd() *cobra.Command {
 			return packagesTable(cmd.OutOrStdout(), r, tableWidth(cmd.OutOrStdout()))
 		},
 	}
+	var pkgFlag string
 	pkg := &cobra.Command{
-		Use:   "package CATALOG PACKAGE",
+		Use:   "package CATALOG (--package PACKAGE | PACKAGE)",
 		Short: "Show a package's channels, bundles and upgrade edges",
-		Args:  cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			// The package is chosen with --package, as on every other command; the positional
+			// PACKAGE of earlier releases stays an alias.
+			switch {
+			case len(args) == 0:
+				return cobra.MinimumNArgs(1)(cmd, args)
+			case len(args) > 2 || len(args) == 2 && pkgFlag != "":
+				return usageError{fmt.Errorf("inspect package takes CATALOG and one package (--package PACKAGE, or PACKAGE after CATALOG), got %s", quotedList(args))}
+			case len(args) == 1 && pkgFlag == "":
+				return usageError{fmt.Errorf("inspect package needs the package: --package PACKAGE is missing")}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			name := pkgFlag
+			if len(args) == 2 {
+				name = args[1]
+			}
 			m, err := load(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			r, err := ops.InspectPackage(m, args[1])
+			if _, ok := m.Packages[name]; !ok {
+				return usageError{unknownPackage(m, name)}
+			}
+			r, err := ops.InspectPackage(m, name)
 			if err != nil {
 				return usageError{err}
 			}
@@ -94,6 +116,7 @@ func newInspectCmd() *cobra.Command {
 			return packageTable(cmd.OutOrStdout(), r, tableWidth(cmd.OutOrStdout()))
 		},
 	}
+	pkg.Flags().StringVar(&pkgFlag, "package", "", "the package to show (PACKAGE after CATALOG says the same)")
 	for _, c := range []*cobra.Command{packages, pkg} {
 		c.Flags().StringVarP(&format, "output", "o", "table", "output format: table or json")
 		addInputFlags(c.Flags(), &inFlags)
@@ -162,4 +185,19 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// unknownPackage says that the catalog has no package name: the nearest name when one is within
+// two edits, then the first packages, as every list olmcat prints: "a, b and 3 more".
+func unknownPackage(m *model.Model, name string) error {
+	names := make([]string, 0, len(m.Packages))
+	for n := range m.Packages {
+		names = append(names, textsafe.Terminal(n))
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("no package %q in the catalog", name)
+	if near := nearestWord(name, names); near != "" {
+		msg += "; did you mean " + near + "?"
+	}
+	return fmt.Errorf("%s (packages: %s)", msg, briefList(names, 10))
 }

@@ -43,14 +43,13 @@ func newRootCmd() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	addProgressFlags(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkProgressFlags(cmd) }
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(flagError)
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd())
 	}
 	root.InitDefaultCompletionCmd() // cobra adds it on Execute; here it is also in the tree for help and tests
 	addVerbNounSpellings(root)
+	applyUsageRules(root)
 	return root
 }
 

@@ -389,11 +389,24 @@ func readmeRegistryHost(t *testing.T) string {
 	return host
 }
 
+// readmeExec runs olmcat with args until it exits or ctx ends (a server stops as on SIGTERM):
+// in-process (execute) for TestReadmeExamples, the built binary for TestNewcomer.
+type readmeExec func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+func inProcess(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return execute(ctx, args, bytes.NewReader(nil), stdout, stderr)
+}
+
 // readmeRunner runs examples in sandboxes.
 type readmeRunner struct {
-	template string
-	registry string                   // loopback host standing in for readmeRegistry
-	servers  map[string]readmeExample // README port -> the serve example listening on it
+	exec readmeExec
+	// allowRegistry: the stand-in registry is on loopback, which templates may not name; the
+	// test process allows it (TestMain), a binary is told with --allow-registry, as the README's
+	// public registry needs no flag.
+	allowRegistry bool
+	template      string
+	registry      string                   // loopback host standing in for readmeRegistry
+	servers       map[string]readmeExample // README port -> the serve example listening on it
 }
 
 // readmeRun is one example, rewritten to run in its sandbox.
@@ -526,6 +539,9 @@ func (r *readmeRunner) prepare(t *testing.T, sandbox string, ex readmeExample) (
 		}
 		run.args = append(run.args, flag, value)
 	}
+	if r.allowRegistry && cmd.Flags().Lookup("allow-registry") != nil {
+		run.args = append(run.args, "--allow-registry", r.registry)
+	}
 	if isServe {
 		if !cacheOnly {
 			run.listen = freeAddr(t)
@@ -556,7 +572,7 @@ func (r *readmeRunner) peer(t *testing.T, run *readmeRun, addr string) (string, 
 	if err != nil {
 		return "", err
 	}
-	stop, err := startServer(serve)
+	stop, err := startServer(serve, r.exec)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", ex, err)
 	}
@@ -570,11 +586,11 @@ func (r *readmeRunner) peer(t *testing.T, run *readmeRun, addr string) (string, 
 
 // startServer runs a serve example until its health service reports SERVING; stop cancels it and
 // returns its exit code and standard error.
-func startServer(run *readmeRun) (stop func() (int, string), err error) {
+func startServer(run *readmeRun, exec readmeExec) (stop func() (int, string), err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- execute(ctx, run.args, bytes.NewReader(nil), io.Discard, &stderr) }()
+	go func() { done <- exec(ctx, run.args, io.Discard, &stderr) }()
 	stop = func() (int, string) {
 		cancel()
 		code := <-done
@@ -631,7 +647,10 @@ func (h *headWriter) Write(p []byte) (int, error) {
 // writes are not in its sandbox beforehand (a reader has none yet); a serve example must reach
 // SERVING and stop with exit 0; a compat example on grpc://localhost:PORT runs against the serve
 // example for PORT.
-func TestReadmeExamples(t *testing.T) {
+func TestReadmeExamples(t *testing.T) { runReadmeExamples(t, inProcess, false) }
+
+// runReadmeExamples is TestReadmeExamples with olmcat run by exec; allowRegistry: see readmeRunner.
+func runReadmeExamples(t *testing.T, exec readmeExec, allowRegistry bool) {
 	examples, mentions := readmeExamples(t)
 
 	t.Run("commands and flags", func(t *testing.T) {
@@ -681,7 +700,7 @@ func TestReadmeExamples(t *testing.T) {
 		}
 	}
 	template, haveGit := readmeSandbox(t)
-	r := &readmeRunner{template: template, registry: readmeRegistryHost(t), servers: map[string]readmeExample{}}
+	r := &readmeRunner{exec: exec, allowRegistry: allowRegistry, template: template, registry: readmeRegistryHost(t), servers: map[string]readmeExample{}}
 	writeReadmeTemplates(t, template, r.registry, haveGit)
 	for _, ex := range examples {
 		if cmd, depth, err := findCommand(ex.args); err == nil && cmd.CommandPath() == "olmcat serve" {
@@ -709,6 +728,9 @@ func TestReadmeExamples(t *testing.T) {
 			run, err := r.prepare(t, sandbox, ex)
 			if err != nil {
 				t.Fatalf("%s: %v", ex, err)
+			}
+			if strings.Contains(strings.Join(ex.args, " "), readmeRegistry+"/") {
+				t.Logf("%s: %s served by the loopback stand-in registry %s", ex, readmeRegistry, r.registry)
 			}
 			defer func() {
 				for _, stop := range run.peers {
@@ -738,7 +760,7 @@ func TestReadmeExamples(t *testing.T) {
 			var code int
 			var stderr string
 			if run.listen != "" {
-				stop, err := startServer(run)
+				stop, err := startServer(run, r.exec)
 				if err != nil {
 					t.Fatalf("%s\n  ran: olmcat %s\n  %v", ex, strings.Join(run.args, " "), err)
 				}
@@ -747,7 +769,7 @@ func TestReadmeExamples(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
 				var errb bytes.Buffer
-				code = execute(ctx, run.args, bytes.NewReader(nil), stdout, &errb)
+				code = r.exec(ctx, run.args, stdout, &errb)
 				stderr = errb.String()
 			}
 			if code != ex.want && !(ex.head > 0 && code == exitBrokenPipe) {

@@ -51,6 +51,19 @@ func newRegistryCmd() *cobra.Command {
 	f.StringVarP(&database, "database", "d", "bundles.db", "the index.db to serve")
 	f.BoolVar(&skipMigrate, "skip-migrate", false, "accepted for opm compatibility; olmcat never migrates the database file")
 	f.StringVar(&timeout, "timeout-seconds", "infinite", "accepted for opm compatibility; no effect")
+	// The flags serve has for catalog templates and image references mean nothing for an index.db:
+	// accepted (a shared entrypoint may pass them), not listed.
+	for _, name := range indexDBIrrelevantFlags {
+		if fl := f.Lookup(name); fl != nil {
+			fl.Hidden = true
+		}
+	}
 	cmd.AddCommand(serveCmd)
 	return cmd
+}
+
+// indexDBIrrelevantFlags are serve's flags that only catalog templates and images use.
+var indexDBIrrelevantFlags = []string{
+	"allow-local-images", "allow-registry", "bundles-from", "cache-dir", "cache-max-age", "insecure",
+	"platform", "pull-parallelism", "registry-timeout", "skip-tls-verify", "use-http",
 }

@@ -87,6 +87,7 @@ func newRenderTemplateCmd() *cobra.Command {
 			run := templateRun{file: file, typ: typ, bundlesFrom: bundles.bundlesFrom}
 			fail := func(err error) error { return templateFailure(cmd, run, err) }
 			if typ != "" && template.SchemaOfType(typ) == "" {
+				run.typoOf = nearestWord(typ, template.Types)
 				return fail(fmt.Errorf("invalid template type %q, must be one of: [%s]", typ, strings.Join(template.Types, " ")))
 			}
 			opts, err := reg.options(cmd.ErrOrStderr())
@@ -250,6 +251,7 @@ type templateRun struct {
 	bundlesFrom []string
 	// convertInput: convert-template could not read its FBC file.
 	convertInput bool
+	typoOf       string // the TYPE a misspelled TYPE probably is
 }
 
 // templateFailure reports a failed render-template or convert-template as opm does, "Error: " and
@@ -279,6 +281,9 @@ func templateHint(cmd *cobra.Command, run templateRun, err error) string {
 		render *template.RenderError
 	)
 	msg := err.Error()
+	if run.typoOf != "" {
+		return fmt.Sprintf("TYPE %q is probably %s misspelled: give TYPE %s, or leave TYPE out to take it from the template's schema", run.typ, run.typoOf, run.typoOf)
+	}
 	if run.convertInput {
 		return fmt.Sprintf("convert-template basic reads one FBC file or stream (JSON or YAML); for a whole catalog (a directory, an index.db, an index image) 'olmcat migrate CATALOG OUT --to basic-template' writes a template per package")
 	}
@@ -303,6 +308,9 @@ func templateHint(cmd *cobra.Command, run templateRun, err error) string {
 	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting template type: decoding"):
 		return fmt.Sprintf("%s is not valid YAML or JSON: fix it where the error says", what)
 	case errors.As(err, &parse) && strings.HasPrefix(msg, "auto-detecting"):
+		if said := misspelledTemplateSchema(what, run.data); said != "" {
+			return said
+		}
 		return fmt.Sprintf("%s is not a catalog template: its first document needs 'schema: olm.template.basic', 'olm.semver' or 'olm.template.substitutes' (or give TYPE: basic, semver, substitutes)", what)
 	case errors.As(err, &parse), errors.As(err, &render):
 		return fmt.Sprintf("%s could not be rendered: fix what the error names (a semver template's bundles need semantic versions; a substitutes template's entries must be a complete, valid FBC, as 'olmcat validate' checks)", what)

@@ -359,6 +359,15 @@ func parseFilterConfiguration(data []byte, name string) (*Config, error) {
 	return cfg, cfg.Check()
 }
 
+// entries names both places of a name listed twice in a configuration file, by the positions (from
+// 1) of the two entries in the list: " (packages entries 1 and 3)"; nothing for flags.
+func (c *Config) entries(list string, first, second int) string {
+	if c.Origin == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%s entries %d and %d)", list, first+1, second+1)
+}
+
 // Check refuses what oc-mirror refuses in a configuration: a package named twice, a channel
 // named twice, a package range together with a channel range, full together with a range, bundles
 // together with channels, a range or full; and a bundle named twice.
@@ -367,12 +376,12 @@ func (c *Config) Check() error {
 	if c.Origin != "" {
 		where = c.Origin + ": "
 	}
-	seen := map[string]bool{}
-	for _, p := range c.Packages {
-		if seen[p.Name] {
-			return fmt.Errorf("%spackage %s is listed twice: list it once, with all its channels", where, p.Name)
+	seen := map[string]int{}
+	for i, p := range c.Packages {
+		if first, dup := seen[p.Name]; dup {
+			return fmt.Errorf("%spackage %s is listed twice%s: list it once, with all its channels", where, p.Name, c.entries("packages", first, i))
 		}
-		seen[p.Name] = true
+		seen[p.Name] = i
 		if c.Full && p.Range.IsSet() {
 			return fmt.Errorf("%spackage %s: full: true cannot be combined with a version range (%s): remove one", where, p.Name, p.Range)
 		}
@@ -386,20 +395,20 @@ func (c *Config) Check() error {
 			case c.Full:
 				return fmt.Errorf("%spackage %s selects bundles, and full: true keeps every bundle: remove one", where, p.Name)
 			}
-			named := map[string]bool{}
-			for _, b := range p.Bundles {
-				if named[b] {
-					return fmt.Errorf("%spackage %s lists bundle %s twice: list it once", where, p.Name, b)
+			named := map[string]int{}
+			for j, b := range p.Bundles {
+				if first, dup := named[b]; dup {
+					return fmt.Errorf("%spackage %s lists bundle %s twice%s: list it once", where, p.Name, b, c.entries("bundles", first, j))
 				}
-				named[b] = true
+				named[b] = j
 			}
 		}
-		chans := map[string]bool{}
-		for _, ch := range p.Channels {
-			if chans[ch.Name] {
-				return fmt.Errorf("%spackage %s lists channel %s twice: list it once", where, p.Name, ch.Name)
+		chans := map[string]int{}
+		for j, ch := range p.Channels {
+			if first, dup := chans[ch.Name]; dup {
+				return fmt.Errorf("%spackage %s lists channel %s twice%s: list it once", where, p.Name, ch.Name, c.entries("channels", first, j))
 			}
-			chans[ch.Name] = true
+			chans[ch.Name] = j
 			if c.Full && ch.Range.IsSet() {
 				return fmt.Errorf("%spackage %s channel %s: full: true cannot be combined with a version range (%s): remove one", where, p.Name, ch.Name, ch.Range)
 			}

@@ -22,9 +22,9 @@ func FromCatalog(c *fbc.Catalog) (*Model, Issues) {
 	add := func(i *Issue) { issues = append(issues, i) }
 
 	for _, p := range c.Packages {
-		if _, dup := m.Packages[p.Name]; dup {
+		if first, dup := m.Packages[p.Name]; dup {
 			add(newIssue(Error, "duplicate-package", p.Loc, p.Name, "", "",
-				"keep one olm.package blob per package", "duplicate package %q", p.Name))
+				"keep one olm.package blob per package"+firstAt(first.Loc, p.Loc), "duplicate package %q", p.Name))
 			continue
 		}
 		m.Packages[p.Name] = &Package{
@@ -47,9 +47,9 @@ func FromCatalog(c *fbc.Catalog) (*Model, Issues) {
 				"unknown package %q for bundle %q", b.Package, b.Name))
 			continue
 		}
-		if _, dup := pkg.Bundles[b.Name]; dup {
+		if first, dup := pkg.Bundles[b.Name]; dup {
 			add(newIssue(Error, "duplicate-bundle", b.Loc, b.Package, "", b.Name,
-				"remove the second olm.bundle blob with this name",
+				"remove the second olm.bundle blob with this name"+firstAt(first.Loc, b.Loc),
 				"package %q has duplicate bundle %q", b.Package, b.Name))
 			continue
 		}
@@ -63,9 +63,9 @@ func FromCatalog(c *fbc.Catalog) (*Model, Issues) {
 				"unknown package %q for channel %q", ch.Package, ch.Name))
 			continue
 		}
-		if _, dup := pkg.Channels[ch.Name]; dup {
+		if first, dup := pkg.Channels[ch.Name]; dup {
 			add(newIssue(Error, "duplicate-channel", ch.Loc, ch.Package, ch.Name, "",
-				"merge the two olm.channel blobs into one",
+				"merge the two olm.channel blobs into one"+firstAt(first.Loc, ch.Loc),
 				"package %q has duplicate channel %q", ch.Package, ch.Name))
 			continue
 		}
@@ -171,4 +171,14 @@ func applyDeprecations(m *Model, d fbc.Deprecation) Issues {
 		}
 	}
 	return issues
+}
+
+// firstAt names where the first of two blobs of the same name is, for the issue placed at the
+// second (the stray copy): "; the first is at a.yaml:3, this one at b.yaml:40". Nothing when the
+// input has no places (an index.db).
+func firstAt(first, second fbc.Location) string {
+	if first.File == "" && first.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the first is at %s, this one at %s", first, second)
 }

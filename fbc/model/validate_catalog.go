@@ -38,7 +38,7 @@ func validateOthers(others []fbc.Meta) Issues {
 // Unknown packages, channels and bundles are reported while the model is built.
 func validateDeprecationBlobs(c *fbc.Catalog) Issues {
 	var issues Issues
-	seen := map[string]bool{}
+	seen := map[string]fbc.Location{}
 	for _, d := range c.Deprecations {
 		add := func(rule, hint, format string, args ...any) {
 			issues = append(issues, newIssue(Error, rule, d.Loc, d.Package, "", "", hint, format, args...))
@@ -46,11 +46,12 @@ func validateDeprecationBlobs(c *fbc.Catalog) Issues {
 		if d.Package == "" {
 			continue // reported while the model is built
 		}
-		if seen[d.Package] {
-			add("deprecation-duplicate", "merge the entries into one olm.deprecations blob per package",
+		if first, dup := seen[d.Package]; dup {
+			add("deprecation-duplicate", "merge the entries into one olm.deprecations blob per package"+firstAt(first, d.Loc),
 				"expected a maximum of one deprecation per package: %q", d.Package)
+		} else {
+			seen[d.Package] = d.Loc
 		}
-		seen[d.Package] = true
 		type reference struct{ Schema, Name string }
 		refs := map[reference]bool{}
 		for j, e := range d.Entries {

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/blang/semver/v4"
 
@@ -36,7 +37,7 @@ func RebuildChannel(c *fbc.Catalog, pkg, channel string, mode Mode) error {
 func rebuildChannel(c *fbc.Catalog, pkg, channel string, mode Mode) error {
 	ci := findChannel(c, pkg, channel)
 	if ci < 0 {
-		return fmt.Errorf("package %q has no channel %q (channels: %v)", pkg, channel, channelNames(c, pkg))
+		return fmt.Errorf("package %q has no channel %q (channels: %s)", pkg, channel, strings.Join(channelNames(c, pkg), ", "))
 	}
 	ch := &c.Channels[ci]
 	if mode == ModeReplaces {

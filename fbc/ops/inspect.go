@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/blang/semver/v4"
 
@@ -82,7 +83,7 @@ func InspectPackage(m *model.Model, name string) (*PackageReport, error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("no package %q in the catalog (packages: %v)", name, names)
+		return nil, fmt.Errorf("no package %q in the catalog (packages: %s)", name, strings.Join(names, ", "))
 	}
 	r := &PackageReport{Name: p.Name, DefaultChannel: p.DefaultChannel, Deprecation: message(p.Deprecation), Channels: []ChannelReport{}}
 	for _, ch := range p.SortedChannels() {

@@ -110,6 +110,7 @@ type semverGenerator struct {
 // versions reads the package version of each bundle of one archetype.
 func (g *semverGenerator) versions(images []string, src *bundleSource) (map[string]semver.Version, error) {
 	out := map[string]semver.Version{}
+	imageOf := map[string]string{}
 	var order []string
 	for _, ref := range images {
 		rb := src.get(ref)
@@ -134,9 +135,13 @@ func (g *semverGenerator) versions(images []string, src *bundleSource) (map[stri
 			return nil, fmt.Errorf("bundle %q does not belong to this package: %q", props.Packages[0].PackageName, g.pkg)
 		}
 		if _, dup := out[b.Name]; dup {
-			return nil, fmt.Errorf("duplicate bundle name %q", b.Name)
+			if first := imageOf[b.Name]; first != ref {
+				return nil, fmt.Errorf("duplicate bundle name %q: images %s and %s are both bundle %q; keep one", b.Name, first, ref, b.Name)
+			}
+			return nil, fmt.Errorf("duplicate bundle name %q: image %s is listed twice; keep one", b.Name, ref)
 		}
 		out[b.Name] = v
+		imageOf[b.Name] = ref
 		order = append(order, b.Name)
 		if g.heads == nil {
 			g.heads = map[string]renderedBundle{}

@@ -118,3 +118,15 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// MeantTemplateSchema returns the template schema that schema is probably a misspelling of (as
+// validate reads a catalog file's first document): olm.semverr is olm.semver, OLM.Template.Basic
+// is olm.template.basic. A schema that is a template schema already is not a misspelling.
+func MeantTemplateSchema(schema string) (string, bool) {
+	for _, t := range fbc.TemplateSchemas {
+		if schema == t {
+			return "", false
+		}
+	}
+	return meantTemplateSchema(schema)
+}
