@@ -429,3 +429,72 @@ func TestInPlaceAgreesWithOutputDir(t *testing.T) {
 		}
 	}
 }
+
+// TestInPlaceHandWrittenYAML: a hand-written YAML file keeps its comments, its flow mappings and
+// the key order of its blobs; a changed blob keeps its "---" line and comments, a new bundle
+// takes the key order of the bundle before it.
+func TestInPlaceHandWrittenYAML(t *testing.T) {
+	cat := t.TempDir()
+	file := filepath.Join(cat, "p", "catalog.yaml")
+	writeFile(t, file, `--- {schema: olm.package, name: p, defaultChannel: s}
+--- # the channel
+schema: olm.channel
+package: p
+name: s
+entries:
+- name: p.v1
+# more to come
+---
+schema: olm.bundle
+package: p
+name: p.v1
+image: x/p:v1
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.0.0}
+`)
+	blob := filepath.Join(t.TempDir(), "v2.json")
+	writeFile(t, blob, `{"schema":"olm.bundle","package":"p","name":"p.v2","image":"x/p:v2","properties":[{"type":"olm.package","value":{"packageName":"p","version":"2.0.0"}}]}`)
+	mustRun(t, "deprecate", cat, "--package", "p", "--channel", "s", "--message", "m", "--in-place")
+	mustRun(t, "add", cat, blob, "--channel", "s", "--in-place")
+	want := `--- {schema: olm.package, name: p, defaultChannel: s}
+--- # the channel
+schema: olm.channel
+package: p
+name: s
+entries:
+- name: p.v1
+- name: p.v2
+  replaces: p.v1
+# more to come
+---
+schema: olm.bundle
+package: p
+name: p.v1
+image: x/p:v1
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.0.0}
+---
+schema: olm.bundle
+package: p
+name: p.v2
+image: x/p:v2
+properties:
+- type: olm.package
+  value:
+    packageName: p
+    version: 2.0.0
+---
+entries:
+- message: m
+  reference:
+    name: s
+    schema: olm.channel
+package: p
+schema: olm.deprecations
+`
+	if got := readText(t, file); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
