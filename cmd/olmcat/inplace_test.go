@@ -266,6 +266,11 @@ func TestInPlaceEditsOnlyTheEditedBlobs(t *testing.T) {
 func TestInPlaceRefusesSeveralCatalogs(t *testing.T) {
 	repo, cat := communityRepo(t)
 	root := filepath.Dir(cat)
+	// The case: catalogs/ holding catalogs/v4.18 alone is a catalog like any, edited where
+	// its files are (it used to be laid out anew, every file moved to catalogs/P/).
+	mustRun(t, "deprecate", root, "--package", "operator-000", "--message", "x", "--in-place")
+	wantStatus(t, "catalogs/ of one catalog", repo, " M catalogs/v4.18/operator-000/catalog.yaml")
+	gitIn(t, repo, "checkout", "-q", "--", ".")
 	copyDir(t, cat, filepath.Join(root, "v4.17"))
 	copyDir(t, cat, filepath.Join(root, "v4.9"))
 	gitIn(t, repo, "add", "-A")
