@@ -491,8 +491,14 @@ func (e *fileEdit) apply(before *blobSnapshot) (atomicout.Change, string, error)
 			}
 			if ft.YAML {
 				if startsWithSeparator(text) {
-					nl := bytes.IndexByte(text, '\n')
-					out = append(out, text[:nl+1]...)
+					// The "---" line, with a comment it carries; not the start of a document
+					// written on it ("--- {schema: ...}").
+					line, _, _ := bytes.Cut(text, []byte("\n"))
+					if rest := bytes.TrimSpace(line[3:]); len(rest) == 0 || rest[0] == '#' {
+						out = append(append(out, line...), '\n')
+					} else {
+						out = append(out, "---\n"...)
+					}
 				}
 				out = append(out, enc...)
 				out = append(out, trailingNonContent(text)...)

@@ -266,6 +266,11 @@ func TestInPlaceEditsOnlyTheEditedBlobs(t *testing.T) {
 func TestInPlaceRefusesSeveralCatalogs(t *testing.T) {
 	repo, cat := communityRepo(t)
 	root := filepath.Dir(cat)
+	// The issue's case: catalogs/ holding catalogs/v4.18 alone is a catalog like any, edited where
+	// its files are (it used to be laid out anew, every file moved to catalogs/P/).
+	mustRun(t, "deprecate", root, "--package", "operator-000", "--message", "x", "--in-place")
+	wantStatus(t, "catalogs/ of one catalog", repo, " M catalogs/v4.18/operator-000/catalog.yaml")
+	gitIn(t, repo, "checkout", "-q", "--", ".")
 	copyDir(t, cat, filepath.Join(root, "v4.17"))
 	copyDir(t, cat, filepath.Join(root, "v4.9"))
 	gitIn(t, repo, "add", "-A")
@@ -427,5 +432,74 @@ func TestInPlaceAgreesWithOutputDir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestInPlaceHandWrittenYAML: a hand-written YAML file keeps its comments, its flow mappings and
+// the key order of its blobs; a changed blob keeps its "---" line and comments, a new bundle
+// takes the key order of the bundle before it.
+func TestInPlaceHandWrittenYAML(t *testing.T) {
+	cat := t.TempDir()
+	file := filepath.Join(cat, "p", "catalog.yaml")
+	writeFile(t, file, `--- {schema: olm.package, name: p, defaultChannel: s}
+--- # the channel
+schema: olm.channel
+package: p
+name: s
+entries:
+- name: p.v1
+# more to come
+---
+schema: olm.bundle
+package: p
+name: p.v1
+image: x/p:v1
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.0.0}
+`)
+	blob := filepath.Join(t.TempDir(), "v2.json")
+	writeFile(t, blob, `{"schema":"olm.bundle","package":"p","name":"p.v2","image":"x/p:v2","properties":[{"type":"olm.package","value":{"packageName":"p","version":"2.0.0"}}]}`)
+	mustRun(t, "deprecate", cat, "--package", "p", "--channel", "s", "--message", "m", "--in-place")
+	mustRun(t, "add", cat, blob, "--channel", "s", "--in-place")
+	want := `--- {schema: olm.package, name: p, defaultChannel: s}
+--- # the channel
+schema: olm.channel
+package: p
+name: s
+entries:
+- name: p.v1
+- name: p.v2
+  replaces: p.v1
+# more to come
+---
+schema: olm.bundle
+package: p
+name: p.v1
+image: x/p:v1
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.0.0}
+---
+schema: olm.bundle
+package: p
+name: p.v2
+image: x/p:v2
+properties:
+- type: olm.package
+  value:
+    packageName: p
+    version: 2.0.0
+---
+entries:
+- message: m
+  reference:
+    name: s
+    schema: olm.channel
+package: p
+schema: olm.deprecations
+`
+	if got := readText(t, file); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
