@@ -126,7 +126,7 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if err != nil {
 		return err
 	}
-	startProgress(cmd).Phase("filtering " + ref + " into " + out)
+	startProgress(cmd).Phase("filtering")
 	src, err := in.open(cmd, ref)
 	if err != nil {
 		return err

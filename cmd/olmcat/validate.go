@@ -70,12 +70,13 @@ func newValidateCmd() *cobra.Command {
 				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
 			}
 			defer validateGC()()
-			startProgress(cmd).Phase("validating " + args[0])
+			startProgress(cmd).Phase("validating")
 			src, err := in.open(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer src.Close()
+			expectPackages(cmd, src)
 			issues, err := validateSource(cmd.Context(), src, model.Options{Strict: strict})
 			if err != nil {
 				return err
