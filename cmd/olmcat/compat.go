@@ -156,7 +156,7 @@ func runCompat(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags) er
 	}
 	ctx := cmd.Context()
 	p := startProgress(cmd)
-	p.Phase("opening " + leftSpec + " and " + rightSpec)
+	p.Phase("opening both sides")
 	open := compat.OpenOptions{
 		Dial:   compat.DialOptions{TLS: f.tls, Insecure: f.insecure, CAFile: f.caFile, Timeout: f.timeout},
 		Source: f.sourceOptions(cmd),

@@ -19,7 +19,7 @@ func runCompatHTTP(cmd *cobra.Command, leftSpec, rightSpec string, f compatFlags
 		return usageError{errTwoStdin}
 	}
 	p := startProgress(cmd)
-	p.Phase("opening " + leftSpec + " and " + rightSpec)
+	p.Phase("opening both sides")
 	open := compat.OpenOptions{
 		Dial:   compat.DialOptions{Timeout: f.timeout},
 		Source: f.sourceOptions(cmd),

@@ -102,7 +102,7 @@ func newDiffCmd() *cobra.Command {
 				return err
 			}
 			p := startProgress(cmd)
-			p.Phase("reading " + strings.Join(args, " and "))
+			p.Phase("reading")
 			oldSide, newSide, err := openDiffSides(cmd, gitRev, args, input.Options{Source: in.options(cmd)})
 			if err != nil {
 				return err

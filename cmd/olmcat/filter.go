@@ -150,7 +150,7 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if cfg.Notice != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s\n", textsafe.Terminal(cfg.Notice))
 	}
-	startProgress(cmd).Phase("filtering " + ref + " into " + out)
+	startProgress(cmd).Phase("filtering")
 	src, err := in.open(cmd, ref)
 	if err != nil {
 		return err

@@ -85,7 +85,7 @@ func newMigrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			startProgress(cmd).Phase("reading " + args[0])
+			startProgress(cmd).Phase("reading")
 			src, err := in.open(cmd, args[0])
 			if err != nil {
 				return err
@@ -181,7 +181,8 @@ func runMigrateToFBC(cmd *cobra.Command, src *source.Source, out string, report 
 		}
 		return report.write(sum.Departures)
 	}
-	activeProgress(cmd).Phase("converting " + src.String())
+	activeProgress(cmd).Phase("converting")
+	expectPackages(cmd, src)
 	sum, err := convert.Migrate(cmd.Context(), src, out, opts)
 	activeProgress(cmd).Close()
 	stderr := summaryOut(cmd)

@@ -56,7 +56,8 @@ func runMigrateToSQLite(cmd *cobra.Command, src *source.Source, out string, repo
 			return usageError{fmt.Errorf("output %s already exists: choose another path or pass --force to replace it", out)}
 		}
 	}
-	activeProgress(cmd).Phase("converting " + src.String())
+	activeProgress(cmd).Phase("converting")
+	expectPackages(cmd, src)
 	r, err := convert.ToSQLiteFromSource(cmd.Context(), src, out, convert.ToSQLiteOptions{
 		Force: o.Force, Strict: o.Strict, Permissive: o.Permissive,
 		BeforeCommit: func(r *convert.SQLiteReport) error { return report.write(r) },

@@ -51,7 +51,7 @@ func runMigrateToTemplates(cmd *cobra.Command, src *source.Source, out string, r
 		return usageError{fmt.Errorf("--template-layout must be %s or %s, not %q", convert.LayoutCatalogTemplates, convert.LayoutFlat, opts.Layout)}
 	}
 	opts.BeforeCommit = func(r *convert.TemplateReport) error { return report.write(r) }
-	activeProgress(cmd).Phase("writing the templates of " + src.String() + " into " + out)
+	activeProgress(cmd).Phase("writing templates")
 	rep, err := convert.MigrateToTemplates(cmd.Context(), src, out, opts)
 	if err != nil {
 		return err

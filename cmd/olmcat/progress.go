@@ -117,3 +117,15 @@ func (r countedRenderer) RenderBundles(ctx context.Context, refs []string) ([]fb
 	r.p.Set("bundle image", len(bundles), len(refs))
 	return bundles, err
 }
+
+// expectPackages gives the progress line the number of packages src holds when that is known at
+// once (an index.db), for the time left: call it after the phase that reads them all is named.
+func expectPackages(cmd *cobra.Command, src *source.Source) {
+	p := activeProgress(cmd)
+	if p == nil || src.Format() != source.FormatSQLite || src.DB() == nil {
+		return
+	}
+	if pkgs, err := src.DB().Packages(cmd.Context()); err == nil && len(pkgs) > 0 {
+		p.Set("package", 0, len(pkgs))
+	}
+}

@@ -93,6 +93,7 @@ func render(cmd *cobra.Command, srcs []*source.Source, bundles *fbc.Catalog, for
 		}
 	}
 	if len(srcs) == 1 && len(bundles.Bundles) == 0 {
+		expectPackages(cmd, srcs[0])
 		err := srcs[0].WalkPackages(cmd.Context(), func(_ string, c *fbc.Catalog) error {
 			if err := migrateFBC(srcs[0], c, level); err != nil {
 				return err

@@ -119,7 +119,7 @@ func (s serverFlags) run(cmd *cobra.Command, ref string, o serve.Options, ignore
 		defer termination.Close()
 	}
 	loading := startProgress(cmd)
-	loading.Phase("loading " + ref)
+	loading.Phase("loading")
 	servingWhenReady(loading, &o)
 	o.Path, o.Source, o.Addr, o.PprofAddr = ref, s.in.options(cmd), serve.ListenAddr(s.port), s.pprofAddr
 	o.CaptureStartupProfile, o.DrainTimeout, o.Logger = s.captureProfiles, s.drain, log

@@ -102,7 +102,7 @@ func newRenderTemplateCmd() *cobra.Command {
 				return fail(fmt.Errorf("invalid --output value %q, expected (json|yaml|mermaid)", output))
 			}
 			p := startProgress(cmd)
-			p.Phase("rendering " + cmp.Or(file, "the template"))
+			p.Phase("rendering")
 			data, err := readTemplateInput(cmd, file)
 			if err != nil {
 				return fail(err)

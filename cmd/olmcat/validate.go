@@ -79,12 +79,13 @@ func newValidateCmd() *cobra.Command {
 				return validateBundleDirRef(cmd, args[0], strict, output)
 			}
 			defer validateGC()()
-			startProgress(cmd).Phase("validating " + args[0])
+			startProgress(cmd).Phase("validating")
 			src, err := in.open(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer src.Close()
+			expectPackages(cmd, src)
 			issues, err := validateSource(cmd.Context(), src, model.Options{Strict: strict})
 			if err != nil {
 				return err

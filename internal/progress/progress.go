@@ -217,6 +217,7 @@ func (r *Reporter) line(now time.Time) string {
 	if r.phase != "" {
 		b.WriteString(": " + r.phase)
 	}
+	left := ""
 	for i, c := range r.counters {
 		if i == 0 {
 			b.WriteString(": ")
@@ -228,11 +229,14 @@ func (r *Reporter) line(now time.Time) string {
 		} else {
 			b.WriteString(plural.Of(c.n, c.noun))
 		}
-		if eta, ok := c.eta(now); ok {
-			b.WriteString(", about " + Duration(eta) + " left")
+		if eta, ok := c.eta(now); ok && left == "" {
+			left = ", " + Duration(eta.Round(time.Second)) + " left"
+			if eta < time.Second {
+				left = ", under 1 s left"
+			}
 		}
 	}
-	b.WriteString(" (" + Duration(now.Sub(r.start)) + ")")
+	b.WriteString(left + " (" + Duration(now.Sub(r.start)) + ")")
 	return b.String()
 }
 

@@ -107,12 +107,20 @@ func TestTotalAndEstimate(t *testing.T) {
 	var w bytes.Buffer
 	c := newClock()
 	r := New(&w)
-	r.Start("olmcat compat", Options{Now: c.now, Manual: true, Width: 200})
+	r.Start("olmcat compat", Options{Now: c.now, Manual: true, Width: 200, Delay: 10 * time.Second})
 	r.Phase("comparing")
 	r.Set("call", 0, 400)
-	c.add(10 * time.Second)
+	c.add(10*time.Second - time.Millisecond)
+	r.Add("bundle", 7) // not yet drawn: within the delay
+	c.add(time.Millisecond)
 	r.Set("call", 100, 400)
-	if want := "\rolmcat compat: comparing: 100/400 calls, about 30 s left (10 s)\x1b[K"; w.String() != want {
+	if want := "\rolmcat compat: comparing: 100/400 calls, 7 bundles, 30 s left (10 s)\x1b[K"; w.String() != want {
+		t.Fatalf("got %q, want %q", w.String(), want)
+	}
+	w.Reset()
+	c.add(DefaultInterval)
+	r.Set("call", 399, 400)
+	if want := "\rolmcat compat: comparing: 399/400 calls, 7 bundles, under 1 s left (10 s)\x1b[K"; w.String() != want {
 		t.Fatalf("got %q, want %q", w.String(), want)
 	}
 	w.Reset()
