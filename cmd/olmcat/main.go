@@ -38,6 +38,8 @@ func newRootCmd() *cobra.Command {
 		Version:       buildVersion().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// No output of a command may be an input or another output (iopaths.go).
+		PersistentPreRunE: checkCommandPaths,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
