@@ -26,7 +26,7 @@ var inputFlagNames = []string{"config", "bundles-from", "server-binary", "plan",
 
 // outputFlagNames are the flags whose value is a file or directory the command writes; --to-image
 // only when it names a local image (oci-layout:DIR, docker-archive:FILE).
-var outputFlagNames = []string{"report", "images", "save-plan", "output-dir", "output-db", "oci-layout", "to-image", "termination-log", "cache-dir"}
+var outputFlagNames = []string{"cache-dir", "report", "images", "save-plan", "output-dir", "output-db", "oci-layout", "to-image", "termination-log"}
 
 // outputArgs are the commands whose argument at this index is their output (OUT, OUTDIR); their
 // other arguments, and every argument of the other commands, are inputs.

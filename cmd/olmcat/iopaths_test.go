@@ -56,7 +56,7 @@ func TestNoOutputIsAnInputOrAnotherOutput(t *testing.T) {
 		{[]string{"migrate", "t.yaml", "old", "--cache-dir", "old/cache", "--force"}, "--cache-dir old/cache: it lies inside the output old"},
 		{[]string{"serve", "cat", "--http-addr", "127.0.0.1:0", "--http-tls-cert", "c.pem", "--http-tls-key", "k.pem", "--termination-log", "k.pem"}, "--termination-log k.pem: output overlaps an input: it is the input k.pem (--http-tls-key)"},
 		{[]string{"compat", "cat", "cat", "--plan", "plan.json", "--save-plan", "plan.json", "--force"}, "--save-plan plan.json: output overlaps an input: it is the input plan.json (--plan)"},
-		{[]string{"deprecate", "cat", "--package", "operator-000", "--message", "m", "--output-dir", "out", "--cache-dir", "out", "--force"}, "--cache-dir out: it is --output-dir out"},
+		{[]string{"deprecate", "cat", "--package", "operator-000", "--message", "m", "--output-dir", "out", "--cache-dir", "out", "--force"}, "--output-dir out: it is --cache-dir out"},
 	} {
 		before := treeSums(t, ".")
 		code, stdout, stderr := runCLI(t, c.args...)
