@@ -39,6 +39,8 @@ func newRootCmd() *cobra.Command {
 		Version:       buildVersion().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// No output of a command may be an input or another output (iopaths.go).
+		PersistentPreRunE: checkCommandPaths,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	addProgressFlags(root.PersistentFlags())

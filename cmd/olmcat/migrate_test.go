@@ -109,8 +109,9 @@ func TestMigrateCommandBadInputs(t *testing.T) {
 	}{
 		{[]string{"migrate", text, filepath.Join(dir, "o1")}, exitUsage, "index.db: not a catalog: not a SQLite database: it looks like a text file"},
 		{[]string{"migrate", filepath.Join(dir, "missing.db"), filepath.Join(dir, "o2")}, exitUsage, "missing.db: not found"},
-		{[]string{"migrate", dir, filepath.Join(dir, "o3")}, exitUsage, "empty catalog: no catalog blobs found under"},
-		{[]string{"migrate", text, text, "--force"}, exitUsage, "index.db: not a catalog"},
+		{[]string{"migrate", dir, filepath.Join(t.TempDir(), "o3")}, exitUsage, "empty catalog: no catalog blobs found under"},
+		// Paths are checked before any input is opened (issue 35 item 5).
+		{[]string{"migrate", text, text, "--force"}, exitUsage, "index.db: output overlaps an input: it is the input"},
 		{[]string{"migrate", text, filepath.Join(dir, "o4"), "-o", "xml"}, exitUsage, "unknown output format"},
 		{[]string{"migrate", text, filepath.Join(dir, "o5"), "--migrate-level", "all-the-way"}, exitUsage, "unknown migration level"},
 	} {
