@@ -119,19 +119,36 @@ func releaseRow(fs []diff.Finding) row {
 			heads[f.Channel] = f.Old
 		}
 	}
+	// Channels where the bundle has the same edges and follows the same head are said together.
+	var suffixes []string
+	bySuffix := map[string][]string{}
 	for _, f := range fs {
 		if f.Kind != diff.EntryAdded {
 			continue
 		}
 		channels = append(channels, f.Channel)
-		part := "in channel " + f.Channel
+		suffix := ""
 		if f.New != "" {
-			part += " (" + f.New + ")"
+			suffix += " (" + f.New + ")"
 		}
 		if old, ok := heads[f.Channel]; ok {
-			part += ", the new head after " + old
+			suffix += ", the new head after " + old
 		}
-		parts = append(parts, part)
+		if bySuffix[suffix] == nil {
+			suffixes = append(suffixes, suffix)
+		}
+		bySuffix[suffix] = append(bySuffix[suffix], f.Channel)
+	}
+	for _, suffix := range suffixes {
+		in := bySuffix[suffix]
+		switch {
+		case len(in) == 1:
+			parts = append(parts, "in channel "+in[0]+suffix)
+		case len(suffixes) == 1: // WHERE lists them
+			parts = append(parts, fmt.Sprintf("in its %d channels%s", len(in), suffix))
+		default:
+			parts = append(parts, fmt.Sprintf("in %d channels: %s%s", len(in), strings.Join(in, ", "), suffix))
+		}
 	}
 	text := change(bundle)
 	if _, rest, ok := strings.Cut(text, " added ("); ok {

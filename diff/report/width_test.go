@@ -82,8 +82,12 @@ func TestRemovalFromChannelsIsOneRow(t *testing.T) {
 		}
 	}
 	table := render(t, diff.Compare(with, without), report.Options{Width: 400})
-	if !strings.Contains(table, "from its 11 channels") || !strings.Contains(table, "entry-removed") {
+	if !strings.Contains(table, "removed (version 1.0.2, image quay.io/x/p:2); from its 11 channels (replaces p.v1.0.1)") || !strings.Contains(table, "entry-removed") {
 		t.Errorf("the removal row does not say what it holds:\n%s", table)
+	}
+	table = render(t, diff.Compare(without, with), report.Options{Width: 400})
+	if !strings.Contains(table, "added (version 1.0.2, image quay.io/x/p:2); in its 11 channels (replaces p.v1.0.1), the new head after p.v1.0.1") {
+		t.Errorf("the release row does not say its channels once:\n%s", table)
 	}
 }
 

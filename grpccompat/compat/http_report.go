@@ -50,7 +50,13 @@ func (r *HTTPReport) Write(w io.Writer, format string) error {
 		fmt.Fprintf(&b, "  ?%s failed: %s\n", f.Query, f.Error)
 	}
 	fmt.Fprintf(&b, "verdict: %s\n", r.Verdict())
-	_, err := io.WriteString(w, b.String())
+	// Within TextWidth columns: a long line goes on under its own indentation and four more.
+	var out strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		out.WriteString(fold(line, TextWidth, lead+"    "))
+	}
+	_, err := io.WriteString(w, out.String())
 	return err
 }
 
