@@ -39,12 +39,18 @@ func newRootCmd() *cobra.Command {
 		Version:       buildVersion().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// No output of a command may be an input or another output (iopaths.go).
-		PersistentPreRunE: checkCommandPaths,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	addProgressFlags(root.PersistentFlags())
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkProgressFlags(cmd) }
+	// The one check every command runs before it starts: its flags' values, then that no output of it is
+	// an input or another output (iopaths.go). A subcommand must not set its own PersistentPreRunE: cobra
+	// would run that one instead of this.
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkProgressFlags(cmd); err != nil {
+			return err
+		}
+		return checkCommandPaths(cmd, args)
+	}
 	root.SetFlagErrorFunc(flagError)
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd())
