@@ -800,13 +800,15 @@ func orphanedObjects(t inPlaceTarget, before *blobSnapshot, edits map[string]*fi
 }
 
 // severalCatalogs recognizes a root of several catalogs (catalogs/v4.17, catalogs/v4.18, ...):
-// a directory in which packages have an olm.package blob in more than one of its top directories.
+// a directory in which packages have an olm.package blob in more than one of its top directories,
+// each below a directory of its own there (catalogs/v4.18/P/catalog.yaml).
 // It returns those directories in version order, or nil.
 func severalCatalogs(c *fbc.Catalog) []string {
 	topsOf := map[string]map[string]bool{}
 	for _, p := range c.Packages {
-		top, _, ok := strings.Cut(p.Loc.File, "/")
-		if !ok {
+		// A catalog among several holds its packages in directories of its own: top/P/file.
+		top, rest, _ := strings.Cut(p.Loc.File, "/")
+		if !strings.Contains(rest, "/") {
 			top = ""
 		}
 		if topsOf[p.Name] == nil {
