@@ -48,8 +48,17 @@ type blobSnapshot struct {
 
 func blobKey(schema, pkg, name string) string { return schema + "\x00" + pkg + "\x00" + name }
 
-// keyOfRaw is the blob key (without occurrence) of a blob as read from a file.
+// keyOfRaw is the blob key (without occurrence) of a blob as read from a file: that of its
+// decoded value, which is what the loaded catalog holds (the head the loader files a blob by
+// matches keys case-insensitively, the decoder does not: "packAge" is no package there).
 func keyOfRaw(b fbc.Blob) string {
+	c := &fbc.Catalog{}
+	if c.Add(b) == nil {
+		if got := editBlobs(c); len(got) == 1 {
+			k, _ := splitKey(got[0].key)
+			return k
+		}
+	}
 	switch b.Schema {
 	case fbc.SchemaPackage:
 		return blobKey(b.Schema, b.Name, b.Name)
@@ -140,49 +149,35 @@ func valueDigest(v any) [32]byte {
 }
 
 // editBlobs lists the blobs of c with their keys (occurrences numbered in catalog order).
-func editBlobs(c *fbc.Catalog) ([]editBlob, error) {
+func editBlobs(c *fbc.Catalog) []editBlob {
 	var out []editBlob
 	seen := map[string]int{}
-	add := func(schema, pkg, name string, v any, loc fbc.Location) error {
+	add := func(schema, pkg, name string, v any, loc fbc.Location) {
 		k := blobKey(schema, pkg, name)
 		n := seen[k]
 		seen[k]++
 		out = append(out, editBlob{key: k + "\x00" + strconv.Itoa(n), schema: schema, pkg: pkg, name: name, value: v, loc: loc, sum: valueDigest(v)})
-		return nil
 	}
 	for _, p := range c.Packages {
-		if err := add(fbc.SchemaPackage, p.Name, p.Name, p, p.Loc); err != nil {
-			return nil, err
-		}
+		add(fbc.SchemaPackage, p.Name, p.Name, p, p.Loc)
 	}
 	for _, ch := range c.Channels {
-		if err := add(fbc.SchemaChannel, ch.Package, ch.Name, ch, ch.Loc); err != nil {
-			return nil, err
-		}
+		add(fbc.SchemaChannel, ch.Package, ch.Name, ch, ch.Loc)
 	}
 	for _, b := range c.Bundles {
-		if err := add(fbc.SchemaBundle, b.Package, b.Name, b, b.Loc); err != nil {
-			return nil, err
-		}
+		add(fbc.SchemaBundle, b.Package, b.Name, b, b.Loc)
 	}
 	for _, o := range c.Others {
-		if err := add(o.Schema, o.Package, o.Name, o, o.Loc); err != nil {
-			return nil, err
-		}
+		add(o.Schema, o.Package, o.Name, o, o.Loc)
 	}
 	for _, d := range c.Deprecations {
-		if err := add(fbc.SchemaDeprecations, d.Package, "", d, d.Loc); err != nil {
-			return nil, err
-		}
+		add(fbc.SchemaDeprecations, d.Package, "", d, d.Loc)
 	}
-	return out, nil
+	return out
 }
 
 func snapshotBlobs(c *fbc.Catalog) (*blobSnapshot, error) {
-	blobs, err := editBlobs(c)
-	if err != nil {
-		return nil, err
-	}
+	blobs := editBlobs(c)
 	s := &blobSnapshot{blobs: blobs, byKey: make(map[string]*editBlob, len(blobs))}
 	for i := range s.blobs {
 		s.byKey[s.blobs[i].key] = &s.blobs[i]
@@ -241,10 +236,7 @@ func (t inPlaceTarget) pathOf(name string) string {
 // in their package's file (a new package gets <root>/<package>/catalog.<ext>). Every file's new
 // text is read back and checked before any is written; then all are put in place together.
 func writeInPlace(t inPlaceTarget, before *blobSnapshot, after *fbc.Catalog) (summary []string, err error) {
-	afterBlobs, err := editBlobs(after)
-	if err != nil {
-		return nil, err
-	}
+	afterBlobs := editBlobs(after)
 	edits := map[string]*fileEdit{}
 	fileEditOf := func(name string) *fileEdit {
 		e := edits[name]
@@ -699,9 +691,9 @@ func checkFileText(name string, text []byte, want []*editBlob, keptData [][]byte
 		if err := c.Add(p.Blob); err != nil {
 			return fail("%v", err)
 		}
-		got, err := editBlobs(c)
-		if err != nil || len(got) != 1 {
-			return fail("blob at line %d: %v", p.Blob.Loc.Line, err)
+		got := editBlobs(c)
+		if len(got) != 1 {
+			return fail("blob at line %d", p.Blob.Loc.Line)
 		}
 		w := want[i]
 		gotJSON, gerr := encodeBlob(got[0].value)
@@ -800,13 +792,15 @@ func orphanedObjects(t inPlaceTarget, before *blobSnapshot, edits map[string]*fi
 }
 
 // severalCatalogs recognizes a root of several catalogs (catalogs/v4.17, catalogs/v4.18, ...):
-// a directory in which packages have an olm.package blob in more than one of its top directories.
+// a directory in which packages have an olm.package blob in more than one of its top directories,
+// each below a directory of its own there (catalogs/v4.18/P/catalog.yaml).
 // It returns those directories in version order, or nil.
 func severalCatalogs(c *fbc.Catalog) []string {
 	topsOf := map[string]map[string]bool{}
 	for _, p := range c.Packages {
-		top, _, ok := strings.Cut(p.Loc.File, "/")
-		if !ok {
+		// A catalog among several holds its packages in directories of its own: top/P/file.
+		top, rest, _ := strings.Cut(p.Loc.File, "/")
+		if !strings.Contains(rest, "/") {
 			top = ""
 		}
 		if topsOf[p.Name] == nil {
