@@ -3,6 +3,7 @@ package fbc
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -422,8 +423,38 @@ func yamlKeyLess(a, b []byte) bool {
 }
 
 func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
+	i := 0
+	for ; i+8 <= len(b); i += 8 { // a word at a time: most of a catalog is long ASCII strings
+		if binary.LittleEndian.Uint64(b[i:])&yamlHighBits != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	yamlLowBits  = 0x0101010101010101
+	yamlHighBits = 0x8080808080808080
+)
+
+// yamlHasByte: some byte of the word x is c.
+func yamlHasByte(x uint64, c byte) bool {
+	v := x ^ (yamlLowBits * uint64(c))
+	return (v-yamlLowBits)&^v&yamlHighBits != 0
+}
+
+// yamlSafeWord: the eight bytes of x are all yamlPlainSafe.
+func yamlSafeWord(x uint64) bool {
+	if x&yamlHighBits != 0 || (x-yamlLowBits*0x21)&^x&yamlHighBits != 0 {
+		return false // a byte of 0x80 or more, or below 0x21
+	}
+	for _, c := range [...]byte{0x7f, ',', '?', '[', ']', '{', '}', ':', '#'} {
+		if yamlHasByte(x, c) {
 			return false
 		}
 	}
@@ -540,6 +571,9 @@ func analyzeYAMLScalar(v []byte) yamlScalarAnalysis {
 		if i > 0 && yamlPlainSafe[c] {
 			// an ordinary character: only the flags it clears change
 			k := i + 1
+			for k+8 <= len(v) && yamlSafeWord(binary.LittleEndian.Uint64(v[k:])) {
+				k += 8
+			}
 			for k < len(v) && yamlPlainSafe[v[k]] {
 				k++
 			}

@@ -1,7 +1,10 @@
 package model
 
 import (
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/olmcat/olmcat/fbc"
 )
@@ -36,10 +39,31 @@ func Validate(m *Model, opts Options) Issues {
 	return finish(validateModel(m, true), opts)
 }
 
+// validateModel validates the packages on every processor (they share nothing), and returns the
+// issues in package order: validate of s5k spent a third of its time here, on one core.
 func validateModel(m *Model, withBundleBlobs bool) Issues {
+	pkgs := m.SortedPackages()
+	perPackage := make([]Issues, len(pkgs))
+	workers := min(runtime.GOMAXPROCS(0), len(pkgs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pkgs) {
+					return
+				}
+				perPackage[i] = validatePackage(pkgs[i], withBundleBlobs)
+			}
+		}()
+	}
+	wg.Wait()
 	var issues Issues
-	for _, p := range m.SortedPackages() {
-		issues = append(issues, validatePackage(p, withBundleBlobs)...)
+	for _, pi := range perPackage {
+		issues = append(issues, pi...)
 	}
 	issues = append(issues, validateOthers(m.Others)...)
 	return issues
