@@ -208,6 +208,7 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	} else {
 		rep, err = filter.Write(cmd.Context(), src, cfg, out, filter.Options{Format: format, Force: ff.force, BeforeCommit: beforeCommit})
 	}
+	activeProgress(cmd).Close()
 	if err != nil {
 		return filterFailure(src, err)
 	}
@@ -239,7 +240,6 @@ func runFilter(cmd *cobra.Command, ref, out string, ff filterFlags, images migra
 	if added > 0 {
 		extra = fmt.Sprintf(" (%d added to keep upgrade paths)", added)
 	}
-	activeProgress(cmd).Close()
 	fmt.Fprintf(summaryOut(cmd), "olmcat: filtered %s: kept %s, %s, %s%s, %s, into %s\n", src,
 		plural.Of(pkgs, "package"), plural.Of(chans, "channel"), plural.Of(bundles, "bundle"), extra, plural.Of(len(rep.Images), "image"), out)
 	if dest == "" {

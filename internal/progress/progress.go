@@ -119,14 +119,15 @@ func (r *Reporter) Start(prefix string, o Options) {
 	if o.Manual {
 		return
 	}
-	r.stop, r.stopped = make(chan struct{}), make(chan struct{})
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	r.stop, r.stopped = stop, stopped
 	go func() {
-		defer close(r.stopped)
+		defer close(stopped)
 		t := time.NewTicker(max(o.Interval, minTick))
 		defer t.Stop()
 		for {
 			select {
-			case <-r.stop:
+			case <-stop:
 				return
 			case <-t.C:
 				r.Tick()

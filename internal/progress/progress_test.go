@@ -2,7 +2,9 @@ package progress
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -196,4 +198,66 @@ func TestDuration(t *testing.T) {
 			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// With its own timer, updates and messages from several goroutines at once: the writes never
+// interleave (every message arrives whole, at the start of a line), and whatever was drawn is
+// cleared by Close. (Run with -race.)
+func TestConcurrentUseWithTheTimer(t *testing.T) {
+	var w lockedBuffer
+	r := New(&w)
+	r.Start("olmcat diff", Options{Delay: time.Nanosecond, Interval: time.Nanosecond, Width: 200})
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 200 {
+				r.Add("bundle", 1)
+				if i%50 == 0 {
+					r.Write([]byte("olmcat: message " + strconv.Itoa(g) + "\n"))
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	r.Close()
+	out := w.String()
+	if !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Fatalf("the line is not cleared at the end: %q", out[max(0, len(out)-80):])
+	}
+	messages := 0
+	for i := 0; ; {
+		j := strings.Index(out[i:], "olmcat: message ")
+		if j < 0 {
+			break
+		}
+		at := i + j
+		if at > 0 && !strings.HasSuffix(out[:at], "\n") && !strings.HasSuffix(out[:at], "\r\x1b[K") {
+			t.Fatalf("a message not at the start of a line: %q", out[max(0, at-60):at+20])
+		}
+		messages++
+		i = at + 1
+	}
+	if messages != 16 {
+		t.Errorf("%d messages written, want 16", messages)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
