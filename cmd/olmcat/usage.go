@@ -288,6 +288,14 @@ func flagError(c *cobra.Command, err error) error {
 		if s := nearestFlags(c, name); len(s) > 0 {
 			msg += " (did you mean " + orList(s) + "?)"
 		}
+	} else if _, word, ok := strings.Cut(err.Error(), "unknown shorthand flag: "); ok {
+		// -package, as opm's Go-style flags are written: a long flag with one dash.
+		if _, typed, ok := strings.Cut(word, " in -"); ok && len(typed) > 1 {
+			typed, _, _ = strings.Cut(typed, "=")
+			if s := nearestFlags(c, typed); len(s) > 0 {
+				msg += " (did you mean " + orList(s) + "?)"
+			}
+		}
 	}
 	return usageError{fmt.Errorf("%s\nrun '%s --help' for usage", msg, c.CommandPath())}
 }

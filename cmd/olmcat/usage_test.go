@@ -95,9 +95,11 @@ func TestUnknownFlagSuggestsTheNearest(t *testing.T) {
 		{[]string{"inspect", "package", "--pakage", "p", "x"}, "(did you mean --package?)"},
 		{[]string{"diff", "--min-sev", "info", "a", "b"}, "(did you mean --min-severity?)"},
 		{[]string{"validate", "--zzzzzzzz", "x"}, ""},
+		{[]string{"filter", "-package", "p", "a", "b"}, "(did you mean --package?)"}, // one dash, as opm's Go-style flags
+		{[]string{"validate", "-x", "a"}, ""},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
-		if code != exitUsage || !strings.HasPrefix(stderr, "olmcat: unknown flag: --") {
+		if code != exitUsage || !strings.HasPrefix(stderr, "olmcat: unknown flag: --") && !strings.HasPrefix(stderr, "olmcat: unknown shorthand flag: ") {
 			t.Errorf("olmcat %s: exit %d, stderr:\n%s", strings.Join(tc.args, " "), code, stderr)
 		}
 		if tc.want == "" && strings.Contains(stderr, "did you mean") || tc.want != "" && !strings.Contains(stderr, tc.want) {
