@@ -98,6 +98,9 @@ func readNewBundles(cmd *cobra.Command, args, images []string, haveChannels bool
 	if len(images) > 0 && len(images) != dirs {
 		return nil, usageError{fmt.Errorf("%d --image for %d bundle directories: give one per directory, in order, or none", len(images), dirs)}
 	}
+	if err := checkImageFlags(images); err != nil {
+		return nil, err
+	}
 	var out []ops.NewBundle
 	for _, a := range args {
 		if !source.IsBundleDir(a) {

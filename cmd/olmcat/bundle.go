@@ -110,6 +110,9 @@ func newBundleRenderCmd() *cobra.Command {
 			if len(images) > 0 && len(images) != dirs {
 				return usageError{fmt.Errorf("%d --image for %d directories: give one per directory, in order, or none (a bundle image is its own image)", len(images), dirs)}
 			}
+			if err := checkImageFlags(images); err != nil {
+				return err
+			}
 			out := &fbc.Catalog{}
 			for _, arg := range args {
 				image, b, err := readBundleArg(cmd.Context(), arg, &images, imgOpts)

@@ -319,6 +319,9 @@ func readFilterConfig(stdin io.Reader, name string) ([]byte, error) {
 
 // filterConfig reads --config, or builds the configuration from the selection flags.
 func filterConfig(cmd *cobra.Command, ref string, ff filterFlags) (*filter.Config, error) {
+	if cmd.Flags().Changed("operator") && ff.operator < 0 {
+		return nil, usageError{fmt.Errorf("--operator %d: give the position of a mirror.operators[] entry, from 0", ff.operator)}
+	}
 	fromFlags := len(ff.packages) > 0 || len(ff.channels) > 0 || len(ff.minVersions) > 0 || len(ff.maxVersions) > 0 || len(ff.defaultChannels) > 0 || len(ff.bundles) > 0
 	if ff.config != "" {
 		if fromFlags || ff.full {

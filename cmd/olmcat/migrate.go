@@ -165,6 +165,14 @@ func guardMigrateOutputs(src *source.Source, out, reportPath, imageDest string) 
 	}
 	if p, ok := indeximage.LocalImagePath(imageDest); ok {
 		outputs = append(outputs, p)
+		// Issue 35 item 8: --oci-layout OUT/img was written into OUT after OUT was committed, and
+		// failed half way ("expected blob size ..."); two outputs must not nest or share a path.
+		if err := source.CheckOutputPaths(p, out); err != nil {
+			return usageError{fmt.Errorf("the image output %s must not be, contain or lie inside the output %s: write them to separate paths", imageDest, out)}
+		}
+		if reportPath != "" && reportPath != "-" && source.CheckOutputPaths(p, reportPath) != nil {
+			return usageError{fmt.Errorf("the image output %s must not be, contain or lie inside --report %s: write them to separate paths", imageDest, reportPath)}
+		}
 	}
 	for _, o := range outputs {
 		if err := source.CheckOutput(o, src); err != nil {

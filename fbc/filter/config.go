@@ -15,7 +15,10 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // The kinds of configuration files read.
@@ -102,13 +105,13 @@ func MinMax(minV, maxV, what string) (Range, error) {
 		}
 		v, err := semver.Parse(strings.TrimPrefix(strings.TrimSpace(b.text), "v"))
 		if err != nil {
-			return Range{}, fmt.Errorf("%s: %s %q is not a semantic version (e.g. 1.2.3): %v", what, b.key, b.text, err)
+			return Range{}, fmt.Errorf("%s: %s %s is not a semantic version (e.g. 1.2.3): %s", what, b.key, textsafe.QuoteCut(b.text), textsafe.ErrorAbout(err, b.text))
 		}
 		*b.v = &v
 		parts = append(parts, b.key+" "+b.text)
 	}
 	if lo != nil && hi != nil && lo.GT(*hi) {
-		return Range{}, fmt.Errorf("%s: minVersion %s is above maxVersion %s", what, minV, maxV)
+		return Range{}, fmt.Errorf("%s: minVersion %s is above maxVersion %s", what, textsafe.QuoteCut(minV), textsafe.QuoteCut(maxV))
 	}
 	return Range{Text: strings.Join(parts, ", "), pinned: lo != nil && hi != nil && lo.EQ(*hi), match: func(v semver.Version) bool {
 		return (lo == nil || v.GTE(*lo)) && (hi == nil || v.LTE(*hi))
@@ -127,7 +130,7 @@ func VersionRange(text, what string) (Range, error) {
 	}
 	r, err := semver.ParseRange(mastermindsAnd.ReplaceAllString(strings.TrimSpace(text), " "))
 	if err != nil {
-		return Range{}, fmt.Errorf("%s: versionRange %q is not a version range (e.g. \">=1.2.0 <1.3.0\"): %v", what, text, err)
+		return Range{}, fmt.Errorf("%s: versionRange %s is not a version range (e.g. \">=1.2.0 <1.3.0\"): %s", what, textsafe.QuoteCut(text), textsafe.ErrorAbout(err, text))
 	}
 	return Range{Text: "versionRange " + text, match: r}, nil
 }
@@ -215,6 +218,9 @@ func ParseConfig(data []byte, name string, sel Selector) (*Config, error) {
 	if err := yaml.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("%s is not a YAML or JSON document: %s", name, cleanYAMLError(err))
 	}
+	if line := secondDocument(data); line > 0 {
+		return nil, fmt.Errorf("%s holds a second YAML document, at line %d, which would not be read (oc-mirror reads the first only): give one configuration per file, removing the --- line and what follows or moving it to a file of its own", name, line)
+	}
 	switch {
 	case head.Kind == ISCKind && (head.APIVersion == ISCAPIVersion || head.APIVersion == ISCV1APIVersion):
 		return parseISC(data, name, sel)
@@ -230,6 +236,28 @@ func ParseConfig(data []byte, name string, sel Selector) (*Config, error) {
 	}
 	return nil, fmt.Errorf("%s has kind %q (apiVersion %q): give an %s (%s) or a %s (%s)",
 		name, head.Kind, head.APIVersion, ISCKind, ISCAPIVersion, FilterKind, FilterAPIVersion)
+}
+
+// secondDocument returns the line of the first content after the first YAML document of data,
+// or 0 when there is none (empty documents, comments and a last --- are no content). A stream the
+// YAML reader cannot read through is left to the configuration's own reading.
+func secondDocument(data []byte) int {
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	var first yamlv3.Node
+	if err := dec.Decode(&first); err != nil {
+		return 0
+	}
+	for {
+		var doc yamlv3.Node
+		if err := dec.Decode(&doc); err != nil {
+			return 0
+		}
+		for _, n := range doc.Content {
+			if n.Kind != yamlv3.ScalarNode || n.Tag != "!!null" {
+				return n.Line
+			}
+		}
+	}
 }
 
 func parseISC(data []byte, name string, sel Selector) (*Config, error) {

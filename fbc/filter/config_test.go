@@ -90,6 +90,8 @@ func TestConfigRefusals(t *testing.T) {
 		{strings.Replace(twoCatalogs, "v2alpha1", "v1alpha1", 1), "v2alpha1"},
 		{"kind: Pod\napiVersion: v1\n", "give an ImageSetConfiguration"},
 		{"kind: [", "not a YAML"},
+		{twoCatalogs + "---\n" + twoCatalogs, "holds a second YAML document, at line " + fmt.Sprint(strings.Count(twoCatalogs, "\n")+2)},
+		{strings.Replace(twoCatalogs, "minVersion: 5.6.0", "minVersion: \""+strings.Repeat("1.", 100000)+"\"", 1), `(200000 bytes) is not a semantic version (e.g. 1.2.3): Invalid character(s) found in patch number`},
 	} {
 		_, err := ParseConfig([]byte(tc.text), "isc.yaml", Selector{Index: 0})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -13,6 +13,7 @@ import (
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/internal/atomicout"
+	"github.com/olmcat/olmcat/internal/imageref"
 	"github.com/olmcat/olmcat/internal/source"
 )
 
@@ -240,10 +241,16 @@ func (rep *Report) record(pkg string, r filtered, fn func(string, *fbc.Catalog) 
 	if r.prep != nil {
 		for _, b := range r.out.Bundles {
 			if b.Image != "" {
+				if err := listable(pkg, b.Name, "image", b.Image); err != nil {
+					return err
+				}
 				rep.images[b.Image] = true
 			}
-			for _, ri := range b.RelatedImages {
+			for i, ri := range b.RelatedImages {
 				if ri.Image != "" {
+					if err := listable(pkg, b.Name, fmt.Sprintf("relatedImages[%d].image", i), ri.Image); err != nil {
+						return err
+					}
 					rep.images[ri.Image] = true
 				}
 			}
@@ -251,6 +258,16 @@ func (rep *Report) record(pkg string, r filtered, fn func(string, *fbc.Catalog) 
 		rep.Packages = append(rep.Packages, r.prep)
 	}
 	return fn(pkg, r.out)
+}
+
+// listable refuses an image the image list cannot carry as one line: one that is no image
+// reference (validation refuses it before; this keeps the list safe whatever reads the catalog).
+func listable(pkg, bundle, field, image string) error {
+	if p := imageref.Problem(image); p != "" {
+		return &Error{Package: pkg, Msg: fmt.Sprintf("package %s bundle %s: %s %s is not an image reference: %s; fix it or leave the package out",
+			pkg, bundle, field, imageref.Quote(image), p)}
+	}
+	return nil
 }
 
 // Options are the options of Write.

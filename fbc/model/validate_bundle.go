@@ -9,6 +9,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/internal/imageref"
 )
 
 // releaseMaxLength is the longest release the ClusterServiceVersion CRD (and so opm) accepts.
@@ -56,6 +57,7 @@ func checkBundleBlob(b *fbc.Bundle, scratch *[]byte) Issues {
 		berr("bundle-image-unset", "set the bundle's image, or keep its manifests as olm.bundle.object properties",
 			"invalid bundle %q: bundle image must be set", b.Name)
 	}
+	issues = append(issues, checkImageRefs(b)...)
 	return issues
 }
 
@@ -135,4 +137,35 @@ func propertyHint(typ string) string {
 		return channelPropertyHint(typ)
 	}
 	return "make the property value valid JSON of its type"
+}
+
+// checkImageRefs: the bundle's image and every related image, where set, is an image reference
+// (imageref.Problem). opm takes any string; olmcat refuses one that is not a reference, since a line
+// end in it adds a line (an image to mirror) to filter's image list and an escape sequence rewrites
+// the terminal that shows it.
+func checkImageRefs(b *fbc.Bundle) Issues {
+	var issues Issues
+	bad := func(field, image, problem string) {
+		issues = append(issues, newIssue(Error, "image-reference-invalid", b.Loc, b.Package, "", b.Name,
+			"write one image reference, e.g. quay.io/ns/name:tag or quay.io/ns/name@sha256:<64 hex digits>, with nothing around it",
+			"invalid bundle %q: %s %s is not an image reference: %s", b.Name, field, imageref.Quote(image), problem))
+	}
+	if b.Image != "" {
+		if p := imageref.Problem(b.Image); p != "" {
+			bad("image", b.Image, p)
+		}
+	}
+	for i, ri := range b.RelatedImages {
+		if ri.Image == "" {
+			continue
+		}
+		if p := imageref.Problem(ri.Image); p != "" {
+			field := fmt.Sprintf("relatedImages[%d].image", i)
+			if ri.Name != "" {
+				field = fmt.Sprintf("relatedImages[%d].image (name %s)", i, imageref.Quote(ri.Name))
+			}
+			bad(field, ri.Image, p)
+		}
+	}
+	return issues
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/property"
+	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
 // dns1123Label is what Kubernetes (and opm, when it loads an FBC) accepts as a package name.
@@ -103,7 +104,7 @@ func validateChannel(ch *Channel) Issues {
 		if e.SkipRange != "" {
 			if _, err := parseRange(e.SkipRange); err != nil {
 				cerr("skiprange-invalid", e.Name, `write a semver range such as ">=1.0.0 <1.2.0"`,
-					"invalid channel %q: invalid bundle %q: invalid skipRange %q: %v", ch.Name, e.Name, e.SkipRange, err)
+					"invalid channel %q: invalid bundle %q: invalid skipRange %s: %s", ch.Name, e.Name, textsafe.QuoteCut(e.SkipRange), textsafe.ErrorAbout(err, e.SkipRange))
 			}
 		}
 	}

@@ -125,6 +125,14 @@ var ruleCases = []struct {
 		c.Bundles[1].Properties = append(c.Bundles[1].Properties, fbc.Property{Type: property.TypeBundleObject, Value: json.RawMessage(`{"data":"!!!!"}`)})
 	}, "property-invalid", Error, []string{"olm.bundle.object", "base64"}},
 	{"image and objects missing", func(c *fbc.Catalog) { c.Bundles[0].Image = "" }, "bundle-image-unset", Error, []string{"bundle image must be set"}},
+	{"bundle image with a line end", func(c *fbc.Catalog) { c.Bundles[0].Image += "\nevil.example/pwn:latest" }, "image-reference-invalid", Error,
+		[]string{`bundle "demo.v1.0.0"`, `image "`, `\nevil.example/pwn:latest" is not an image reference: it holds a line end`}},
+	{"related image with an escape", func(c *fbc.Catalog) {
+		c.Bundles[1].RelatedImages = append(c.Bundles[1].RelatedImages, fbc.RelatedImage{Name: "op", Image: "\x1b[2Kquay.io/ns/op:v1"})
+	}, "image-reference-invalid", Error, []string{`relatedImages[`, `(name "op") "\x1b[2Kquay.io/ns/op:v1" is not an image reference: it holds the control character U+001B`}},
+	{"related image with a short digest", func(c *fbc.Catalog) {
+		c.Bundles[1].RelatedImages = append(c.Bundles[1].RelatedImages, fbc.RelatedImage{Image: "quay.io/ns/op@sha256:abc"})
+	}, "image-reference-invalid", Error, []string{`relatedImages[`, `is not an image reference: its sha256 digest is not 64 lowercase hex digits`}},
 	{"bad skipRange", func(c *fbc.Catalog) { entries(c)[2].SkipRange = "this is not a range" }, "skiprange-invalid", Error,
 		[]string{`invalid skipRange "this is not a range"`, `Could not get version from string: "this"`}},
 	{"empty skip", func(c *fbc.Catalog) { entries(c)[2].Skips = []string{""} }, "skip-empty", Error, []string{"skip[0] is empty"}},
