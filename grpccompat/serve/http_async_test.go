@@ -172,3 +172,25 @@ func firstPackage(t *testing.T, conn *grpc.ClientConn) string {
 	}
 	return p.Name
 }
+
+// Stopped while the HTTP store is still loading (gRPC already serving), Run drains, waits for the
+// load to end and returns nil, as a server stopped while it loads does.
+func TestStopWhileHTTPLoads(t *testing.T) {
+	holding := make(chan struct{})
+	var logs syncBuffer
+	_, stop := runUntilReady(t, Options{Path: "../../fixtures/index.db", HTTPAddr: "127.0.0.1:0",
+		Logger:    slog.New(slog.NewTextHandler(&logs, nil)),
+		HTTPReady: func(net.Addr) { t.Error("the HTTP API was ready although its load was held until the stop") },
+		beforeHTTPLoad: func(ctx context.Context) {
+			close(holding)
+			<-ctx.Done() // held until the server stops
+		}})
+	<-holding
+	if err := stop(); err != nil {
+		t.Fatalf("Run stopped while the HTTP store loads: %v", err)
+	}
+	// Which of the servers and the load notices the stop first decides the wording.
+	if !regexp.MustCompile(`msg=("stopped while loading the catalog for the HTTP API"|stopped)`).MatchString(logs.String()) {
+		t.Errorf("no log of the stop during the load:\n%s", logs.String())
+	}
+}
