@@ -3,6 +3,7 @@ package source
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,11 +73,10 @@ func firstSchema(r io.ReadSeeker) (schema string, line int) {
 	line = blank + 1
 	if first == '{' {
 		schema, err := jsonTopLevelSchema(br)
-		var syntax *json.SyntaxError
 		switch {
 		case err == nil:
 			return schema, line
-		case !errors.As(err, &syntax):
+		case err != errNotJSON:
 			// A value that ends before it closes, or goes on past the limit, or a schema that is
 			// no string: no template (and no flow-style YAML either).
 			return "", 0
@@ -101,65 +101,243 @@ func firstSchema(r io.ReadSeeker) (schema string, line int) {
 	return schema, line + at
 }
 
-// jsonTopLevelSchema reads the JSON object br starts with, token by token (a value it skips is
-// never kept whole), and returns its "schema" member as encoding/json would decode it into a
-// struct field Schema: the key matched without regard to case, the last match winning, a null
-// leaving it unset, any other non-string an error.
+// jsonTopLevelSchema reads the JSON object br starts with and returns its "schema" member as
+// encoding/json would decode it into a struct field Schema: the key matched without regard to
+// case, the last match winning, a null leaving it unset, any other non-string an error. It scans
+// the object a byte at a time and keeps only the keys of the object and the schema's value (up to
+// maxKept bytes each): a value of any size, an endless line too, costs no memory. What is not
+// JSON is errNotJSON (the caller reads it again as flow-style YAML); a read error, or the end of
+// the input inside the object, is returned as it is.
 func jsonTopLevelSchema(br *bufio.Reader) (string, error) {
-	dec := json.NewDecoder(br)
-	if _, err := dec.Token(); err != nil { // the '{' br starts with
-		return "", err
+	sc := jsonScanner{br: br}
+	if c, err := sc.nonSpace(); err != nil || c != '{' {
+		return "", cmp.Or(err, errNotJSON)
 	}
 	schema := ""
-	for dec.More() {
-		key, err := dec.Token()
+	for first := true; ; first = false {
+		c, err := sc.nonSpace()
 		if err != nil {
 			return "", err
 		}
-		if k, _ := key.(string); strings.EqualFold(k, "schema") {
-			v, err := dec.Token()
+		if c == '}' && first {
+			return schema, nil
+		}
+		if c != '"' {
+			return "", errNotJSON
+		}
+		key, err := sc.str(true)
+		if err != nil {
+			return "", err
+		}
+		if c, err := sc.nonSpace(); err != nil || c != ':' {
+			return "", cmp.Or(err, errNotJSON)
+		}
+		if k, ok := decodeKept(key); ok && strings.EqualFold(k, "schema") {
+			c, err := sc.nonSpace()
 			if err != nil {
 				return "", err
 			}
-			switch v := v.(type) {
-			case string:
+			switch c {
+			case '"':
+				raw, err := sc.str(true)
+				if err != nil {
+					return "", err
+				}
+				v, ok := decodeKept(raw)
+				if !ok {
+					v = "" // longer than any schema: no template
+				}
 				schema = v
-			case nil:
+			case 'n':
+				if err := sc.literal("ull"); err != nil {
+					return "", err
+				}
 			default:
+				// A schema that is no string: no template, whatever follows (encoding/json fails
+				// to decode it, and so does the YAML reading of it).
 				return "", errNoSchema
 			}
-			continue
-		}
-		if err := skipValue(dec); err != nil {
+		} else if err := sc.value(0); err != nil {
 			return "", err
 		}
+		c, err = sc.nonSpace()
+		switch {
+		case err != nil:
+			return "", err
+		case c == '}':
+			return schema, nil
+		case c != ',':
+			return "", errNotJSON
+		}
 	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return "", err
-	}
-	return schema, nil
 }
 
-var errNoSchema = errors.New("the schema is not a string")
+var (
+	errNoSchema = errors.New("the schema is not a string")
+	errNotJSON  = errors.New("not JSON")
+)
 
-// skipValue reads the next value of dec, a token at a time.
-func skipValue(dec *json.Decoder) error {
-	depth := 0
+// maxKept is how much of a key or of the schema's value jsonTopLevelSchema keeps: far more than
+// any template schema, or "schema" written with escapes.
+const maxKept = 1 << 10
+
+// decodeKept decodes a JSON string kept whole (with its quotes); false when it was cut.
+func decodeKept(raw []byte) (string, bool) {
+	var s string
+	if len(raw) > maxKept || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// jsonScanner reads JSON from br a byte at a time, checking its structure and keeping nothing but
+// what str is asked to keep.
+type jsonScanner struct {
+	br   *bufio.Reader
+	kept []byte
+}
+
+func (sc *jsonScanner) nonSpace() (byte, error) {
 	for {
-		tok, err := dec.Token()
+		c, err := sc.br.ReadByte()
 		if err != nil {
-			return err
+			return 0, unexpectedEOF(err)
 		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
+		if !isJSONSpace(c) {
+			return c, nil
 		}
 	}
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// str reads the rest of a string whose opening quote was read; with keep, it returns the string
+// with its quotes, up to maxKept+1 bytes of it.
+func (sc *jsonScanner) str(keep bool) ([]byte, error) {
+	sc.kept = append(sc.kept[:0], '"')
+	add := func(c byte) {
+		if keep && len(sc.kept) <= maxKept {
+			sc.kept = append(sc.kept, c)
+		}
+	}
+	for {
+		c, err := sc.br.ReadByte()
+		if err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		switch {
+		case c == '"':
+			add(c)
+			return sc.kept, nil
+		case c < 0x20:
+			return nil, errNotJSON
+		case c == '\\':
+			e, err := sc.br.ReadByte()
+			if err != nil {
+				return nil, unexpectedEOF(err)
+			}
+			if !strings.ContainsRune(`"\/bfnrtu`, rune(e)) {
+				return nil, errNotJSON
+			}
+			add(c)
+			add(e)
+		default:
+			add(c)
+		}
+	}
+}
+
+// literal reads the rest of true, false or null.
+func (sc *jsonScanner) literal(rest string) error {
+	for i := range len(rest) {
+		c, err := sc.br.ReadByte()
+		if err != nil {
+			return unexpectedEOF(err)
+		}
+		if c != rest[i] {
+			return errNotJSON
+		}
+	}
+	return nil
+}
+
+// value reads one JSON value (depth: how deep it lies, bounded as encoding/json bounds it).
+func (sc *jsonScanner) value(depth int) error {
+	if depth > 10000 {
+		return errNotJSON
+	}
+	c, err := sc.nonSpace()
+	if err != nil {
+		return err
+	}
+	switch {
+	case c == '"':
+		_, err := sc.str(false)
+		return err
+	case c == 't':
+		return sc.literal("rue")
+	case c == 'f':
+		return sc.literal("alse")
+	case c == 'n':
+		return sc.literal("ull")
+	case c == '-' || c >= '0' && c <= '9':
+		for {
+			c, err := sc.br.ReadByte()
+			if err != nil {
+				return unexpectedEOF(err)
+			}
+			if !strings.ContainsRune("0123456789.eE+-", rune(c)) {
+				return sc.br.UnreadByte()
+			}
+		}
+	case c == '{' || c == '[':
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		for first := true; ; first = false {
+			c, err := sc.nonSpace()
+			if err != nil {
+				return err
+			}
+			if c == end && first {
+				return nil
+			}
+			if end == '}' {
+				if c != '"' {
+					return errNotJSON
+				}
+				if _, err := sc.str(false); err != nil {
+					return err
+				}
+				if c, err := sc.nonSpace(); err != nil || c != ':' {
+					return cmp.Or(err, errNotJSON)
+				}
+			} else if err := sc.br.UnreadByte(); err != nil {
+				return err
+			}
+			if err := sc.value(depth + 1); err != nil {
+				return err
+			}
+			c, err = sc.nonSpace()
+			switch {
+			case err != nil:
+				return err
+			case c == end:
+				return nil
+			case c != ',':
+				return errNotJSON
+			}
+		}
+	}
+	return errNotJSON
 }
 
 // firstNonSpace skips white space and returns the first other byte, unread, and how many line

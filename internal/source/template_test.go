@@ -221,6 +221,19 @@ func FuzzTemplateSchema(f *testing.F) {
 		if ok && !slices.Contains(fbc.TemplateSchemas, schema) {
 			t.Fatalf("schema %q is not a template schema", schema)
 		}
+		// A JSON object is read a byte at a time (issue 35 item 1): what encoding/json decodes
+		// of it, the scan finds.
+		trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
+		var doc struct{ Schema string }
+		if len(trimmed) > 0 && trimmed[0] == '{' && json.NewDecoder(bytes.NewReader(trimmed)).Decode(&doc) == nil {
+			want := doc.Schema
+			if !slices.Contains(fbc.TemplateSchemas, want) {
+				want = ""
+			}
+			if schema != want {
+				t.Fatalf("scanned schema %q, encoding/json decodes %q", schema, doc.Schema)
+			}
+		}
 	})
 }
 
