@@ -140,6 +140,12 @@ func (r *Resolver) version(b *fbc.Bundle) (versionRelease, error) {
 	return v.vr, v.err
 }
 
+// HasPackage says whether the catalog holds anything of the package.
+func (r *Resolver) HasPackage(pkg string) bool {
+	p := r.packages[pkg]
+	return p != nil && p.blobs > 0
+}
+
 // BundleVersion is the version operator-controller reports for the named bundle of the package (what
 // a ClusterExtension's status shows once it is installed); ok is false when there is no such
 // bundle or its version cannot be read.
