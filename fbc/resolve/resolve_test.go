@@ -109,7 +109,7 @@ func TestResolveRules(t *testing.T) {
 		{name: "no successor", q: Query{Package: "p", Channels: []string{"fast"}, Installed: inst("p.v2.0.0-again", "2.0.0")},
 			bundle: "p.v2.0.0", successors: []string{"p.v2.0.0", "p.v2.0.0-again"}},
 		{name: "stuck with range", q: Query{Package: "p", Version: "<1.0.0", Installed: inst("p.v2.0.0", "2.0.0")},
-			err: `error upgrading from currently installed version "2.0.0": no bundles found for package "p" matching version "<1.0.0"`,
+			err:        `error upgrading from currently installed version "2.0.0": no bundles found for package "p" matching version "<1.0.0"`,
 			successors: []string{"p.v2.0.0", "p.v2.0.0-again"}},
 		{name: "self certified", q: Query{Package: "p", Version: "<1.0.0", Policy: SelfCertified, Installed: inst("p.v2.0.0", "2.0.0")}, bundle: "p.v0.9.0"},
 		{name: "bad installed version", q: Query{Package: "p", Installed: inst("x", "v1")},
