@@ -71,6 +71,9 @@ func newResolveCmd() *cobra.Command {
 				return usageError{err}
 			}
 			var queries []resolve.Query
+			if f.queries == "-" && args[0] == "-" {
+				return usageError{fmt.Errorf("the catalog and --queries cannot both be standard input; give one of them as a file")}
+			}
 			if f.queries != "" {
 				qs, err := readQueryFile(f.queries, cmd.InOrStdin())
 				if err != nil {
@@ -103,7 +106,10 @@ func newResolveCmd() *cobra.Command {
 			}
 			ans := r.Resolve(q)
 			if !r.HasPackage(q.Package) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: note: %s has no package %s (olmcat inspect lists its packages)\n", side.Source, textsafe.Terminal(q.Package))
+				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: note: %s has no package %s (olmcat inspect packages lists them)\n", side.Source, textsafe.Terminal(q.Package))
+			} else if missing := r.MissingChannels(q.Package, q.Channels); len(missing) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: note: package %s has no channel %s; its channels: %s\n", textsafe.Terminal(q.Package),
+					textsafe.Terminal(strings.Join(missing, ", ")), textsafe.Terminal(strings.Join(r.Channels(q.Package), ", ")))
 			}
 			if err := writeAnswer(cmd.OutOrStdout(), q, ans, f.output); err != nil {
 				return outputError{err}

@@ -118,10 +118,16 @@ func TestResolveCLI(t *testing.T) {
 		t.Errorf("refusal: exit %d, want 1 and %q:\n%s", code, want, out)
 	}
 
+	code, _, errs := runCLI(t, "resolve", catalog, "--package", rec.Package, "--channel", "no-such-channel")
+	if want := "olmcat: note: package " + rec.Package + " has no channel no-such-channel; its channels: "; code != exitFindings || !strings.Contains(errs, want) {
+		t.Errorf("unknown channel: exit %d, want 1 and %q:\n%s", code, want, errs)
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"resolve", "-", "--queries", "-"}, "cannot both be standard input"},
 		{[]string{"resolve", catalog}, "--package is required"},
 		{[]string{"resolve", catalog, "--package", rec.Package, "--policy", "Never"}, `policy "Never"`},
 		{[]string{"resolve", catalog, "--package", rec.Package, "--installed", "nope.v1"}, "--installed nope.v1: no bundle of that name"},
@@ -138,7 +144,7 @@ func TestResolveCLI(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("{\"package\":\"p\"}\n\n{\"package\":\"p\",\"channel\":\"c\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs := runCLI(t, "resolve", catalog, "--queries", bad)
+	code, _, errs = runCLI(t, "resolve", catalog, "--queries", bad)
 	if want := bad + `:3: unknown field "channel"`; code != exitUsage || !strings.Contains(errs, want) {
 		t.Errorf("bad query line: exit %d, want 2 and %q:\n%s", code, want, errs)
 	}

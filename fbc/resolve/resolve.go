@@ -146,6 +146,29 @@ func (r *Resolver) HasPackage(pkg string) bool {
 	return p != nil && p.blobs > 0
 }
 
+// Channels are the names of the package's channels, in catalog order.
+func (r *Resolver) Channels(pkg string) []string {
+	var out []string
+	if p := r.packages[pkg]; p != nil {
+		for _, ch := range p.channels {
+			out = append(out, ch.Name)
+		}
+	}
+	return out
+}
+
+// MissingChannels are the asked channels the package does not have.
+func (r *Resolver) MissingChannels(pkg string, asked []string) []string {
+	have := r.Channels(pkg)
+	var out []string
+	for _, c := range asked {
+		if !slices.Contains(have, c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // BundleVersion is the version operator-controller reports for the named bundle of the package (what
 // a ClusterExtension's status shows once it is installed); ok is false when there is no such
 // bundle or its version cannot be read.
