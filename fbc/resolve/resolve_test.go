@@ -144,3 +144,40 @@ func TestResolveDeprecatedLastAndDependencies(t *testing.T) {
 		t.Error("BundleVersion of a bundle not in the catalog")
 	}
 }
+
+// Bundles whose version cannot be read sort last; picked, they are operator-controller's error;
+// a skipRange that does not parse covers nothing.
+func TestResolveUnreadableVersions(t *testing.T) {
+	text := `{"schema":"olm.package","name":"p"}
+{"schema":"olm.channel","package":"p","name":"c","entries":[{"name":"p.none"},{"name":"p.bad","skipRange":">>1.0"},{"name":"p.v1","skipRange":"<2.0.0"}]}
+{"schema":"olm.bundle","package":"p","name":"p.none","image":"i","properties":[]}
+{"schema":"olm.bundle","package":"p","name":"p.bad","image":"i","properties":[{"type":"olm.package","value":{"packageName":"p","version":"one"}}]}
+{"schema":"olm.bundle","package":"p","name":"p.v1","image":"i","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.0"}}]}
+`
+	cat, err := fbc.LoadReader(strings.NewReader(text), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Resolve(Query{Package: "p"}); got.Bundle != "p.v1" {
+		t.Errorf("the readable version first: %+v", got)
+	}
+	got := r.Resolve(Query{Package: "p", Installed: &Installed{Name: "p.old", Version: "0.5.0"}})
+	if got.Bundle != "p.v1" || !slices.Equal(got.Successors, []string{"p.v1"}) {
+		t.Errorf("skipRange <2.0.0 covers 0.5.0, >>1.0 covers nothing: %+v", got)
+	}
+	got = r.Resolve(Query{Package: "p", Policy: SelfCertified, Installed: &Installed{Name: "p.v1", Version: "1.0.0"}, Channels: []string{"c"}, Version: "<1.0.0"})
+	if want := `error upgrading from currently installed version "1.0.0": no bundles found for package "p" matching version "<1.0.0" in channels [c]`; got.Error != want || got.Successors != nil {
+		t.Errorf("got %+v, want %q and no successors (SelfCertified)", got, want)
+	}
+	// only the version-less bundles left: the first is picked, and its version is the error
+	cat.Bundles = cat.Bundles[:2]
+	r, _ = New(cat)
+	got = r.Resolve(Query{Package: "p"})
+	if want := `error getting resolved bundle version for bundle "p.none": no package property found in bundle "p.none"`; got.Error != want {
+		t.Errorf("got %+v, want %q", got, want)
+	}
+}
