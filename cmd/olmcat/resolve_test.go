@@ -149,3 +149,55 @@ func TestResolveCLI(t *testing.T) {
 		t.Errorf("bad query line: exit %d, want 2 and %q:\n%s", code, want, errs)
 	}
 }
+
+// An index.db resolves as the FBC olmcat migrate makes of it: the same answers, query for query.
+func TestResolveIndexDBAsFBC(t *testing.T) {
+	dir := t.TempDir()
+	catalog := filepath.Join(dir, "catalog")
+	mustRun(t, "migrate", "../../fixtures/index.db", catalog)
+	var queries []string
+	var listed struct {
+		Packages []struct {
+			Name string `json:"name"`
+		} `json:"packages"`
+	}
+	out := mustRun(t, "inspect", "packages", catalog, "-o", "json")
+	if err := json.Unmarshal([]byte(out), &listed); err != nil {
+		t.Fatalf("inspect packages -o json: %v:\n%s", err, out)
+	}
+	pkgs := listed.Packages
+	if len(pkgs) == 0 {
+		t.Fatal("no package in the fixture")
+	}
+	for _, p := range pkgs {
+		queries = append(queries, `{"package":"`+p.Name+`"}`)
+	}
+	qfile := filepath.Join(dir, "q.jsonl")
+	if err := os.WriteFile(qfile, []byte(strings.Join(queries, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	picks := mustRun(t, "resolve", catalog, "--queries", qfile)
+	// the picks installed, upgrades asked of both forms
+	queries = queries[:0]
+	for _, line := range strings.Split(strings.TrimSpace(picks), "\n") {
+		var a struct {
+			Package string `json:"package"`
+			Bundle  string `json:"bundle"`
+		}
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, line)
+		if a.Bundle != "" {
+			queries = append(queries, `{"package":"`+a.Package+`","installed":{"name":"`+a.Bundle+`"}}`)
+		}
+	}
+	if err := os.WriteFile(qfile, []byte(strings.Join(queries, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFBC := mustRun(t, "resolve", catalog, "--queries", qfile)
+	fromDB := mustRun(t, "resolve", "../../fixtures/index.db", "--queries", qfile)
+	if fromFBC != fromDB || !strings.Contains(fromFBC, `"successors":[`) {
+		t.Errorf("index.db and its FBC answer differently:\n%s\n---\n%s", fromDB, fromFBC)
+	}
+}
