@@ -22,6 +22,7 @@ const resolveLong = `Say what OLM v1 (operator-controller) installs or upgrades 
   olmcat resolve CATALOG --package P [--channel C]... [--version RANGE] [--installed BUNDLE]
                  [--policy CatalogProvided|SelfCertified] [-o text|json]
   olmcat resolve CATALOG --queries FILE.jsonl [-o json|text]
+  olmcat resolve CATALOG --olm v0 --package P [--channel C] [--installed BUNDLE]
 
 The rules are those of operator-controller's code (resolve.CatalogResolver with
 NoDependencyValidation, at df2c201d, 2026-08-21), not of its documentation:
@@ -47,6 +48,15 @@ error, successors, ...) are ignored, so a previous output can be answered again.
 JSON line per query, in order: the query with bundle and bundleVersion, or error (with
 pickedBeforeValidation when the dependency check refused the pick), and successors when a bundle is
 installed. -o text writes one line per query instead.
+
+--olm v0 answers for a Subscription instead (OLM v0's catalog operator, operator-lifecycle-manager's
+resolver): each channel is ordered along its replaces chain from the head, entries another entry
+skips left out (several chains, no head or a cycle are OLM v0's errors); no --channel means every
+channel, the default channel first, then by name; the pick is the first entry (the default
+channel's head), or with --installed the first entry that replaces it, skips it or whose skipRange
+covers its version, and with none the Subscription stays on the installed bundle. It is taken to be
+the only Subscription, named after its package, with nothing else installed; dependencies are not
+resolved (a pick that declares some is noted). --version and --policy are OLM v1 fields.
 
 Exit codes: 0 a bundle was picked (with --queries: every query was answered, refusals included),
 1 OLM v1 refuses, 2 bad usage or an input that cannot be used.
@@ -93,7 +103,7 @@ func newResolveCmd() *cobra.Command {
 				return usageError{fmt.Errorf("%s: %w", side.Source, err)}
 			}
 			if f.queries != "" {
-				return answerQueries(cmd.OutOrStdout(), r, queries, f.queries, f.output)
+				return answerQueries(cmd.OutOrStdout(), r, queries, f.queries, f.output, f.olm)
 			}
 			q := resolve.Query{Package: f.pkg, Channels: f.channels, Version: f.version, Policy: f.policy}
 			if f.installed != "" {
@@ -104,7 +114,7 @@ func newResolveCmd() *cobra.Command {
 				}
 				q.Installed = &resolve.Installed{Name: f.installed, Version: v}
 			}
-			ans := r.Resolve(q)
+			ans := resolveWith(r, q, f.olm)
 			if !r.HasPackage(q.Package) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: note: %s has no package %s (olmcat inspect packages lists them)\n", side.Source, textsafe.Terminal(q.Package))
 			} else if missing := r.MissingChannels(q.Package, q.Channels); len(missing) > 0 {
@@ -126,7 +136,7 @@ func newResolveCmd() *cobra.Command {
 	fl.StringVar(&f.version, "version", "", "a version range (Masterminds semver constraint, e.g. \">=1.2.0 <2.0.0\")")
 	fl.StringVar(&f.installed, "installed", "", "the installed bundle's name (its version is looked up in the catalog)")
 	fl.StringVar(&f.policy, "policy", resolve.CatalogProvided, "upgrade constraint policy: CatalogProvided or SelfCertified")
-	fl.StringVar(&f.olm, "olm", "v1", "which OLM resolves: v1 (ClusterExtension)")
+	fl.StringVar(&f.olm, "olm", "v1", "which OLM resolves: v1 (a ClusterExtension) or v0 (a Subscription)")
 	fl.StringVarP(&f.output, "output", "o", "", "output format: text or json (default text; json with --queries)")
 	fl.StringVar(&f.queries, "queries", "", "answer the queries of this JSON-lines file (- for standard input)")
 	addInputFlags(fl, &in)
@@ -138,9 +148,17 @@ func (f *resolveFlags) check(cmd *cobra.Command) error {
 	switch f.olm {
 	case "v1":
 	case "v0":
-		return fmt.Errorf("--olm v0 (what OLM v0 picks for a Subscription) is not implemented yet; only --olm v1 (ClusterExtension)")
+		for _, name := range []string{"version", "policy"} {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s is a ClusterExtension field (OLM v1); a Subscription (--olm v0) has none", name)
+			}
+		}
+		if len(f.channels) > 1 {
+			return fmt.Errorf("a Subscription (--olm v0) names one channel, not %d", len(f.channels))
+		}
+		f.policy = ""
 	default:
-		return fmt.Errorf("--olm must be v1, not %q", f.olm)
+		return fmt.Errorf("--olm must be v1 or v0, not %q", f.olm)
 	}
 	switch f.output {
 	case "":
@@ -186,7 +204,7 @@ func readQueryFile(name string, stdin io.Reader) ([]resolve.Query, error) {
 
 // answerQueries answers each query in order; a query whose installed bundle has no version and is
 // not in the catalog is refused as a usage error naming its line, before anything is written.
-func answerQueries(w io.Writer, r *resolve.Resolver, queries []resolve.Query, name, format string) error {
+func answerQueries(w io.Writer, r *resolve.Resolver, queries []resolve.Query, name, format, olm string) error {
 	for i := range queries {
 		q := &queries[i]
 		if q.Installed != nil && q.Installed.Version == "" {
@@ -200,7 +218,7 @@ func answerQueries(w io.Writer, r *resolve.Resolver, queries []resolve.Query, na
 	}
 	bw := bufio.NewWriter(w)
 	for _, q := range queries {
-		ans := r.Resolve(q)
+		ans := resolveWith(r, q, olm)
 		var err error
 		if format == "json" {
 			err = writeAnswer(bw, q, ans, format)
@@ -215,6 +233,14 @@ func answerQueries(w io.Writer, r *resolve.Resolver, queries []resolve.Query, na
 		return outputError{err}
 	}
 	return nil
+}
+
+// resolveWith answers as OLM v1 (a ClusterExtension) or OLM v0 (a Subscription).
+func resolveWith(r *resolve.Resolver, q resolve.Query, olm string) resolve.Answer {
+	if olm == "v0" {
+		return r.ResolveV0(q)
+	}
+	return r.Resolve(q)
 }
 
 // result is one output line: the query and its answer.
@@ -240,11 +266,11 @@ func writeAnswer(w io.Writer, q resolve.Query, ans resolve.Answer, format string
 		fmt.Fprintf(&sb, "version:    %s\n", textsafe.Terminal(q.Version))
 	}
 	if q.Installed != nil {
-		policy := q.Policy
-		if policy == "" {
-			policy = resolve.CatalogProvided
+		policy := ", policy " + q.Policy
+		if q.Policy == "" {
+			policy = "" // OLM v0: a Subscription has no policy
 		}
-		fmt.Fprintf(&sb, "installed:  %s (%s), policy %s\n", textsafe.Terminal(q.Installed.Name), textsafe.Terminal(q.Installed.Version), policy)
+		fmt.Fprintf(&sb, "installed:  %s (%s)%s\n", textsafe.Terminal(q.Installed.Name), textsafe.Terminal(q.Installed.Version), policy)
 		if ans.Successors != nil {
 			fmt.Fprintf(&sb, "successors: %s\n", listOrNone(ans.Successors))
 		}
@@ -257,6 +283,9 @@ func writeAnswer(w io.Writer, q resolve.Query, ans resolve.Answer, format string
 	} else {
 		fmt.Fprintf(&sb, "bundle:     %s\n", textsafe.Terminal(ans.Bundle))
 		fmt.Fprintf(&sb, "version:    %s\n", textsafe.Terminal(ans.BundleVersion))
+	}
+	if ans.Note != "" {
+		fmt.Fprintf(&sb, "note:       %s\n", textsafe.Terminal(ans.Note))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

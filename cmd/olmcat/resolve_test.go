@@ -131,7 +131,9 @@ func TestResolveCLI(t *testing.T) {
 		{[]string{"resolve", catalog}, "--package is required"},
 		{[]string{"resolve", catalog, "--package", rec.Package, "--policy", "Never"}, `policy "Never"`},
 		{[]string{"resolve", catalog, "--package", rec.Package, "--installed", "nope.v1"}, "--installed nope.v1: no bundle of that name"},
-		{[]string{"resolve", catalog, "--package", rec.Package, "--olm", "v0"}, "not implemented yet"},
+		{[]string{"resolve", catalog, "--package", rec.Package, "--olm", "v0", "--version", "1.x"}, "--version is a ClusterExtension field"},
+		{[]string{"resolve", catalog, "--package", rec.Package, "--olm", "v0", "--channel", "a", "--channel", "b"}, "names one channel, not 2"},
+		{[]string{"resolve", catalog, "--package", rec.Package, "--olm", "v2"}, "--olm must be v1 or v0"},
 		{[]string{"resolve", catalog, "--queries", recorded, "--package", "x"}, "--package is a field of each query"},
 		{[]string{"resolve", catalog, "--queries", filepath.Join(t.TempDir(), "none.jsonl")}, "--queries: open"},
 	} {

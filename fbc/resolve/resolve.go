@@ -62,12 +62,15 @@ type Answer struct {
 	// Successors are the package's bundles the upgrade edges allow from the installed bundle, in
 	// catalog order; nil when nothing is installed or the policy is SelfCertified.
 	Successors []string `json:"successors,omitempty"`
+	// Note qualifies an OLM v0 pick (dependencies olmcat does not resolve).
+	Note string `json:"note,omitempty"`
 }
 
 // Resolver resolves queries against one catalog (a single ClusterCatalog).
 type Resolver struct {
-	packages map[string]*pkgView
-	versions map[*fbc.Bundle]bundleVer // parsed once per bundle
+	packages       map[string]*pkgView
+	defaultChannel map[string]string         // by package (OLM v0 orders it first)
+	versions       map[*fbc.Bundle]bundleVer // parsed once per bundle
 }
 
 type bundleVer struct {
@@ -86,7 +89,7 @@ type pkgView struct {
 
 // New indexes a catalog for resolution. Deferred bundles are decoded.
 func New(cat *fbc.Catalog) (*Resolver, error) {
-	r := &Resolver{packages: map[string]*pkgView{}, versions: map[*fbc.Bundle]bundleVer{}}
+	r := &Resolver{packages: map[string]*pkgView{}, defaultChannel: map[string]string{}, versions: map[*fbc.Bundle]bundleVer{}}
 	view := func(name string) *pkgView {
 		p := r.packages[name]
 		if p == nil {
@@ -98,6 +101,9 @@ func New(cat *fbc.Catalog) (*Resolver, error) {
 	}
 	for i := range cat.Packages {
 		view(cat.Packages[i].Name)
+		if _, seen := r.defaultChannel[cat.Packages[i].Name]; !seen {
+			r.defaultChannel[cat.Packages[i].Name] = cat.Packages[i].DefaultChannel
+		}
 	}
 	for i := range cat.Channels {
 		p := view(cat.Channels[i].Package)
