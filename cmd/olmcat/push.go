@@ -67,7 +67,21 @@ func runPush(cmd *cobra.Command, src, dest string, opts indeximage.Options) erro
 		return &source.Error{Ref: src, Problem: source.BadImage, Detail: strings.TrimPrefix(err.Error(), src+": "), Err: err}
 	}
 	defer s.Close()
-	pushed, err := s.Push(cmd.Context(), to, opts)
+	// Progress on a terminal only: the percentage sent, on one line cleared at the end.
+	var progress func(sent, total int64)
+	shown := int64(-1)
+	if isTerminal(cmd.ErrOrStderr()) {
+		progress = func(sent, total int64) {
+			if pct := sent * 100 / max(total, 1); pct != shown {
+				shown = pct
+				fmt.Fprintf(cmd.ErrOrStderr(), "\rolmcat: pushing %s: %s of %s\x1b[K", src, indeximage.FormatSize(sent), indeximage.FormatSize(total))
+			}
+		}
+	}
+	pushed, err := s.Push(cmd.Context(), to, opts, progress)
+	if shown >= 0 {
+		fmt.Fprint(cmd.ErrOrStderr(), "\r\x1b[K")
+	}
 	if err != nil {
 		return outputError{err}
 	}

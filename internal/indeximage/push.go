@@ -377,17 +377,34 @@ func ParsePushDestination(dest string, opts Options) (name.Reference, error) {
 
 // Push pushes s to dest (see ParsePushDestination) with opts' credentials and --insecure
 // settings, and returns the pushed digest as REPOSITORY@DIGEST. Blobs and manifests the registry
-// already has are not sent again. A dest naming a digest must name s's.
-func (s *PushSource) Push(ctx context.Context, dest name.Reference, opts Options) (name.Digest, error) {
+// already has are not sent again. A dest naming a digest must name s's. progress, if not nil, is
+// called as bytes are sent, with the bytes sent and the bytes to send (those the registry lacks),
+// from one goroutine, and no more once Push returns.
+func (s *PushSource) Push(ctx context.Context, dest name.Reference, opts Options, progress func(sent, total int64)) (name.Digest, error) {
 	if d, ok := dest.(name.Digest); ok && d.DigestStr() != s.Digest.String() {
 		return name.Digest{}, fmt.Errorf("push destination %s names digest %s, but %s is %s: give a tag, or the digest of what is pushed", dest, d.DigestStr(), s.Ref, s.Digest)
+	}
+	ropts := opts.remoteOptions(ctx)
+	if progress != nil {
+		updates := make(chan v1.Update, 64)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for u := range updates { // closed by go-containerregistry when the push ends
+				if u.Error == nil {
+					progress(u.Complete, u.Total)
+				}
+			}
+		}()
+		defer func() { <-done }()
+		ropts = append(ropts, remote.WithProgress(updates))
 	}
 	var err error
 	switch top := s.top.(type) {
 	case v1.ImageIndex:
-		err = remote.WriteIndex(dest, top, opts.remoteOptions(ctx)...)
+		err = remote.WriteIndex(dest, top, ropts...)
 	case v1.Image:
-		err = remote.Write(dest, top, opts.remoteOptions(ctx)...)
+		err = remote.Write(dest, top, ropts...)
 	}
 	if err != nil {
 		return name.Digest{}, pushError(dest, err)

@@ -2,12 +2,18 @@ package indeximage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // uploadReader is a base transport that takes a request body in 8 pieces, each 1/3 of the
@@ -67,3 +73,77 @@ func TestRegistryUploadThatStops(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Push reports its progress up to every byte it sends, and sends what the registry lacks only:
+// a second push of the same layout sends no blob.
+func TestPushProgress(t *testing.T) {
+	host := startRegistry(t, nil)
+	img := imageWith(t, map[string]string{ConfigsLabel: "/configs"}, amd64,
+		layerOf(t, dir("configs"), file("configs/p.json", strings.Repeat(`{"schema":"olm.package","name":"p"}`, 3000))))
+	lp := filepath.Join(t.TempDir(), "layout")
+	p, err := layout.Write(lp, empty.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AppendImage(img); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := img.Digest()
+	s, err := OpenPushSource(OCILayoutPrefix + lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Kind != "image" || s.Digest != want || s.Manifests != 1 || s.Blobs != 2 {
+		t.Errorf("source: %s %s, %d manifests, %d blobs; want image %s, 1 manifest, 2 blobs", s.Kind, s.Digest, s.Manifests, s.Blobs, want)
+	}
+	dest, err := ParsePushDestination(host+"/ns/p:v1", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	var lastSent, lastTotal int64
+	pushed, err := s.Push(context.Background(), dest, Options{}, func(sent, total int64) { calls, lastSent, lastTotal = calls+1, sent, total })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pushed.String() != host+"/ns/p@"+want.String() {
+		t.Errorf("pushed %s", pushed)
+	}
+	m, _ := img.Manifest()
+	if calls == 0 || lastSent != lastTotal || lastTotal < m.Layers[0].Size {
+		t.Errorf("progress: %d calls, last %d of %d; the layer alone has %d bytes", calls, lastSent, lastTotal, m.Layers[0].Size)
+	}
+	desc, err := remote.Head(dest)
+	if err != nil || desc.Digest != want {
+		t.Fatalf("the registry serves %v (%v), want %s", desc, err, want)
+	}
+	lastTotal = 0
+	if _, err := s.Push(context.Background(), dest, Options{}, func(sent, total int64) { lastTotal = total }); err != nil {
+		t.Fatal(err)
+	}
+	if lastTotal >= m.Layers[0].Size {
+		t.Errorf("a second push meant to send %d bytes again", lastTotal)
+	}
+}
+
+// A push destination parses to a registry reference with a registry, or is refused in a sentence
+// that names it; never a local image, never a panic.
+func FuzzParsePushDestination(f *testing.F) {
+	for _, s := range []string{"quay.io/ns/index:v4.12", "localhost:5000/x@sha256:" + strings.Repeat("a", 64),
+		"docker://ubuntu", "index:v1", "oci-layout:/tmp/x", "docker-archive:f.tar", "127.0.0.1:5000/UPPER", "", "docker://"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ref, err := ParsePushDestination(s, Options{})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "push destination ") || strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+				t.Fatalf("%q: error %q", s, err)
+			}
+			return
+		}
+		if strings.HasPrefix(s, OCILayoutPrefix) || strings.HasPrefix(s, DockerArchivePrefix) || ref.Context().RegistryStr() == "" {
+			t.Fatalf("%q accepted as %v", s, ref)
+		}
+	})
+}
