@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -355,7 +356,7 @@ func TestPushErrors(t *testing.T) {
 		{"registry source", host + "/source/index:v1", host + "/ns/x:v1", "not accepted here: push reads a local image"},
 		{"missing tag", "oci-layout:" + dir + ":nope", host + "/ns/x:v1", "has no entry for tag nope"},
 		{"wrong digest", "oci-layout:" + dir, host + "/ns/x@sha256:" + strings.Repeat("0", 64), "names digest sha256:000"},
-		{"tampered layer", "oci-layout:" + tampered, host + "/ns/x:v1", "the layer blob hashes to "},
+		{"tampered layer", "oci-layout:" + tampered, host + "/ns/x:v1", "the tag was not written: a layer blob of the source is not the one its manifest names: content digest mismatch: the layer blob hashes to "},
 		{"missing blob", "oci-layout:" + incomplete, host + "/ns/x:v1", "(" + last.String() + ") cannot be pushed: "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -382,4 +383,49 @@ func mustRef(t *testing.T, s string) name.Reference {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestPushCredentials: the registry's credentials come from the docker config, as for every image
+// read; without them the push is refused in a sentence that says how to log in.
+func TestPushCredentials(t *testing.T) {
+	const user, password = "olmcat", "s3cret"
+	open := pushTestRegistry(t) // for the layout
+	dir, catalog := projectLayout(t, open)
+	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != user || p != password {
+			w.Header().Set("WWW-Authenticate", `Basic realm="olmcat-test"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("DOCKER_CONFIG", filepath.Join(home, "docker"))
+	t.Setenv("REGISTRY_AUTH_FILE", "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+
+	code, _, stderr := runCLI(t, "push", "oci-layout:"+dir, host+"/ns/fbc:v1")
+	if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "refused the push (HTTP 401): log in with `docker login "+host+"`") {
+		t.Errorf("without credentials: exit %d: %s", code, stderr)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "docker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	config := `{"auths": {"` + host + `": {"auth": "` + auth + `"}}}`
+	if err := os.WriteFile(filepath.Join(home, "docker", "config.json"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "push", "oci-layout:"+dir, host+"/ns/fbc:v1")
+	if code != exitOK || !strings.HasPrefix(stdout, host+"/ns/fbc@sha256:") {
+		t.Fatalf("with the docker config: exit %d, %q: %s", code, stdout, stderr)
+	}
+	if got := mustRun(t, "render", host+"/ns/fbc:v1"); got != catalog {
+		t.Errorf("the image pushed with credentials renders differently")
+	}
 }

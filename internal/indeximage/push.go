@@ -420,6 +420,11 @@ func pushError(dest name.Reference, err error) error {
 	}
 	msg := err.Error()
 	var terr *transport.Error
+	if i := strings.Index(msg, "content digest mismatch: "); i >= 0 {
+		// A layer of the source failed its check as it streamed (layoutverify.go).
+		detail := strings.TrimSuffix(msg[i:], ": pull again or rebuild the image")
+		return fmt.Errorf("push to %s stopped and the tag was not written: a layer blob of the source is not the one its manifest names: %s; write the source again", dest, detail)
+	}
 	switch {
 	case strings.Contains(msg, "x509:") || strings.Contains(msg, "failed to verify certificate"):
 		return fmt.Errorf("push to %s: the registry's TLS certificate is not trusted: add its CA to the system trust store, or pass --skip-tls-verify (or --insecure) to skip verification: %w", dest, err)
