@@ -324,6 +324,8 @@ func readmeSandbox(t *testing.T) (dir string, git bool) {
 	}
 	mustRun(t, "migrate", at("index.db"), at("catalog"))
 	mustRun(t, "migrate", at("index.db"), at("templates"), "--to", "semver-template")
+	// fbc-layout: the FBC index image of the catalog as an OCI layout (the README pushes it).
+	copyDir(t, strings.TrimPrefix(imagetest.OCILayout(t, imagetest.FBCImage(t, at("catalog"))), "oci-layout:"), at("fbc-layout"))
 	mid := filepath.Join(t.TempDir(), "mid")
 	mustRun(t, "add", at("old"), at("bundle-dir"), "--image", "quay.io/ns/operator-000-bundle:v1.0.4", "--output-dir", mid)
 	mustRun(t, "rm", mid, "operator-001.v1.0.3", "--output-dir", at("new"))

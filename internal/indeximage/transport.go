@@ -98,7 +98,13 @@ func (t *registryTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	w := &watchdog{cancel: cancel, timeout: t.timeout, host: req.URL.Host,
 		what: fmt.Sprintf("no response headers to %s %s", req.Method, req.URL.Path)}
 	w.timer = time.AfterFunc(t.timeout, w.fire)
-	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	sent := req.WithContext(ctx)
+	if req.Body != nil && req.Body != http.NoBody {
+		// A blob upload (a push): the response headers come once the whole body is sent, so
+		// each part sent is progress, as each part received is.
+		sent.Body = &sendingBody{ReadCloser: req.Body, w: w}
+	}
+	resp, err := t.base.RoundTrip(sent)
 	if err != nil {
 		w.stop()
 		if terr := w.err(); terr != nil {
@@ -280,4 +286,18 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 func (b *watchedBody) Close() error {
 	b.w.stop()
 	return b.rc.Close()
+}
+
+// sendingBody restarts the watchdog whenever the transport takes more of a request body.
+type sendingBody struct {
+	io.ReadCloser
+	w *watchdog
+}
+
+func (b *sendingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.w.progress("")
+	}
+	return n, err
 }

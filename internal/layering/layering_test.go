@@ -22,9 +22,9 @@ var layers = []struct {
 }{
 	{"model and plumbing", []string{"fbc", "fbc/property", "fbc/csvmeta", "fbc/model", "grpccompat/api",
 		"internal/atomicout", "internal/outpath", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool",
-		"internal/jsonscan", "internal/textsafe", "internal/nofollow"}},
+		"internal/jsonscan", "internal/textsafe", "internal/nofollow", "internal/imageref", "internal/progress"}},
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
-		"grpccompat/fbcbackend"}},
+		"grpccompat/fbcbackend", "fbc/resolve"}},
 	{"source", []string{"internal/source", "internal/bundlefetch"}},
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops", "fbc/filter",
 		"grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
