@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -239,5 +240,32 @@ func TestGenerateKubeMeasuresAnIndexDBImage(t *testing.T) {
 	d := decodeKube(t, stdout)
 	if req := d.dep.Spec.Template.Spec.Containers[0].Resources.Requests.Memory().Value(); req < 16<<20 || req%(16<<20) != 0 {
 		t.Errorf("memory request %d", req)
+	}
+}
+
+// The image 'migrate --oci-layout' makes of an opm index.db image keeps opm as its server: generate
+// kube then writes opm serve of the catalog it holds (the index.db is gone), with a ClusterCatalog.
+func TestGenerateKubeOnAMigratedIndexImage(t *testing.T) {
+	dir := t.TempDir()
+	layoutDir := filepath.Join(dir, "layout")
+	if code, _, stderr := runCLI(t, "migrate", imagetest.OCILayout(t, opmIndexImage(t)), filepath.Join(dir, "fbc"), "--oci-layout", layoutDir); code != 0 {
+		t.Fatalf("migrate: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "generate", "kube", "oci-layout:"+layoutDir, "--image", "quay.io/me/catalog:v1-fbc", "--memory", "64Mi")
+	if code != 0 || strings.Contains(stderr, "no ClusterCatalog") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	d := decodeKube(t, stdout)
+	if !slices.Equal(d.kinds, []string{"CatalogSource", "ClusterCatalog", "Deployment", "Service"}) {
+		t.Fatalf("documents %v", d.kinds)
+	}
+	args := d.dep.Spec.Template.Spec.Containers[0].Args
+	if len(args) < 4 || args[0] != "serve" || args[1] != "/configs" || !slices.Equal(args[len(args)-2:], []string{"-p", "50051"}) {
+		t.Errorf("args %q: want opm serve /configs ... -p 50051", args)
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--http") || strings.HasPrefix(a, "--metrics") || strings.HasPrefix(a, "--log") || strings.Contains(a, "database") {
+			t.Errorf("args %q: %s is not opm serve's", args, a)
+		}
 	}
 }
