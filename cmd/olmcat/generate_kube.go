@@ -43,6 +43,8 @@ The image is read (its configuration, no layer) to see what serves its catalog:
       --database PATH -p 50051, the same probes; no ClusterCatalog (catalogd reads only
       File-Based Catalogs), said once on standard error
 
+A binary-less File-Based Catalog image (no ENTRYPOINT or CMD: 'generate dockerfile -i scratch')
+needs --olm-pod: its CatalogSource has OLM serve it with OLM's own opm (grpcPodConfig.extractContent).
 Any other image is refused (exit 2), naming its entrypoint and labels. An oci-layout:DIR or
 docker-archive:FILE IMAGE is read here; --image REF then gives the reference the cluster pulls,
 written into the manifests. --olm-pod writes the CatalogSource naming the image instead (OLM runs
@@ -103,6 +105,9 @@ func newGenerateKubeCmd() *cobra.Command {
 			server, err := classifyKubeImage(ref, cfg)
 			if err != nil {
 				return usageError{err}
+			}
+			if server.Kind == kubeServerNone && !olmPod {
+				return usageError{fmt.Errorf("%s holds a File-Based Catalog at %s and no server (no ENTRYPOINT or CMD: a binary-less image, for catalogd and OLM's grpcPodConfig.extractContent), so no Deployment can run it: pass --olm-pod for a CatalogSource that has OLM serve it with its own opm, and the ClusterCatalog", ref, server.Configs)}
 			}
 			if server.Kind == kubeServerOPMIndex {
 				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s holds an index.db (%s): no ClusterCatalog is written, as catalogd reads only File-Based Catalogs (convert it with 'olmcat migrate')\n", ref, server.Database)
@@ -274,6 +279,9 @@ func kubeManifests(o kubeOptions) []map[string]any {
 		catalogSource["spec"] = map[string]any{
 			"sourceType": "grpc", "image": o.Image, "displayName": o.Name,
 			"grpcPodConfig": map[string]any{"securityContextConfig": "restricted", "memoryTarget": request},
+		}
+		if o.Server.Kind == kubeServerNone { // OLM copies its opm in and serves the catalog with it
+			catalogSource["spec"].(map[string]any)["grpcPodConfig"].(map[string]any)["extractContent"] = map[string]any{"catalogDir": o.Server.Configs}
 		}
 	}
 	clusterCatalog := map[string]any{

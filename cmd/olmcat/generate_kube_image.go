@@ -18,6 +18,10 @@ const (
 	kubeServerOlmcat   kubeServerKind = iota + 1 // olmcat serve: gRPC, catalogd's HTTP API, metrics
 	kubeServerOPM                                // opm serve of a File-Based Catalog: gRPC only
 	kubeServerOPMIndex                           // opm registry serve of an index.db: gRPC only
+	// kubeServerNone is a binary-less File-Based Catalog image (no ENTRYPOINT or CMD, as
+	// 'generate dockerfile -i scratch' builds it): catalogd reads it, OLM v0 serves it with its
+	// own opm (grpcPodConfig.extractContent), nothing runs it as a Deployment.
+	kubeServerNone
 )
 
 // kubeServer is how the Deployment runs an image's server.
@@ -53,6 +57,9 @@ func classifyKubeImage(ref string, cfg v1.Config) (kubeServer, error) {
 		return s, nil
 	case program == "opm" && database != "":
 		s.Kind, s.Database = kubeServerOPMIndex, database
+		return s, nil
+	case program == "" && configs != "":
+		s.Kind, s.Configs = kubeServerNone, configs
 		return s, nil
 	}
 	return kubeServer{}, fmt.Errorf("%s: cannot tell what serves this image's catalog: its entrypoint is %s and its index labels are %s; "+

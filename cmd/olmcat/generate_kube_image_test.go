@@ -188,9 +188,25 @@ func TestGenerateKubeOLMPod(t *testing.T) {
 		if !slices.Equal(d.kinds, want) {
 			t.Errorf("%s: documents %v, want %v", name, d.kinds, want)
 		}
-		if d.cs.Spec.Image != "quay.io/me/catalog:v1" || d.cs.Spec.Address != "" || d.cs.Spec.GrpcPodConfig.MemoryTarget.Value() != 64<<20 {
+		if d.cs.Spec.Image != "quay.io/me/catalog:v1" || d.cs.Spec.Address != "" || d.cs.Spec.GrpcPodConfig.MemoryTarget.Value() != 64<<20 || d.cs.Spec.GrpcPodConfig.ExtractContent != nil {
 			t.Errorf("%s: CatalogSource %+v", name, d.cs.Spec)
 		}
+	}
+}
+
+// A binary-less FBC image (no ENTRYPOINT or CMD: 'generate dockerfile -i scratch') has OLM serve it
+// with its own opm (extractContent) under --olm-pod, and catalogd.
+func TestGenerateKubeBinaryLessImage(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "generate", "kube", imagetest.OCILayout(t, imagetest.FBCImage(t, "../../fixtures/catalog")), "--image", "quay.io/me/catalog:v1", "--memory", "64Mi", "--olm-pod")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	d := decodeKube(t, stdout)
+	if !slices.Equal(d.kinds, []string{"CatalogSource", "ClusterCatalog"}) {
+		t.Fatalf("documents %v", d.kinds)
+	}
+	if ec := d.cs.Spec.GrpcPodConfig.ExtractContent; d.cs.Spec.Image != "quay.io/me/catalog:v1" || ec == nil || ec.CatalogDir != "/configs" {
+		t.Errorf("CatalogSource %+v: want the image with extractContent.catalogDir /configs", d.cs.Spec)
 	}
 }
 
@@ -205,7 +221,8 @@ func TestGenerateKubeRefusesImagesItCannotServe(t *testing.T) {
 	}{
 		{"shell entrypoint", imagetest.OCILayout(t, withCommand(t, fbc, []string{"/bin/sh", "-c"}, []string{"sleep infinity"})),
 			[]string{`its entrypoint is ["/bin/sh" "-c"] with CMD ["sleep infinity"]`, "operators.operatorframework.io.index.configs.v1=/configs"}},
-		{"no command", imagetest.OCILayout(t, fbc), []string{"empty (no ENTRYPOINT, no CMD)"}},
+		{"no command, no catalog", imagetest.OCILayout(t, imagetest.Image(t, map[string][]byte{"x": []byte("x")}, map[string]string{"a": "b"})), []string{"empty (no ENTRYPOINT, no CMD)", "index labels are absent"}},
+		{"binary-less FBC without --olm-pod", imagetest.OCILayout(t, fbc), []string{"holds a File-Based Catalog at /configs and no server", "pass --olm-pod"}},
 		{"opm without index labels", imagetest.OCILayout(t, withCommand(t, imagetest.Image(t, map[string][]byte{"x": []byte("x")}, nil), []string{"/bin/opm"}, []string{"serve", "/configs"})),
 			[]string{`["/bin/opm"]`, "index labels are absent"}},
 	} {

@@ -35,6 +35,10 @@ type catalogSource struct {
 			PriorityClassName     *string             `json:"priorityClassName,omitempty"`
 			SecurityContextConfig string              `json:"securityContextConfig,omitempty"`
 			MemoryTarget          *resource.Quantity  `json:"memoryTarget,omitempty"`
+			ExtractContent        *struct {
+				CacheDir   string `json:"cacheDir,omitempty"`
+				CatalogDir string `json:"catalogDir"`
+			} `json:"extractContent,omitempty"`
 		} `json:"grpcPodConfig,omitempty"`
 	} `json:"spec"`
 }
