@@ -16,6 +16,7 @@ import (
 	"github.com/olmcat/olmcat/grpccompat/httpapi"
 	"github.com/olmcat/olmcat/grpccompat/serve"
 	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
 const generateKubeLong = `Write the Kubernetes manifests that serve a catalog image, as a platform team applies them
@@ -98,9 +99,9 @@ func newGenerateKubeCmd() *cobra.Command {
 				}
 			}
 			// What serves the catalog is in the image's configuration (no layer is read here).
-			cfg, err := indeximage.Config(cmd.Context(), ref, in.images)
+			cfg, err := source.ImageConfig(cmd.Context(), ref, in.images)
 			if err != nil {
-				return fmt.Errorf("reading %s to see what serves its catalog: %w", ref, err)
+				return err
 			}
 			server, err := classifyKubeImage(ref, cfg)
 			if err != nil {

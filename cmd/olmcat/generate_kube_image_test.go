@@ -222,6 +222,8 @@ func TestGenerateKubeRefusesImagesItCannotServe(t *testing.T) {
 		{"shell entrypoint", imagetest.OCILayout(t, withCommand(t, fbc, []string{"/bin/sh", "-c"}, []string{"sleep infinity"})),
 			[]string{`its entrypoint is ["/bin/sh" "-c"] with CMD ["sleep infinity"]`, "operators.operatorframework.io.index.configs.v1=/configs"}},
 		{"no command, no catalog", imagetest.OCILayout(t, imagetest.Image(t, map[string][]byte{"x": []byte("x")}, map[string]string{"a": "b"})), []string{"empty (no ENTRYPOINT, no CMD)", "index labels are absent"}},
+		{"no such layout", "oci-layout:" + filepath.Join(t.TempDir(), "none"), []string{"not found"}},
+		{"not a layout", "oci-layout:" + t.TempDir(), []string{"bad image", "not an OCI image layout"}},
 		{"binary-less FBC without --olm-pod", imagetest.OCILayout(t, fbc), []string{"holds a File-Based Catalog at /configs and no server", "pass --olm-pod"}},
 		{"opm without index labels", imagetest.OCILayout(t, withCommand(t, imagetest.Image(t, map[string][]byte{"x": []byte("x")}, nil), []string{"/bin/opm"}, []string{"serve", "/configs"})),
 			[]string{`["/bin/opm"]`, "index labels are absent"}},
