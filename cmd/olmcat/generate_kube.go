@@ -35,7 +35,8 @@ const generateKubeLong = `Write the Kubernetes manifests that serve a catalog im
 The image is read (its configuration, no layer) to see what serves its catalog:
 
   olmcat (entrypoint /bin/olmcat, as 'migrate --to-image --server olmcat' builds it): olmcat serve
-      with gRPC on 50051, catalogd's HTTP API on 8080, metrics on 9090 (Prometheus scrape
+      of the catalog its labels name (an index.db too: then no ClusterCatalog), --cache-dir as its
+      CMD names it, with gRPC on 50051, catalogd's HTTP API on 8080, metrics on 9090 (Prometheus scrape
       annotations), JSON logs, probes on /readyz and /livez
   opm, File-Based Catalog (label operators.operatorframework.io.index.configs.v1): opm serve DIR
       [--cache-dir as the image's CMD names it] -p 50051; gRPC only, probed by exec
@@ -110,7 +111,7 @@ func newGenerateKubeCmd() *cobra.Command {
 			if server.Kind == kubeServerNone && !olmPod {
 				return usageError{fmt.Errorf("%s holds a File-Based Catalog at %s and no server (no ENTRYPOINT or CMD: a binary-less image, for catalogd and OLM's grpcPodConfig.extractContent), so no Deployment can run it: pass --olm-pod for a CatalogSource that has OLM serve it with its own opm, and the ClusterCatalog", ref, server.Configs)}
 			}
-			if server.Kind == kubeServerOPMIndex {
+			if server.Database != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s holds an index.db (%s): no ClusterCatalog is written, as catalogd reads only File-Based Catalogs (convert it with 'olmcat migrate')\n", ref, server.Database)
 			}
 			if memory == "" {
@@ -291,9 +292,9 @@ func kubeManifests(o kubeOptions) []map[string]any {
 	}
 	container := map[string]any{
 		"name": "server", "image": o.Image,
-		"args": []any{"serve", "/configs", "--cache-dir=/tmp/cache",
+		"args": append(olmcatServeArgs(o.Server),
 			fmt.Sprintf("--port=%d", kubeGRPCPort), fmt.Sprintf("--http-addr=:%d", kubeHTTPPort), fmt.Sprintf("--metrics-addr=:%d", kubeMetricsPort),
-			"--http-catalog-name=" + o.Name, "--log-format=json", "--termination-log=/dev/termination-log"},
+			"--http-catalog-name="+o.Name, "--log-format=json", "--termination-log=/dev/termination-log"),
 		"env": []any{map[string]any{"name": "TMPDIR", "value": kubeTmpDir}},
 		"ports": []any{
 			map[string]any{"name": "grpc", "containerPort": kubeGRPCPort, "protocol": "TCP"},
@@ -372,13 +373,29 @@ func kubeManifests(o kubeOptions) []map[string]any {
 		},
 	}
 	out := []map[string]any{catalogSource}
-	if o.Server.Kind != kubeServerOPMIndex { // catalogd reads File-Based Catalogs only
+	if o.Server.Database == "" { // catalogd reads File-Based Catalogs only
 		out = append(out, clusterCatalog)
 	}
 	if !o.OLMPod {
 		out = append(out, deployment, service)
 	}
 	return out
+}
+
+// olmcatServeArgs are olmcat serve's catalog and cache as the image's labels and CMD give them.
+func olmcatServeArgs(s kubeServer) []any {
+	catalog := s.Configs
+	if catalog == "" {
+		catalog = s.Database
+	}
+	if catalog == "" {
+		catalog = indeximage.DefaultConfigsPath
+	}
+	args := []any{"serve", catalog}
+	if s.CacheDir != "" {
+		args = append(args, "--cache-dir="+s.CacheDir)
+	}
+	return args
 }
 
 func podMetadata(labels, annotations map[string]any) map[string]any {

@@ -49,8 +49,11 @@ func classifyKubeImage(ref string, cfg v1.Config) (kubeServer, error) {
 	configs, database := cfg.Labels[indeximage.ConfigsLabel], cfg.Labels[indeximage.DatabaseLabel]
 	s := kubeServer{CacheDir: flagValue(args, "--cache-dir")}
 	switch {
-	case program == "olmcat":
-		s.Kind = kubeServerOlmcat
+	case program == "olmcat": // olmcat serve reads either
+		s.Kind, s.Configs = kubeServerOlmcat, configs
+		if configs == "" {
+			s.Database = database
+		}
 		return s, nil
 	case program == "opm" && configs != "":
 		s.Kind, s.Configs = kubeServerOPM, configs

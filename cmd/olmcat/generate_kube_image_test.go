@@ -39,6 +39,11 @@ func olmcatImage(t *testing.T) v1.Image {
 	return withCommand(t, imagetest.FBCImage(t, "../../fixtures/catalog"), []string{"/bin/olmcat"}, []string{"serve", "/configs", "--cache-dir=/tmp/cache"})
 }
 
+// olmcatIndexImage is an index.db served by olmcat (no cache named: none is given).
+func olmcatIndexImage(t *testing.T) v1.Image {
+	return withCommand(t, imagetest.DBImage(t, "../../fixtures/index.db"), []string{"/bin/olmcat"}, []string{"serve", "/database/index.db"})
+}
+
 func opmFBCImage(t *testing.T) v1.Image {
 	return withCommand(t, imagetest.FBCImage(t, "../../fixtures/catalog"), []string{"/bin/opm"}, []string{"serve", "/configs", "--cache-dir=/tmp/cache"})
 }
@@ -111,6 +116,9 @@ func TestGenerateKubeServesEachImageAsItSays(t *testing.T) {
 		{"opm-fbc", opmFBCImage,
 			[]string{"serve", "/configs", "--cache-dir=/tmp/cache", "-p", "50051"},
 			[]string{"CatalogSource", "ClusterCatalog", "Deployment", "Service"}, opmProbe, []string{"grpc"}},
+		{"olmcat-index.db", olmcatIndexImage,
+			[]string{"serve", "/database/index.db", "--port=50051", "--http-addr=:8080", "--metrics-addr=:9090", "--http-catalog-name=catalog", "--log-format=json", "--termination-log=/dev/termination-log"},
+			[]string{"CatalogSource", "Deployment", "Service"}, nil, []string{"grpc", "http", "metrics"}},
 		{"opm-index.db", opmIndexImage,
 			[]string{"registry", "serve", "--database", "/database/index.db", "-p", "50051"},
 			[]string{"CatalogSource", "Deployment", "Service"}, opmProbe, []string{"grpc"}},
@@ -125,7 +133,7 @@ func TestGenerateKubeServesEachImageAsItSays(t *testing.T) {
 				if strings.Contains(stdout, "oci-layout:") || strings.Contains(stdout, "docker-archive:") {
 					t.Errorf("%s: a local reference reached the manifests:\n%s", ref, stdout)
 				}
-				wantNotice := c.name == "opm-index.db"
+				wantNotice := strings.HasSuffix(c.name, "index.db")
 				if got := strings.Count(stderr, "no ClusterCatalog"); got != map[bool]int{true: 1, false: 0}[wantNotice] {
 					t.Errorf("%s: stderr %q: the index.db notice should be said once for index.db images only", ref, stderr)
 				}

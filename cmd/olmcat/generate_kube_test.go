@@ -62,7 +62,7 @@ type clusterCatalog struct {
 func TestGenerateKubeManifestsDecodeStrictly(t *testing.T) {
 	var out bytes.Buffer
 	const image = "quay.io/example/prod-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	if err := writeKube(&out, kubeOptions{Image: image, Name: nameFromImage(image), Namespace: "catalogs", MemoryRequest: 96 << 20, Replicas: 3, Server: kubeServer{Kind: kubeServerOlmcat}}); err != nil {
+	if err := writeKube(&out, kubeOptions{Image: image, Name: nameFromImage(image), Namespace: "catalogs", MemoryRequest: 96 << 20, Replicas: 3, Server: kubeServer{Kind: kubeServerOlmcat, Configs: "/configs", CacheDir: "/tmp/cache"}}); err != nil {
 		t.Fatal(err)
 	}
 	docs := strings.Split(out.String(), "\n---\n")
