@@ -257,6 +257,9 @@ const (
 
 // kubeManifests are the objects generate kube writes, in apply order.
 func kubeManifests(o kubeOptions) []map[string]any {
+	if o.Server.Kind == kubeServerNone {
+		o.OLMPod = true // nothing in the image runs: OLM serves it with its own opm
+	}
 	labels := map[string]any{"app.kubernetes.io/name": o.Name, "app.kubernetes.io/component": "catalog-server", "app.kubernetes.io/managed-by": "olmcat"}
 	selector := map[string]any{"app.kubernetes.io/name": o.Name, "app.kubernetes.io/component": "catalog-server"}
 	meta := func(namespaced bool) map[string]any {
