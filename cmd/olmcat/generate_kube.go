@@ -15,22 +15,42 @@ import (
 
 	"github.com/olmcat/olmcat/grpccompat/httpapi"
 	"github.com/olmcat/olmcat/grpccompat/serve"
+	"github.com/olmcat/olmcat/internal/indeximage"
+	"github.com/olmcat/olmcat/internal/source"
 )
 
-const generateKubeLong = `Write the Kubernetes manifests that serve a catalog image built with
-'olmcat migrate CATALOG OUT --to-image IMAGE --server olmcat' (or 'generate dockerfile --server olmcat'),
-as a platform team applies them (kubectl apply -f -), one YAML document each, on standard output:
+const generateKubeLong = `Write the Kubernetes manifests that serve a catalog image, as a platform team applies them
+(kubectl apply -f -), one YAML document each, on standard output:
 
-  CatalogSource   OLM v0: sourceType grpc, the image; OLM runs it (restricted security context)
-  ClusterCatalog  OLM v1: catalogd unpacks the image and serves it
-  Deployment      the image served directly (gRPC on 50051, catalogd's HTTP API on 8080, metrics on
-                  9090): restricted pod security (runAsNonRoot, readOnlyRootFilesystem, no
-                  capabilities, seccomp RuntimeDefault), startupProbe and readinessProbe on /readyz,
-                  livenessProbe on /livez, Prometheus scrape annotations, JSON logs, an emptyDir for
-                  TMPDIR (the image's /tmp holds the pre-built cache, so /tmp is not mounted over),
-                  UID 65532 (on OpenShift drop runAsUser and runAsGroup: its restricted SCC
-                  assigns them)
+  CatalogSource   OLM v0: sourceType grpc, address NAME.NAMESPACE.svc:50051, the Service below
+                  (OLM connects to it and runs no registry pod of its own: the catalog is served once)
+  ClusterCatalog  OLM v1: catalogd unpacks the image and serves it (File-Based Catalog images only)
+  Deployment      the image served directly: restricted pod security (runAsNonRoot,
+                  readOnlyRootFilesystem, no capabilities, seccomp RuntimeDefault), UID 65532 (on
+                  OpenShift drop runAsUser and runAsGroup: its restricted SCC assigns them), an
+                  emptyDir for TMPDIR (the image's /tmp holds the pre-built cache, so /tmp is not
+                  mounted over), startup, readiness and liveness probes
   Service         in front of the Deployment: more replicas serve more clusters
+
+The image is read (its configuration, no layer) to see what serves its catalog:
+
+  olmcat (entrypoint /bin/olmcat, as 'migrate --to-image --server olmcat' builds it): olmcat serve
+      of the catalog its labels name (an index.db too: then no ClusterCatalog), --cache-dir as its
+      CMD names it, with gRPC on 50051, catalogd's HTTP API on 8080, metrics on 9090 (Prometheus scrape
+      annotations), JSON logs, probes on /readyz and /livez
+  opm, File-Based Catalog (label operators.operatorframework.io.index.configs.v1): opm serve DIR
+      [--cache-dir as the image's CMD names it] -p 50051; gRPC only, probed by exec
+      'grpc_health_probe -addr=:50051' as OLM probes its own registry pods
+  opm, index.db (label operators.operatorframework.io.index.database.v1): opm registry serve
+      --database PATH -p 50051, the same probes; no ClusterCatalog (catalogd reads only
+      File-Based Catalogs), said once on standard error
+
+A binary-less File-Based Catalog image (no ENTRYPOINT or CMD: 'generate dockerfile -i scratch')
+needs --olm-pod: its CatalogSource has OLM serve it with OLM's own opm (grpcPodConfig.extractContent).
+Any other image is refused (exit 2), naming its entrypoint and labels. An oci-layout:DIR or
+docker-archive:FILE IMAGE is read here; --image REF then gives the reference the cluster pulls,
+written into the manifests. --olm-pod writes the CatalogSource naming the image instead (OLM runs
+the registry pod), with no Deployment or Service.
 
 Memory: the request is the peak memory of serving the catalog, measured by loading it here (from
 the image, or from --catalog, a local copy of what the image holds), with a quarter more headroom and
@@ -39,9 +59,10 @@ measuring.`
 
 func newGenerateKubeCmd() *cobra.Command {
 	var (
-		name, namespace, catalog, memory string
-		replicas                         int
-		in                               inputFlags
+		name, namespace, catalog, memory, manifestImage string
+		replicas                                        int
+		olmPod                                          bool
+		in                                              inputFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "kube IMAGE",
@@ -49,9 +70,20 @@ func newGenerateKubeCmd() *cobra.Command {
 		Long:  generateKubeLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			image := args[0]
+			ref := args[0]
+			image := manifestImage
+			if _, local := indeximage.LocalImagePath(ref); local && image == "" {
+				return usageError{fmt.Errorf("%s is read here to see what serves it and to measure it, but a cluster cannot pull it: give --image REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST), where it is pushed, for the manifests", ref)}
+			}
+			if image == "" {
+				image = ref
+			}
+			what := "IMAGE"
+			if manifestImage != "" {
+				what = "--image"
+			}
 			if !imageRefPattern.MatchString(image) {
-				return usageError{fmt.Errorf("%q is not an image reference: give REGISTRY/REPOSITORY:TAG or @sha256:DIGEST as a cluster pulls it", image)}
+				return usageError{fmt.Errorf("%s %q is not an image reference: give REGISTRY/REPOSITORY:TAG or @sha256:DIGEST as a cluster pulls it", what, image)}
 			}
 			derived := name == ""
 			if derived {
@@ -66,26 +98,44 @@ func newGenerateKubeCmd() *cobra.Command {
 				if request, err = parseMemory(memory); err != nil {
 					return usageError{fmt.Errorf("--memory %q: %v", memory, err)}
 				}
-			} else {
-				ref := catalog
-				if ref == "" {
-					ref = image
+			}
+			// What serves the catalog is in the image's configuration (no layer is read here).
+			cfg, err := source.ImageConfig(cmd.Context(), ref, in.images)
+			if err != nil {
+				return err
+			}
+			server, err := classifyKubeImage(ref, cfg)
+			if err != nil {
+				return usageError{err}
+			}
+			if server.Kind == kubeServerNone && !olmPod {
+				return usageError{fmt.Errorf("%s holds a File-Based Catalog at %s and no server (no ENTRYPOINT or CMD: a binary-less image, for catalogd and OLM's grpcPodConfig.extractContent), so no Deployment can run it: pass --olm-pod for a CatalogSource that has OLM serve it with its own opm, and the ClusterCatalog", ref, server.Configs)}
+			}
+			if server.Database != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: %s holds an index.db (%s): no ClusterCatalog is written, as catalogd reads only File-Based Catalogs (convert it with 'olmcat migrate')\n", ref, server.Database)
+			}
+			if memory == "" {
+				measured := catalog
+				if measured == "" {
+					measured = ref
 				}
-				peak, err := serve.MeasureMemory(cmd.Context(), serve.Options{Path: ref, Source: in.options(cmd), HTTPAddr: ":0"})
+				peak, err := serve.MeasureMemory(cmd.Context(), serve.Options{Path: measured, Source: in.options(cmd), HTTPAddr: ":0"})
 				if err != nil {
-					return fmt.Errorf("measuring the memory serving %s needs (give --catalog DIR with what the image holds, or --memory): %w", ref, err)
+					return fmt.Errorf("measuring the memory serving %s needs (give --catalog DIR with what the image holds, or --memory): %w", measured, err)
 				}
 				request = roundUp(peak+peak/4, 16<<20)
-				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: serving %s peaked at %s; memory request %s, limit %s\n", ref, quantity(peak), quantity(request), quantity(2*request))
+				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: serving %s peaked at %s; memory request %s, limit %s\n", measured, quantity(peak), quantity(request), quantity(2*request))
 			}
-			return writeKube(cmd.OutOrStdout(), kubeOptions{Image: image, Name: name, Namespace: namespace, MemoryRequest: request, Replicas: replicas})
+			return writeKube(cmd.OutOrStdout(), kubeOptions{Image: image, Name: name, Namespace: namespace, MemoryRequest: request, Replicas: replicas, Server: server, OLMPod: olmPod})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&name, "name", "", "the catalog's name (CatalogSource, ClusterCatalog, Deployment, Service); default: from the image's repository")
 	f.StringVarP(&namespace, "namespace", "n", "olm", "namespace of the CatalogSource, Deployment and Service (ClusterCatalog is cluster-scoped)")
-	f.StringVar(&catalog, "catalog", "", "measure memory on this catalog reference (what the image holds) instead of pulling the image")
-	f.StringVar(&memory, "memory", "", "memory request, e.g. 256Mi, instead of measuring (the limit is twice it)")
+	f.StringVar(&catalog, "catalog", "", "measure memory on this catalog reference (what the image holds) instead of loading the image (its configuration is still read)")
+	f.StringVar(&memory, "memory", "", "memory request, e.g. 256Mi, instead of measuring (the limit is twice it; the image's configuration is still read)")
+	f.StringVar(&manifestImage, "image", "", "the image reference written into the manifests, as the cluster pulls it (needed when IMAGE is an oci-layout: or docker-archive:)")
+	f.BoolVar(&olmPod, "olm-pod", false, "write a CatalogSource naming the image (OLM runs its own registry pod) instead of the Deployment + Service and a CatalogSource pointing at them")
 	f.IntVar(&replicas, "replicas", 2, "replicas of the Deployment")
 	addImageFlags(f, &in.images)
 	in.templates = &templateInputs{}
@@ -190,6 +240,10 @@ type kubeOptions struct {
 	Image, Name, Namespace string
 	MemoryRequest          uint64
 	Replicas               int
+	// Server is what serves the catalog in the image; OLMPod writes the CatalogSource naming the
+	// image (OLM runs the pod) instead of the Deployment + Service.
+	Server kubeServer
+	OLMPod bool
 }
 
 // The ports of the Deployment's server.
@@ -203,6 +257,9 @@ const (
 
 // kubeManifests are the objects generate kube writes, in apply order.
 func kubeManifests(o kubeOptions) []map[string]any {
+	if o.Server.Kind == kubeServerNone {
+		o.OLMPod = true // nothing in the image runs: OLM serves it with its own opm
+	}
 	labels := map[string]any{"app.kubernetes.io/name": o.Name, "app.kubernetes.io/component": "catalog-server", "app.kubernetes.io/managed-by": "olmcat"}
 	selector := map[string]any{"app.kubernetes.io/name": o.Name, "app.kubernetes.io/component": "catalog-server"}
 	meta := func(namespaced bool) map[string]any {
@@ -218,10 +275,19 @@ func kubeManifests(o kubeOptions) []map[string]any {
 	}
 	catalogSource := map[string]any{
 		"apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource", "metadata": meta(true),
+		// OLM connects to the Service: the catalog is served once, by the Deployment.
 		"spec": map[string]any{
+			"sourceType": "grpc", "address": fmt.Sprintf("%s.%s.svc:%d", o.Name, o.Namespace, kubeGRPCPort), "displayName": o.Name,
+		},
+	}
+	if o.OLMPod {
+		catalogSource["spec"] = map[string]any{
 			"sourceType": "grpc", "image": o.Image, "displayName": o.Name,
 			"grpcPodConfig": map[string]any{"securityContextConfig": "restricted", "memoryTarget": request},
-		},
+		}
+		if o.Server.Kind == kubeServerNone { // OLM copies its opm in and serves the catalog with it
+			catalogSource["spec"].(map[string]any)["grpcPodConfig"].(map[string]any)["extractContent"] = map[string]any{"catalogDir": o.Server.Configs}
+		}
 	}
 	clusterCatalog := map[string]any{
 		"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterCatalog", "metadata": meta(false),
@@ -229,9 +295,9 @@ func kubeManifests(o kubeOptions) []map[string]any {
 	}
 	container := map[string]any{
 		"name": "server", "image": o.Image,
-		"args": []any{"serve", "/configs", "--cache-dir=/tmp/cache",
+		"args": append(olmcatServeArgs(o.Server),
 			fmt.Sprintf("--port=%d", kubeGRPCPort), fmt.Sprintf("--http-addr=:%d", kubeHTTPPort), fmt.Sprintf("--metrics-addr=:%d", kubeMetricsPort),
-			"--http-catalog-name=" + o.Name, "--log-format=json", "--termination-log=/dev/termination-log"},
+			"--http-catalog-name="+o.Name, "--log-format=json", "--termination-log=/dev/termination-log"),
 		"env": []any{map[string]any{"name": "TMPDIR", "value": kubeTmpDir}},
 		"ports": []any{
 			map[string]any{"name": "grpc", "containerPort": kubeGRPCPort, "protocol": "TCP"},
@@ -254,6 +320,32 @@ func kubeManifests(o kubeOptions) []map[string]any {
 		"terminationMessagePolicy": "FallbackToLogsOnError",
 		"volumeMounts":             []any{map[string]any{"name": "tmp", "mountPath": kubeTmpDir}},
 	}
+	podAnnotations := map[string]any{"prometheus.io/scrape": "true", "prometheus.io/port": strconv.Itoa(kubeMetricsPort), "prometheus.io/path": "/metrics"}
+	servicePorts := []any{
+		map[string]any{"name": "grpc", "port": kubeGRPCPort, "targetPort": "grpc", "protocol": "TCP"},
+		map[string]any{"name": "http", "port": kubeHTTPPort, "targetPort": "http", "protocol": "TCP"},
+		map[string]any{"name": "metrics", "port": kubeMetricsPort, "targetPort": "metrics", "protocol": "TCP"},
+	}
+	if o.Server.Kind == kubeServerOPM || o.Server.Kind == kubeServerOPMIndex {
+		// opm serves gRPC alone (no HTTP API, metrics or JSON logs): its flags, and the probe OLM
+		// runs in its own registry pods (grpc_health_probe, in opm's images).
+		args := []any{"serve", o.Server.Configs}
+		if o.Server.CacheDir != "" {
+			args = append(args, "--cache-dir="+o.Server.CacheDir)
+		}
+		if o.Server.Kind == kubeServerOPMIndex {
+			args = []any{"registry", "serve", "--database", o.Server.Database}
+		}
+		container["args"] = append(args, "-p", strconv.Itoa(kubeGRPCPort))
+		container["ports"] = []any{map[string]any{"name": "grpc", "containerPort": kubeGRPCPort, "protocol": "TCP"}}
+		grpcProbe := func(period, failures int) map[string]any {
+			return map[string]any{"exec": map[string]any{"command": []any{"grpc_health_probe", fmt.Sprintf("-addr=:%d", kubeGRPCPort)}},
+				"periodSeconds": period, "failureThreshold": failures, "timeoutSeconds": 5}
+		}
+		container["startupProbe"], container["readinessProbe"], container["livenessProbe"] = grpcProbe(2, 150), grpcProbe(10, 3), grpcProbe(10, 6)
+		podAnnotations = nil
+		servicePorts = servicePorts[:1]
+	}
 	deployment := map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(true),
 		"spec": map[string]any{
@@ -261,8 +353,7 @@ func kubeManifests(o kubeOptions) []map[string]any {
 			"selector": map[string]any{"matchLabels": selector},
 			"strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}},
 			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels, "annotations": map[string]any{
-					"prometheus.io/scrape": "true", "prometheus.io/port": strconv.Itoa(kubeMetricsPort), "prometheus.io/path": "/metrics"}},
+				"metadata": podMetadata(labels, podAnnotations),
 				"spec": map[string]any{
 					"automountServiceAccountToken": false,
 					// SIGTERM drains in-flight calls (--drain-timeout, 30 s by default).
@@ -281,14 +372,41 @@ func kubeManifests(o kubeOptions) []map[string]any {
 		"apiVersion": "v1", "kind": "Service", "metadata": meta(true),
 		"spec": map[string]any{
 			"selector": selector,
-			"ports": []any{
-				map[string]any{"name": "grpc", "port": kubeGRPCPort, "targetPort": "grpc", "protocol": "TCP"},
-				map[string]any{"name": "http", "port": kubeHTTPPort, "targetPort": "http", "protocol": "TCP"},
-				map[string]any{"name": "metrics", "port": kubeMetricsPort, "targetPort": "metrics", "protocol": "TCP"},
-			},
+			"ports":    servicePorts,
 		},
 	}
-	return []map[string]any{catalogSource, clusterCatalog, deployment, service}
+	out := []map[string]any{catalogSource}
+	if o.Server.Database == "" { // catalogd reads File-Based Catalogs only
+		out = append(out, clusterCatalog)
+	}
+	if !o.OLMPod {
+		out = append(out, deployment, service)
+	}
+	return out
+}
+
+// olmcatServeArgs are olmcat serve's catalog and cache as the image's labels and CMD give them.
+func olmcatServeArgs(s kubeServer) []any {
+	catalog := s.Configs
+	if catalog == "" {
+		catalog = s.Database
+	}
+	if catalog == "" {
+		catalog = indeximage.DefaultConfigsPath
+	}
+	args := []any{"serve", catalog}
+	if s.CacheDir != "" {
+		args = append(args, "--cache-dir="+s.CacheDir)
+	}
+	return args
+}
+
+func podMetadata(labels, annotations map[string]any) map[string]any {
+	m := map[string]any{"labels": labels}
+	if annotations != nil {
+		m["annotations"] = annotations
+	}
+	return m
 }
 
 func writeKube(w io.Writer, o kubeOptions) error {

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olmcat/olmcat/internal/imagetest"
 )
 
 // The OLM API types, as their upstream Go types spell them (operator-framework/api
@@ -23,6 +25,7 @@ type catalogSource struct {
 	metav1.ObjectMeta `json:"metadata"`
 	Spec              struct {
 		SourceType    string `json:"sourceType"`
+		Address       string `json:"address,omitempty"`
 		Image         string `json:"image,omitempty"`
 		DisplayName   string `json:"displayName,omitempty"`
 		Publisher     string `json:"publisher,omitempty"`
@@ -32,6 +35,10 @@ type catalogSource struct {
 			PriorityClassName     *string             `json:"priorityClassName,omitempty"`
 			SecurityContextConfig string              `json:"securityContextConfig,omitempty"`
 			MemoryTarget          *resource.Quantity  `json:"memoryTarget,omitempty"`
+			ExtractContent        *struct {
+				CacheDir   string `json:"cacheDir,omitempty"`
+				CatalogDir string `json:"catalogDir"`
+			} `json:"extractContent,omitempty"`
 		} `json:"grpcPodConfig,omitempty"`
 	} `json:"spec"`
 }
@@ -55,7 +62,7 @@ type clusterCatalog struct {
 func TestGenerateKubeManifestsDecodeStrictly(t *testing.T) {
 	var out bytes.Buffer
 	const image = "quay.io/example/prod-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	if err := writeKube(&out, kubeOptions{Image: image, Name: nameFromImage(image), Namespace: "catalogs", MemoryRequest: 96 << 20, Replicas: 3}); err != nil {
+	if err := writeKube(&out, kubeOptions{Image: image, Name: nameFromImage(image), Namespace: "catalogs", MemoryRequest: 96 << 20, Replicas: 3, Server: kubeServer{Kind: kubeServerOlmcat, Configs: "/configs", CacheDir: "/tmp/cache"}}); err != nil {
 		t.Fatal(err)
 	}
 	docs := strings.Split(out.String(), "\n---\n")
@@ -73,9 +80,8 @@ func TestGenerateKubeManifestsDecodeStrictly(t *testing.T) {
 			t.Fatalf("document %d does not decode strictly into %T: %v\n%s", i+1, into, err, docs[i])
 		}
 	}
-	if cs.Kind != "CatalogSource" || cs.APIVersion != "operators.coreos.com/v1alpha1" || cs.Spec.SourceType != "grpc" || cs.Spec.Image != image ||
-		cs.Name != "prod-catalog" || cs.Namespace != "catalogs" || cs.Spec.GrpcPodConfig.SecurityContextConfig != "restricted" ||
-		cs.Spec.GrpcPodConfig.MemoryTarget.Value() != 96<<20 {
+	if cs.Kind != "CatalogSource" || cs.APIVersion != "operators.coreos.com/v1alpha1" || cs.Spec.SourceType != "grpc" || cs.Spec.Image != "" ||
+		cs.Name != "prod-catalog" || cs.Namespace != "catalogs" || cs.Spec.Address != "prod-catalog.catalogs.svc:50051" || cs.Spec.GrpcPodConfig != nil {
 		t.Errorf("CatalogSource: %+v", cs)
 	}
 	if cc.Kind != "ClusterCatalog" || cc.APIVersion != "olm.operatorframework.io/v1" || cc.Spec.Source.Type != "Image" || cc.Spec.Source.Image.Ref != image || cc.Namespace != "" {
@@ -160,7 +166,8 @@ func TestGenerateKubeRefusesBadInput(t *testing.T) {
 
 // Without --memory the request is measured by loading the catalog, here from --catalog.
 func TestGenerateKubeMeasuresMemory(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "generate", "kube", "quay.io/example/catalog:v1", "--catalog", "../../fixtures/catalog")
+	layout := imagetest.OCILayout(t, olmcatImage(t))
+	code, stdout, stderr := runCLI(t, "generate", "kube", layout, "--image", "quay.io/example/catalog:v1", "--catalog", "../../fixtures/catalog")
 	if code != 0 || !strings.Contains(stderr, "peaked at") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -199,13 +206,14 @@ func TestGenerateKubeRefusesWhatKubernetesRefuses(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want 2, nothing on stdout and one sentence saying %q", c.args, code, len(stdout), stderr, c.want)
 		}
 	}
+	layout := imagetest.OCILayout(t, olmcatImage(t))
 	for image, want := range map[string]string{
 		"quay.io/me/9-catalog:v1":                      "catalog-9-catalog",
 		"quay.io/me/" + strings.Repeat("7", 80) + ":1": "catalog-" + strings.Repeat("7", 55),
 		"quay.io/me/-_-:v1":                            "catalog",
 		"quay.io/me/my_catalog.v2:v1":                  "my-catalog-v2",
 	} {
-		code, stdout, stderr := runCLI(t, "generate", "kube", image, "--memory", "64Mi")
+		code, stdout, stderr := runCLI(t, "generate", "kube", layout, "--image", image, "--memory", "64Mi")
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", image, code, stderr)
 			continue

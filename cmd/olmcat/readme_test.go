@@ -50,6 +50,8 @@ const (
 	readmeTemplateIndexImage = "ns/index:v4.18"
 	// readmeBundleImage is the bundle image the README reads: testdata/readme/bundle-dir.
 	readmeBundleImage = "ns/operator-000-bundle:v1.0.4"
+	// readmeCatalogImage is the catalog image generate kube reads: fixtures/catalog served by olmcat.
+	readmeCatalogImage = "me/catalog:v1"
 )
 
 // readmeExample is one `olmcat ...` line of a sh block of the README.
@@ -388,6 +390,8 @@ func readmeRegistryHost(t *testing.T) string {
 		}
 	}
 	imagetest.Push(t, host+"/"+readmeBundleImage, imagetest.BundleImage(t, "testdata/readme/bundle-dir"))
+	// generate kube reads what serves its image: an olmcat catalog image.
+	imagetest.Push(t, host+"/"+readmeCatalogImage, olmcatImage(t))
 	return host
 }
 
