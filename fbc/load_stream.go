@@ -196,9 +196,16 @@ func appendCapped(buf, chunk []byte, limit int, recycle bool) ([]byte, bool) {
 	}
 	if need > cap(buf) {
 		newCap := max(2*cap(buf), need, 512)
+		// Past a quarter of the limit the buffer goes straight to the limit: an endless line then
+		// holds the limit and one quarter of it at once, not the limit, half and the pooled smaller
+		// steps (issue 35: memory bounded by twice the limit and a constant, whatever the file).
+		large := newCap > limit/4
+		if large {
+			newCap = limit
+		}
 		grown := bytepool.Get(min(newCap, limit))[:len(buf)]
 		copy(grown, buf)
-		if recycle && buf != nil {
+		if recycle && buf != nil && !large {
 			bytepool.Put(buf)
 		}
 		buf = grown
