@@ -31,7 +31,10 @@ var validateLargeHeap uint64 = 48 << 20
 // saves about 15% CPU on large catalogs for a few tens of MB, as long as what stays live is small.
 // Since validate keeps each bundle's required APIs and packages to the end (issue 34's rules), GOGC
 // 400 peaked at 77-83 MB on s5k; 250 peaks at 69-75 MB in the same wall time (4 runs in turns).
-func validateGC() (restore func()) { return paceGC(250, 100, validateLargeHeap) }
+func validateGC() (restore func()) { return paceGC(validateSmallHeapGOGC, 100, validateLargeHeap) }
+
+// validateSmallHeapGOGC is validate's pace while its live heap is small.
+const validateSmallHeapGOGC = 250
 
 // filterGC: filter from an index.db holds a few packages (s5k: about 10 MB live, 22 MB at ten
 // times its size) and allocates and drops every row and bundle it reads; collecting half as often

@@ -53,7 +53,7 @@ func TestCompatGCPace(t *testing.T) {
 	restore()
 }
 
-// validate collects lazily (GOGC 400) while the live heap is small, at the default pace once it
+// validate collects lazily (validateSmallHeapGOGC) while the live heap is small, at the default pace once it
 // is large (a big template), and restores the pace it found.
 func TestValidateGCPace(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -62,8 +62,8 @@ func TestValidateGCPace(t *testing.T) {
 
 	validateLargeHeap = 1 << 50
 	restore := validateGC()
-	if got := gcPercent(); got != 400 {
-		t.Errorf("GOGC %d while validating on a small heap, want 400", got)
+	if got := gcPercent(); got != validateSmallHeapGOGC {
+		t.Errorf("GOGC %d while validating on a small heap, want %d", got, validateSmallHeapGOGC)
 	}
 	restore()
 

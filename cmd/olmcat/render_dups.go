@@ -8,7 +8,6 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/csvmeta"
-	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/internal/source"
 	"github.com/olmcat/olmcat/internal/textsafe"
 	"github.com/olmcat/olmcat/sqlite/tofbc"
@@ -72,23 +71,9 @@ func migrateFBC(src *source.Source, c *fbc.Catalog, level tofbc.MigrateLevel) er
 	}
 	for i := range c.Bundles {
 		b := &c.Bundles[i]
-		if err := csvmeta.Migrate(b, csvOfBundle(b)); err != nil {
+		if err := csvmeta.Migrate(b, csvmeta.BundleCSV(b)); err != nil {
 			return usageError{fmt.Errorf("%s: package %s, bundle %s: --migrate-level %s: its ClusterServiceVersion does not decode: %v", src, textsafe.Terminal(b.Package), textsafe.Terminal(b.Name), level, err)}
 		}
 	}
 	return nil
-}
-
-// csvOfBundle is the ClusterServiceVersion among a bundle's olm.bundle.object properties.
-func csvOfBundle(b *fbc.Bundle) []byte {
-	var objects [][]byte
-	for _, p := range b.Properties {
-		if p.Type != property.TypeBundleObject {
-			continue
-		}
-		if o, err := property.DecodeBundleObject(p.Value); err == nil && len(o.Data) > 0 {
-			objects = append(objects, o.Data)
-		}
-	}
-	return csvmeta.FindCSV(objects)
 }

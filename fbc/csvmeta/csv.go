@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/property"
 	"github.com/olmcat/olmcat/internal/jsonscan"
 )
 
@@ -25,6 +26,21 @@ func FindCSV(objects [][]byte) []byte {
 		}
 	}
 	return nil
+}
+
+// BundleCSV is the ClusterServiceVersion among a bundle's olm.bundle.object properties (those that
+// decode), nil if none: what Migrate takes.
+func BundleCSV(b *fbc.Bundle) []byte {
+	var objects [][]byte
+	for _, p := range b.Properties {
+		if p.Type != property.TypeBundleObject {
+			continue
+		}
+		if o, err := property.DecodeBundleObject(p.Value); err == nil && len(o.Data) > 0 {
+			objects = append(objects, o.Data)
+		}
+	}
+	return FindCSV(objects)
 }
 
 // PackageIcon reads the first spec.icon of a CSV as opm's populatePackageIcons does. It returns nil

@@ -126,7 +126,7 @@ func (s *bundleSource) render(ctx context.Context, refs []string) error {
 			if err == nil {
 				csv = csvmeta.FindCSV(objectData(props.BundleObjects))
 			} else {
-				csv = csvOf(b) // the objects that do decode, as csvOf finds the CSV among them
+				csv = csvmeta.BundleCSV(&b) // the objects that do decode, as BundleCSV finds the CSV among them
 			}
 			prepared[i] = renderedBundle{bundle: b, csv: csv, props: props, propsErr: err}
 			if csv == nil {
@@ -134,7 +134,7 @@ func (s *bundleSource) render(ctx context.Context, refs []string) error {
 			}
 			return
 		}
-		csv := csvOf(b)
+		csv := csvmeta.BundleCSV(&b)
 		if s.opts.CSVMetadata {
 			if err := csvmeta.Migrate(&b, csv); err != nil {
 				errs[i] = fmt.Errorf("render reference %q: migrate bundle %q to olm.csv.metadata: %v", missing[i], b.Name, err)
@@ -176,21 +176,7 @@ func eachOnAllCores(n int, fn func(i int)) {
 
 func (s *bundleSource) get(ref string) renderedBundle { return s.rendered[ref] }
 
-// csvOf is the ClusterServiceVersion among a bundle's olm.bundle.object properties, nil if none.
-func csvOf(b fbc.Bundle) []byte {
-	var objects [][]byte
-	for _, p := range b.Properties {
-		if p.Type != property.TypeBundleObject {
-			continue
-		}
-		if o, err := property.DecodeBundleObject(p.Value); err == nil && len(o.Data) > 0 {
-			objects = append(objects, o.Data)
-		}
-	}
-	return csvmeta.FindCSV(objects)
-}
-
-// objectData is the data of the objects that have any, as csvOf gathers them.
+// objectData is the data of the objects that have any, as csvmeta.BundleCSV gathers them.
 func objectData(objs []property.BundleObject) [][]byte {
 	var data [][]byte
 	for _, o := range objs {

@@ -86,7 +86,7 @@ func renderBasicStreamed(ctx context.Context, t *Basic, st BundleStreamer, opts 
 	var blob strings.Builder
 	err = st.RenderEach(ctx, refs, func(i int, b fbc.Bundle) error {
 		if opts.CSVMetadata {
-			if err := csvmeta.Migrate(&b, csvOf(b)); err != nil {
+			if err := csvmeta.Migrate(&b, csvmeta.BundleCSV(&b)); err != nil {
 				return fmt.Errorf("render reference %q: migrate bundle %q to olm.csv.metadata: %v", refs[i], b.Name, err)
 			}
 		}
