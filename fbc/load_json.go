@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/olmcat/olmcat/internal/bytepool"
 )
 
 // readJSON reads a stream of concatenated JSON values, one blob each. A syntax error ends the file:
@@ -206,11 +205,7 @@ func (s *jsonSplitter) scanValue() ([]byte, error) {
 		}
 		var ok bool
 		if out, ok = appendCapped(out, w[:n], s.max, true); !ok {
-			// The buffer goes back for the next reading: a command that reads the catalog twice
-			// (a directory is first checked for templates) reads the same endless line twice.
-			if out != nil {
-				bytepool.Put(out)
-			}
+			dropTooLarge(out)
 			return nil, ErrBlobTooLarge
 		}
 		_, _ = s.br.Discard(n)
