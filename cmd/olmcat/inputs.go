@@ -92,7 +92,7 @@ var templateRegistriesAllowedInTests []string
 func (t *templateInputs) refPolicy() *indeximage.RefPolicy {
 	hosts := append(slices.Clone(t.allowRegistries), envAllowedRegistries()...)
 	hosts = append(hosts, templateRegistriesAllowedInTests...)
-	return &indeximage.RefPolicy{AllowHosts: hosts, AllowLocal: t.allowLocal}
+	return &indeximage.RefPolicy{AllowHosts: hosts, AllowLocal: t.allowLocal, LocalPathRefused: overlapsAnOutput}
 }
 
 // allowedRegistries is the value of --allow-registry: a list of checked HOST[:PORT], CIDR or

@@ -86,10 +86,30 @@ func checkCommandPaths(cmd *cobra.Command, args []string) error {
 			}
 		}
 	}
+	commandOutputs = outs
 	return checkIOPaths(ins, outs)
 }
 
 // checkIOPaths refuses an output that overlaps an input, and two outputs that overlap.
+// commandOutputs are the outputs of the command this process runs, as checkCommandPaths found
+// them: what a template's local bundle image may not be (overlapsAnOutput), since that is only
+// known once the template is read.
+var commandOutputs []ioPath
+
+// overlapsAnOutput says how path lies against an output of the command ("lies inside the output
+// out"), or "" when it is apart from all of them.
+func overlapsAnOutput(path string) string {
+	for _, o := range commandOutputs {
+		if special(o.path) {
+			continue
+		}
+		if how := source.Overlap(path, o.path); how != "" && !(o.cache && how == "lies inside") {
+			return how + " " + otherOutput(o)
+		}
+	}
+	return ""
+}
+
 func checkIOPaths(ins, outs []ioPath) error {
 	for i, o := range outs {
 		if special(o.path) {

@@ -34,6 +34,10 @@ type RefPolicy struct {
 	AllowHosts []string
 	// AllowLocal allows oci-layout: and docker-archive: references.
 	AllowLocal bool
+	// LocalPathRefused, when set, is asked of each allowed local reference's path: a non-empty
+	// answer (how the path lies against one of the command's outputs) refuses it, so that a
+	// template cannot have a command read the image it is replacing.
+	LocalPathRefused func(path string) string
 
 	// transports are the policy's HTTP transports by whether TLS is verified, made once so that
 	// the pulls of one run share their connections.
@@ -49,9 +53,18 @@ type RefusedError struct {
 	// template may not name (the host itself, or what its name resolved to); Kind says which.
 	Addr, Kind string
 	what       string // the kind as the message says it ("a loopback address"); "" for Kind's words
+	// overlap is how a local path lies against an output of the command (LocalPathRefused).
+	overlap string
 }
 
+// OverlapsOutput says whether the reference was refused for lying against an output of the
+// command (RefPolicy.LocalPathRefused), not for what it may reach.
+func (e *RefusedError) OverlapsOutput() bool { return e.overlap != "" }
+
 func (e *RefusedError) Error() string {
+	if e.Host == "" && e.overlap != "" {
+		return e.overlap + ": a template's bundle image is read while the command writes its outputs, so it may not be, contain or lie inside one; nothing was written"
+	}
 	if e.Host == "" {
 		return "a path on this machine, which a template may not name unless --allow-local-images is given"
 	}
@@ -92,10 +105,17 @@ func (p *RefPolicy) Check(ref string) error {
 		return nil
 	}
 	if strings.HasPrefix(ref, OCILayoutPrefix) || strings.HasPrefix(ref, DockerArchivePrefix) {
-		if p.AllowLocal {
-			return nil
+		if !p.AllowLocal {
+			return &RefusedError{Ref: ref}
 		}
-		return &RefusedError{Ref: ref}
+		if p.LocalPathRefused != nil {
+			if local, err := parseImageRef(ref, false); err == nil && local.path != "" {
+				if how := p.LocalPathRefused(local.path); how != "" {
+					return &RefusedError{Ref: ref, overlap: local.path + " " + how}
+				}
+			}
+		}
+		return nil
 	}
 	named, err := name.ParseReference(strings.TrimPrefix(ref, RegistryPrefix))
 	if err != nil {

@@ -541,8 +541,11 @@ func UnreadImages(ref string, imgs []*template.ImageError, cause error) *Error {
 	}
 	hint := "check the references; log in with docker login or podman login; for a plain-HTTP registry pass --use-http, for an untrusted certificate --skip-tls-verify; or take the bundles a catalog already has with --bundles-from CATALOG"
 	var refused *indeximage.RefusedError
-	isRefused := func(img *template.ImageError) bool { return errors.As(img.Err, &refused) }
-	if slices.ContainsFunc(imgs, isRefused) {
+	isRefused := func(img *template.ImageError) bool { return errors.As(img.Err, &refused) && !refused.OverlapsOutput() }
+	overlapsOutput := func(img *template.ImageError) bool { return errors.As(img.Err, &refused) && refused.OverlapsOutput() }
+	if slices.ContainsFunc(imgs, overlapsOutput) {
+		hint = "write the output elsewhere, or keep the template's local bundle images apart from the command's outputs"
+	} else if slices.ContainsFunc(imgs, isRefused) {
 		// A template may come from a pull request: what it may reach, the command line says.
 		refusedHint := "a template may name only registries on public addresses unless the command line allows more: pass --allow-registry HOST[:PORT] (or a CIDR, or localhost) for a registry you trust, --allow-local-images for oci-layout: and docker-archive: paths, or take the bundles from a catalog with --bundles-from CATALOG"
 		if !slices.ContainsFunc(imgs, func(img *template.ImageError) bool { return !isRefused(img) }) {
