@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-
 )
 
 // readJSON reads a stream of concatenated JSON values, one blob each. A syntax error ends the file:
