@@ -16,6 +16,7 @@ import (
 
 	"github.com/olmcat/olmcat/convert"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/inplace"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/ops"
 	"github.com/olmcat/olmcat/internal/plural"
@@ -29,7 +30,7 @@ type catalogInput struct {
 	cat    *fbc.Catalog
 	format fbc.Format // of an FBC input, as its file names say
 	// before is the catalog's blobs as loaded, for an in-place edit of FBC files (nil otherwise).
-	before *blobSnapshot
+	before *inplace.Snapshot
 }
 
 const editInputHelp = referenceHelp + `
@@ -279,13 +280,13 @@ func editCatalog(cmd *cobra.Command, ref string, inFlags inputFlags, out catalog
 		return err
 	}
 	if out.inPlace && inPlaceFBC(src) {
-		if dirs := severalCatalogs(in.cat); dirs != nil {
+		if dirs := inplace.SeveralCatalogs(in.cat); dirs != nil {
 			return severalCatalogsError(src.Ref().Raw, dirs)
 		}
 		if err := out.checkInPlaceFormat(in.cat); err != nil {
 			return err
 		}
-		if in.before, err = snapshotBlobs(in.cat); err != nil {
+		if in.before, err = inplace.TakeSnapshot(in.cat); err != nil {
 			return err
 		}
 	}
