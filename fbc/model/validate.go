@@ -18,6 +18,11 @@ type Options struct {
 	// OLM is the generations of OLM asked about (validate --olm): findings that hold only for a
 	// generation not asked are left out. The zero value is both.
 	OLM Generations
+	// Review, when set, runs once the rules of this package have, on the whole catalog (the
+	// streaming Validator hands it the blobs it kept: bundles with only their olm.package and
+	// dependency properties), and returns issues with its own findings added and its amendments
+	// made. fbc/resolve's ReviewV1 speaks for OLM v1 this way, which this package cannot import.
+	Review func(c *fbc.Catalog, issues Issues, olm Generations) Issues
 }
 
 // ValidateCatalog builds the model of a serialized catalog and validates it (see Validate),
@@ -32,6 +37,9 @@ func ValidateCatalog(c *fbc.Catalog, opts Options) Issues {
 	issues = append(issues, built...)
 	issues = append(issues, validateDeprecationBlobs(c)...)
 	issues = append(issues, validateModel(m, false)...)
+	if opts.Review != nil {
+		issues = opts.Review(c, issues, opts.OLM)
+	}
 	return finish(issues, opts)
 }
 
