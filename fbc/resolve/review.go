@@ -302,8 +302,10 @@ func (pr *pkgReview) prereleases() model.Issues {
 				msg += fmt.Sprintf("; OLM v0 installs %s, the head of %s", pr.described(g.freshV0), defaultOr(ch))
 			case len(g.v0Differs) > 0:
 				msg += fmt.Sprintf("; OLM v0 does not upgrade the users of %s to it", listed(g.v0Differs))
+			case sev == model.Info && ch != "" && g.fresh:
+				msg += "; OLM v0 installs it too (it is the channel head)"
 			case sev == model.Info && ch != "":
-				msg += "; OLM v0 picks it too (it is the channel head)"
+				msg += "; OLM v0 upgrades them to it too"
 			}
 			if sev == model.Info {
 				msg += "; a ClusterExtension whose version range names no prerelease never gets it"
@@ -348,10 +350,13 @@ func (pr *pkgReview) v1End(ch, installed string) ([]string, bool) {
 }
 
 // leftBehind finds, channel by channel, the entries whose users OLM v1 (that channel asked, no
-// version range) brings to a bundle where it then keeps them although the channel has a higher
-// version (a release, for users of a release), or although entries of the channel replace, skip or
-// cover it: OLM v1 never picks a version below the installed one, so a successor with a lower
-// version is no way on. One finding per entry, as unreachable-from-head.
+// version range) brings to a bundle other than the channel head, where it then keeps them although
+// the channel has a higher version (a release, for users of a release), or although entries of the
+// channel replace, skip or cover it: OLM v1 never picks a version below the installed one, so a
+// successor with a lower version is no way on. Users brought to the head are where the catalog
+// means them to be (a higher version below the head, as aws-neuron's v0.1.2 under v0.0.9, is what
+// OLM v1 installs fresh, and v1-left-behind names its users). One finding per entry, as
+// unreachable-from-head.
 func (pr *pkgReview) leftBehind() model.Issues {
 	var out model.Issues
 	for _, ch := range pr.chNames {
@@ -359,12 +364,16 @@ func (pr *pkgReview) leftBehind() model.Issues {
 		if !pr.mayLeaveBehind(entries) {
 			continue
 		}
+		head := channelHead(pr.channels[ch])
 		for _, e := range entries {
 			path, stays := pr.v1End(ch, e.Name)
 			if !stays {
 				continue
 			}
 			end := path[len(path)-1]
+			if end == head {
+				continue // where the catalog means its users to be, whatever versions lie below it
+			}
 			endV, _ := pr.version(end)
 			var higher string
 			var higherV versionRelease
@@ -482,6 +491,28 @@ func (pr *pkgReview) mayLeaveBehind(entries []*fbc.ChannelEntry) bool {
 		}
 	}
 	return false
+}
+
+// channelHead is the one entry no other entry of the channel replaces or skips ("" when there is
+// not exactly one): the bundle OLM v0 brings its users to, and where the catalog means them to be.
+func channelHead(ch *fbc.Channel) string {
+	named := map[string]bool{}
+	for _, e := range ch.Entries {
+		named[e.Replaces] = true
+		for _, s := range e.Skips {
+			named[s] = true
+		}
+	}
+	head := ""
+	for _, e := range ch.Entries {
+		if !named[e.Name] {
+			if head != "" {
+				return ""
+			}
+			head = e.Name
+		}
+	}
+	return head
 }
 
 func mustLegacy(pr *pkgReview, name string) string {
