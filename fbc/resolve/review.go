@@ -276,8 +276,17 @@ func (pr *pkgReview) prereleases() model.Issues {
 				}
 			}
 		}
+		onlyPrereleases := ch != ""
+		if ch != "" {
+			for _, e := range pr.entries(ch) {
+				onlyPrereleases = onlyPrereleases && pr.prerelease(e.Name)
+			}
+		}
 		for _, pick := range order {
 			g := groups[pick]
+			if onlyPrereleases && pick == channelHead(pr.channels[ch]) {
+				continue // a channel of prereleases (a nightly channel): its head is what its users ask for
+			}
 			var parts []string
 			if g.fresh {
 				parts = append(parts, "installs prerelease "+pr.described(pick)+" for a new ClusterExtension")

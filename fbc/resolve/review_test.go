@@ -109,16 +109,25 @@ func TestReviewPrereleaseInstalled(t *testing.T) {
 		t.Fatalf("fixture invalid: %v", errs)
 	}
 	pre := byRule(issues, RuleV1Prerelease)
-	if len(pre) != 2 {
-		t.Fatalf("want 2 %s findings (no channel, channel nightly), got %d:\n%v", RuleV1Prerelease, len(pre), pre)
+	if len(pre) != 1 {
+		t.Fatalf("want 1 %s finding (no channel; the nightly channel's head is what its users ask for), got %d:\n%v", RuleV1Prerelease, len(pre), pre)
 	}
 	checkIssue(t, pre[0], model.Warning, "", "p.v1.31.0-nightly", onlyV1,
 		`installs prerelease "p.v1.31.0-nightly" (1.31.0-nightly-2026-08-22) for a new ClusterExtension`,
 		`upgrades the users of "p.v1.30.0", "p.v1.30.3" to it`, `asks no channel and no version range`,
 		`OLM v0 installs "p.v1.30.3" (1.30.3), the head of the default channel`)
-	// the nightly channel holds nothing else: every candidate is a prerelease, OLM v0 installs it too
-	checkIssue(t, pre[1], model.Info, "nightly", "p.v1.31.0-nightly", onlyV1,
-		`asks channel "nightly"`, `OLM v0 installs it too (it is the channel head)`, `version range names no prerelease never gets it`)
+
+	// a release channel whose head is a downstream build "1.51.0-1" (jaeger-product): OLM v0
+	// installs it too, and a version range naming no prerelease never matches it (info)
+	cat2 := reviewCatalog(t, "stable", []string{"stable: p.v1.30.2, p.v1.51.0-1<p.v1.30.2"},
+		[]string{"p.v1.30.2=1.30.2", "p.v1.51.0-1=1.51.0-1"}, nil)
+	pre = byRule(validateFor(cat2, model.BothOLM), RuleV1Prerelease)
+	if len(pre) != 2 {
+		t.Fatalf("want 2 %s findings (no channel, channel stable), got %v", RuleV1Prerelease, pre)
+	}
+	checkIssue(t, pre[1], model.Info, "stable", "p.v1.51.0-1", onlyV1,
+		`installs prerelease "p.v1.51.0-1" (1.51.0-1) for a new ClusterExtension and upgrades the users of "p.v1.30.2" to it`,
+		`asks channel "stable"`, `OLM v0 installs it too (it is the channel head)`, `version range names no prerelease never gets it`)
 
 	// --olm v0 prints no v1 finding; --olm v1 mentions no OLM v0 answer
 	if got := byRule(validateFor(cat, model.OnlyOLMv0), RuleV1Prerelease); len(got) != 0 {
