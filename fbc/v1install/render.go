@@ -11,13 +11,12 @@ import (
 )
 
 const (
-	allNamespaces    = "AllNamespaces"
-	singleNamespace  = "SingleNamespace"
-	ownNamespace     = "OwnNamespace"
-	multiNamespace   = "MultiNamespace"
-	conversionType   = "ConversionWebhook"
-	admissionGroup   = "admissionregistration.k8s.io"
-
+	allNamespaces   = "AllNamespaces"
+	singleNamespace = "SingleNamespace"
+	ownNamespace    = "OwnNamespace"
+	multiNamespace  = "MultiNamespace"
+	conversionType  = "ConversionWebhook"
+	admissionGroup  = "admissionregistration.k8s.io"
 )
 
 // has is sets.New(csv.Spec.InstallModes...).Has(InstallMode{Type: t, Supported: true}).
