@@ -33,6 +33,9 @@ type Issue struct {
 	Bundle   string       `json:"bundle,omitempty"`
 	Message  string       `json:"message"`
 	Hint     string       `json:"hint,omitempty"`
+	// OLM lists the generations of OLM the finding holds for (see ForOLM); empty when it does not
+	// depend on the generation.
+	OLM []Generation `json:"olm,omitempty"`
 }
 
 func newIssue(sev Severity, rule string, loc fbc.Location, pkg, ch, bundle, hint, format string, args ...any) *Issue {
@@ -51,6 +54,9 @@ func (i *Issue) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(string(i.Severity))
+	if l := i.OLMLabel(); l != "" {
+		b.WriteString(" (" + l + ")")
+	}
 	b.WriteString(": ")
 	var where []string
 	if i.Package != "" {

@@ -15,6 +15,9 @@ type Options struct {
 	// through skips, skipped bundles on the replaces chain, bundles with no upgrade path to the
 	// head, custom schema names that opm serve refuses) then fail validation too.
 	Strict bool
+	// OLM is the generations of OLM asked about (validate --olm): findings that hold only for a
+	// generation not asked are left out. The zero value is both.
+	OLM Generations
 }
 
 // ValidateCatalog builds the model of a serialized catalog and validates it (see Validate),
@@ -70,6 +73,7 @@ func validateModel(m *Model, withBundleBlobs bool) Issues {
 }
 
 func finish(issues Issues, opts Options) Issues {
+	issues = issues.KeepFor(opts.OLM)
 	if opts.Strict {
 		for _, i := range issues {
 			if i.Severity == Warning {
