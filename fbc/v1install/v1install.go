@@ -102,12 +102,16 @@ func JudgeIn(b *fbc.Bundle, ns Namespaces) Verdict {
 	if src == SourceNone {
 		return v
 	}
-	if err != nil {
-		v.Error, v.ErrorWithGate = err.Error(), err.Error()
-		return v
+	get := func(gate bool, watch *string) error {
+		if err != nil {
+			return err // the bundle cannot be read: every try fails alike
+		}
+		return rv1.get(gate, watch, ns.Install)
 	}
-	v.Webhooks = rv1.hasWebhooks()
-	if err := rv1.get(false, nil, ns.Install); err != nil {
+	if err == nil {
+		v.Webhooks = rv1.hasWebhooks()
+	}
+	if err := get(false, nil); err != nil {
 		v.Error = err.Error()
 	} else {
 		v.OK = true
@@ -118,7 +122,7 @@ func JudgeIn(b *fbc.Bundle, ns Namespaces) Verdict {
 	}{{nil, GateNoConfig}, {&ns.Install, GateWatchInstallNamespace}, {&ns.Other, GateWatchOtherNamespace}}
 	var refusals []string
 	for _, t := range tries {
-		err := rv1.get(true, t.watch, ns.Install)
+		err := get(true, t.watch)
 		config := ""
 		if t.watch != nil {
 			config = watchConfig(*t.watch)
