@@ -98,20 +98,20 @@ func TestInstallRules(t *testing.T) {
 			wantGate: v1install.GateNoConfig},
 		{name: "owned APIService", bundle: bundleOf(csvFixture{modes: allModes, apiServices: 1}.manifest()),
 			wantError: "unsupported bundle: apiServiceDefintions are not supported",
-			gateError: "unsupported bundle: apiServiceDefintions are not supported | {\"watchNamespace\":\"install-ns\"}: unsupported bundle: apiServiceDefintions are not supported | {\"watchNamespace\":\"other-ns\"}: unsupported bundle: apiServiceDefintions are not supported"},
+			gateError: "unsupported bundle: apiServiceDefintions are not supported | {\"watchNamespace\":\"install-namespace\"}: unsupported bundle: apiServiceDefintions are not supported | {\"watchNamespace\":\"another-namespace\"}: unsupported bundle: apiServiceDefintions are not supported"},
 		{name: "OwnNamespace only", bundle: bundleOf(csvFixture{modes: map[string]bool{"OwnNamespace": true, "AllNamespaces": false}}.manifest()),
 			wantError: "unsupported bundle: bundle does not support AllNamespaces install mode", wantGate: v1install.GateWatchInstallNamespace},
 		{name: "SingleNamespace only", bundle: bundleOf(csvFixture{modes: map[string]bool{"SingleNamespace": true}}.manifest()),
 			wantError: "unsupported bundle: bundle does not support AllNamespaces install mode", wantGate: v1install.GateWatchOtherNamespace},
 		{name: "MultiNamespace only", bundle: bundleOf(csvFixture{modes: map[string]bool{"MultiNamespace": true}}.manifest()),
 			wantError: "unsupported bundle: bundle does not support AllNamespaces install mode",
-			gateError: "unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"install-ns\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"other-ns\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes"},
+			gateError: "unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"install-namespace\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"another-namespace\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes"},
 		{name: "OwnNamespace only with a bad object: the gate refuses each configuration in its own words",
 			bundle:    bundleOf(csvFixture{modes: map[string]bool{"OwnNamespace": true}}.manifest(), []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}}`)),
 			wantError: "unsupported bundle: bundle does not support AllNamespaces install mode",
 			gateError: `invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing | ` +
-				`{"watchNamespace":"install-ns"}: unsupported resource "d" with kind "Deployment" | ` +
-				`{"watchNamespace":"other-ns"}: invalid ClusterExtension configuration: invalid configuration: invalid format for field "watchNamespace": 'other-ns' is not valid ownNamespaceInstallMode: invalid value "other-ns": must be "install-ns" (the namespace where the operator is installed) because this operator only supports OwnNamespace install mode`},
+				`{"watchNamespace":"install-namespace"}: unsupported resource "d" with kind "Deployment" | ` +
+				`{"watchNamespace":"another-namespace"}: invalid ClusterExtension configuration: invalid configuration: invalid format for field "watchNamespace": 'another-namespace' is not valid ownNamespaceInstallMode: invalid value "another-namespace": must be "install-namespace" (the namespace where the operator is installed) because this operator only supports OwnNamespace install mode`},
 		{name: "unsupported kind", bundle: bundleOf(csvFixture{modes: allModes}.manifest(), []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}}`),
 			[]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)),
 			wantError: `unsupported resource "d" with kind "Deployment"`},
@@ -141,23 +141,23 @@ func TestInstallRules(t *testing.T) {
 				{"type": "ConversionWebhook", "generateName": "conv", "deploymentName": "op", "conversionCRDs": []string{"a.example.com", "z.example.com"}},
 			}}.manifest(), crdManifest("a.example.com", false)),
 			wantError: convErr,
-			gateError: convErr + ` | {"watchNamespace":"install-ns"}: invalid ClusterExtension configuration: invalid configuration: multiple errors found:` +
+			gateError: convErr + ` | {"watchNamespace":"install-namespace"}: invalid ClusterExtension configuration: invalid configuration: multiple errors found:` +
 				"\n  - invalid value for field \"watchNamespace\"\n  - invalid type for field \"watchNamespace\": got string, want null\n" +
-				`  - invalid format for field "watchNamespace": 'install-ns' is not valid singleNamespaceInstallMode: invalid value "install-ns": must be different from "install-ns" (the install namespace) because this operator uses SingleNamespace install mode to watch a different namespace` +
-				` | {"watchNamespace":"other-ns"}: ` + convErr},
+				`  - invalid format for field "watchNamespace": 'install-namespace' is not valid singleNamespaceInstallMode: invalid value "install-namespace": must be different from "install-namespace" (the install namespace) because this operator uses SingleNamespace install mode to watch a different namespace` +
+				` | {"watchNamespace":"another-namespace"}: ` + convErr},
 		{name: "conversion webhook of a CRD preserving unknown fields", bundle: bundleOf(csvFixture{modes: map[string]bool{"AllNamespaces": true},
 			deployments: []string{"op"}, ownedCRDs: []string{"a.example.com"}, webhooks: []map[string]any{
 				{"type": "ConversionWebhook", "generateName": "conv", "deploymentName": "op", "conversionCRDs": []string{"a.example.com"}},
 			}}.manifest(), crdManifest("a.example.com", true)),
 			wantError: preserveErr,
-			gateError: preserveErr + ` | {"watchNamespace":"install-ns"}: invalid ClusterExtension configuration: invalid configuration: unknown field "watchNamespace"` +
-				` | {"watchNamespace":"other-ns"}: invalid ClusterExtension configuration: invalid configuration: unknown field "watchNamespace"`},
+			gateError: preserveErr + ` | {"watchNamespace":"install-namespace"}: invalid ClusterExtension configuration: invalid configuration: unknown field "watchNamespace"` +
+				` | {"watchNamespace":"another-namespace"}: invalid ClusterExtension configuration: invalid configuration: unknown field "watchNamespace"`},
 		{name: "no CSV among the manifests", bundle: bundleOf(crdManifest("a.example.com", false)),
 			wantError: `no ClusterServiceVersion found in "manifests"`},
 		{name: "field names are exact: installmodes is not installModes",
 			bundle:    bundleOf([]byte(`{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"x"},"spec":{"installmodes":[{"type":"AllNamespaces","supported":true}]}}`)),
 			wantError: "unsupported bundle: bundle does not support AllNamespaces install mode",
-			gateError: "unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"install-ns\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"other-ns\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes"},
+			gateError: "unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"install-namespace\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes | {\"watchNamespace\":\"another-namespace\"}: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -172,7 +172,7 @@ func TestInstallRules(t *testing.T) {
 			if c.gateError == "" && wantGate == v1install.GateRefused {
 				// all modes: every configuration passes the schema, and the validators refuse the same
 				e := c.wantError
-				wantGateErr := e + " | {\"watchNamespace\":\"install-ns\"}: " + e + " | {\"watchNamespace\":\"other-ns\"}: " + e
+				wantGateErr := e + " | {\"watchNamespace\":\"install-namespace\"}: " + e + " | {\"watchNamespace\":\"another-namespace\"}: " + e
 				if strings.Contains(e, "does not support AllNamespaces") {
 					t.Fatal("case must say what the gate does")
 				}

@@ -41,7 +41,7 @@ type Namespaces struct {
 }
 
 // DefaultNamespaces are the namespaces a verdict is judged with when none are given.
-var DefaultNamespaces = Namespaces{Install: "install-ns", Other: "other-ns"}
+var DefaultNamespaces = Namespaces{Install: "install-namespace", Other: "another-namespace"}
 
 // GateWatch says which configuration the installer accepts with SingleOwnNamespaceInstallSupport on.
 type GateWatch int
