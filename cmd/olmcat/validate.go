@@ -10,6 +10,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/resolve"
 	"github.com/olmcat/olmcat/fbc/v1install"
 	"github.com/olmcat/olmcat/internal/bytepool"
 	"github.com/olmcat/olmcat/internal/plural"
@@ -73,6 +74,7 @@ cannot be used (not found, not a catalog, empty, damaged, ...).`
 func newValidateCmd() *cobra.Command {
 	var output string
 	var strict bool
+	var olm string
 	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "validate CATALOG",
@@ -82,6 +84,10 @@ func newValidateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" && output != "yaml" {
 				return usageError{fmt.Errorf("-o must be text, json or yaml, not %q", output)}
+			}
+			gens, err := model.ParseGenerations(olm)
+			if err != nil {
+				return usageError{fmt.Errorf("--olm: %w", err)}
 			}
 			if isBundleDir(args[0]) {
 				return validateBundleDirRef(cmd, args[0], strict, output)
@@ -94,7 +100,11 @@ func newValidateCmd() *cobra.Command {
 			}
 			defer src.Close()
 			expectPackages(cmd, src)
-			issues, err := validateSource(cmd.Context(), src, model.Options{Strict: strict})
+			opts := model.Options{Strict: strict, OLM: gens}
+			if gens.Includes(model.OLMv1) {
+				opts.Review = resolve.ReviewV1
+			}
+			issues, err := validateSource(cmd.Context(), src, opts)
 			if err != nil {
 				return err
 			}
@@ -111,6 +121,7 @@ func newValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (graph problems opm accepts) as errors")
+	cmd.Flags().StringVar(&olm, "olm", "both", "the OLM generations to speak for: v0 (Subscriptions), v1 (ClusterExtensions) or both")
 	addInputFlags(cmd.Flags(), &in)
 	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)
 	return cmd

@@ -22,6 +22,11 @@ type Options struct {
 	// install check, fbc/v1install): each bundle goes through CheckBundle as it arrives, whole
 	// (its manifests too), then Finish gives what they found across bundles.
 	BundleChecks []BundleChecker
+	// Review, when set, runs once the rules of this package have, on the whole catalog (the
+	// streaming Validator hands it the blobs it kept: bundles with only their olm.package and
+	// dependency properties), and returns issues with its own findings added and its amendments
+	// made. fbc/resolve's ReviewV1 speaks for OLM v1 this way, which this package cannot import.
+	Review func(c *fbc.Catalog, issues Issues, olm Generations) Issues
 }
 
 // BundleChecker is a rule on single bundles that the model does not know. CheckBundle is called
@@ -63,6 +68,9 @@ func ValidateCatalog(c *fbc.Catalog, opts Options) Issues {
 	issues = append(issues, built...)
 	issues = append(issues, validateDeprecationBlobs(c)...)
 	issues = append(issues, validateModel(m, false)...)
+	if opts.Review != nil {
+		issues = opts.Review(c, issues, opts.OLM)
+	}
 	return finish(issues, opts)
 }
 
