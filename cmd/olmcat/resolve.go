@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olmcat/olmcat/diff/input"
+	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/resolve"
+	"github.com/olmcat/olmcat/fbc/v1install"
 	"github.com/olmcat/olmcat/internal/textsafe"
 )
 
@@ -102,8 +104,9 @@ func newResolveCmd() *cobra.Command {
 			if err != nil {
 				return usageError{fmt.Errorf("%s: %w", side.Source, err)}
 			}
+			picks := pickJudge{olm: f.olm, bundles: bundlesByName(side.Catalog)}
 			if f.queries != "" {
-				return answerQueries(cmd.OutOrStdout(), r, queries, f.queries, f.output, f.olm)
+				return answerQueries(cmd.OutOrStdout(), r, picks, queries, f.queries, f.output)
 			}
 			q := resolve.Query{Package: f.pkg, Channels: f.channels, Version: f.version, Policy: f.policy}
 			if f.installed != "" {
@@ -114,7 +117,7 @@ func newResolveCmd() *cobra.Command {
 				}
 				q.Installed = &resolve.Installed{Name: f.installed, Version: v}
 			}
-			ans := resolveWith(r, q, f.olm)
+			ans := picks.answer(r, q)
 			if !r.HasPackage(q.Package) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: note: %s has no package %s (olmcat inspect packages lists them)\n", side.Source, textsafe.Terminal(q.Package))
 			} else if missing := r.MissingChannels(q.Package, q.Channels); len(missing) > 0 {
@@ -204,7 +207,7 @@ func readQueryFile(name string, stdin io.Reader) ([]resolve.Query, error) {
 
 // answerQueries answers each query in order; a query whose installed bundle has no version and is
 // not in the catalog is refused as a usage error naming its line, before anything is written.
-func answerQueries(w io.Writer, r *resolve.Resolver, queries []resolve.Query, name, format, olm string) error {
+func answerQueries(w io.Writer, r *resolve.Resolver, picks pickJudge, queries []resolve.Query, name, format string) error {
 	for i := range queries {
 		q := &queries[i]
 		if q.Installed != nil && q.Installed.Version == "" {
@@ -218,7 +221,7 @@ func answerQueries(w io.Writer, r *resolve.Resolver, queries []resolve.Query, na
 	}
 	bw := bufio.NewWriter(w)
 	for _, q := range queries {
-		ans := resolveWith(r, q, olm)
+		ans := picks.answer(r, q)
 		var err error
 		if format == "json" {
 			err = writeAnswer(bw, q, ans, format)
@@ -235,21 +238,53 @@ func answerQueries(w io.Writer, r *resolve.Resolver, queries []resolve.Query, na
 	return nil
 }
 
-// resolveWith answers as OLM v1 (a ClusterExtension) or OLM v0 (a Subscription).
-func resolveWith(r *resolve.Resolver, q resolve.Query, olm string) resolve.Answer {
-	if olm == "v0" {
-		return r.ResolveV0(q)
+// pickJudge answers queries as OLM v1 (a ClusterExtension) or OLM v0 (a Subscription), and for
+// OLM v1 judges the pick (or the pick the dependency check refused) as OLM v1's installer does.
+type pickJudge struct {
+	olm     string
+	bundles map[string]*fbc.Bundle // "package/name"
+}
+
+func bundlesByName(c *fbc.Catalog) map[string]*fbc.Bundle {
+	m := make(map[string]*fbc.Bundle, len(c.Bundles))
+	for i := range c.Bundles {
+		b := &c.Bundles[i]
+		m[b.Package+"/"+b.Name] = b
 	}
-	return r.Resolve(q)
+	return m
+}
+
+// answered is an answer and, for OLM v1, the install verdict of its pick.
+type answered struct {
+	resolve.Answer
+	Install *v1install.Verdict `json:"install,omitempty"`
+}
+
+func (p pickJudge) answer(r *resolve.Resolver, q resolve.Query) answered {
+	if p.olm == "v0" {
+		return answered{Answer: r.ResolveV0(q)}
+	}
+	a := answered{Answer: r.Resolve(q)}
+	pick := a.Bundle
+	if pick == "" {
+		pick = a.PickedBeforeValidation
+	}
+	if b := p.bundles[q.Package+"/"+pick]; pick != "" && b != nil {
+		v := v1install.Judge(b)
+		if v.Judged() || v.DependencyError != "" {
+			a.Install = &v
+		}
+	}
+	return a
 }
 
 // result is one output line: the query and its answer.
 type result struct {
 	resolve.Query
-	resolve.Answer
+	answered
 }
 
-func writeAnswer(w io.Writer, q resolve.Query, ans resolve.Answer, format string) error {
+func writeAnswer(w io.Writer, q resolve.Query, ans answered, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w) // one line; ranges such as ">=1.0" unescaped
 		enc.SetEscapeHTML(false)
@@ -287,12 +322,31 @@ func writeAnswer(w io.Writer, q resolve.Query, ans resolve.Answer, format string
 	if ans.Note != "" {
 		fmt.Fprintf(&sb, "note:       %s\n", textsafe.Terminal(ans.Note))
 	}
+	if ans.Install != nil && ans.Install.Judged() {
+		fmt.Fprintf(&sb, "install:    %s\n", textsafe.Terminal(installLine(*ans.Install)))
+	}
 	_, err := io.WriteString(w, sb.String())
 	return err
 }
 
+// installLine says what OLM v1's installer does with the pick, and from what it was judged.
+func installLine(v v1install.Verdict) string {
+	from := " (judged from its " + string(v.Source) + ")"
+	switch {
+	case v.OK:
+		return "OLM v1's installer accepts it" + from
+	case v.OKWithGate && v.Gate == v1install.GateWatchInstallNamespace:
+		return "refused: " + v.Error + from + "; with SingleOwnNamespaceInstallSupport on, accepted with watchNamespace = the install namespace"
+	case v.OKWithGate && v.Gate == v1install.GateWatchOtherNamespace:
+		return "refused: " + v.Error + from + "; with SingleOwnNamespaceInstallSupport on, accepted with watchNamespace = another namespace"
+	case v.OKWithGate:
+		return "refused: " + v.Error + from + "; with SingleOwnNamespaceInstallSupport on, accepted"
+	}
+	return "refused: " + v.Error + from + "; SingleOwnNamespaceInstallSupport does not help"
+}
+
 // textLine is one query and its answer on one line (--queries -o text).
-func textLine(q resolve.Query, ans resolve.Answer) string {
+func textLine(q resolve.Query, ans answered) string {
 	var sb strings.Builder
 	sb.WriteString(q.Package)
 	if len(q.Channels) > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -38,14 +39,19 @@ func TestResolveQueriesCLI(t *testing.T) {
 			t.Fatalf("%s: %d answers for %d queries", name, len(got), len(want))
 		}
 		type line struct {
-			Package       string   `json:"package"`
-			Channels      []string `json:"channels"`
-			Bundle        string   `json:"bundle"`
-			BundleVersion string   `json:"bundleVersion"`
-			Error         string   `json:"error"`
-			Successors    []string `json:"successors"`
+			Package       string         `json:"package"`
+			Channels      []string       `json:"channels"`
+			Bundle        string         `json:"bundle"`
+			BundleVersion string         `json:"bundleVersion"`
+			Error         string         `json:"error"`
+			Successors    []string       `json:"successors"`
+			Install       map[string]any `json:"install"`
 		}
+		// the recording's ClusterExtension was installed in oracle-install-ns; olmcat names the
+		// namespaces of the gate's configurations install-namespace and another-namespace
+		namespaces := strings.NewReplacer("oracle-install-ns", "install-namespace", "other-ns", "another-namespace")
 		for i := range want {
+			want[i] = namespaces.Replace(want[i])
 			var g, w line
 			if err := json.Unmarshal([]byte(got[i]), &g); err != nil {
 				t.Fatalf("%s answer %d: %v: %s", name, i+1, err, got[i])
@@ -54,7 +60,8 @@ func TestResolveQueriesCLI(t *testing.T) {
 				t.Fatal(err)
 			}
 			if g.Package != w.Package || !slices.Equal(g.Channels, w.Channels) || g.Bundle != w.Bundle ||
-				g.BundleVersion != w.BundleVersion || g.Error != w.Error || !slices.Equal(g.Successors, w.Successors) {
+				g.BundleVersion != w.BundleVersion || g.Error != w.Error || !slices.Equal(g.Successors, w.Successors) ||
+				!reflect.DeepEqual(g.Install, w.Install) {
 				t.Errorf("%s line %d:\n got  %s\n want %s", name, i+1, got[i], want[i])
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/resolve"
+	"github.com/olmcat/olmcat/fbc/v1install"
 	"github.com/olmcat/olmcat/internal/bytepool"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
@@ -38,11 +39,18 @@ Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   invalid-utf8                bytes that are not UTF-8, read as U+FFFD (opm reads them so without a word)
   downgrade-offered           a bundle whose users OLM offers a lower version (a skipRange with no upper
                               bound covers newer bundles); when that offer comes first, OLM moves them down
+  v1-not-installable          a bundle OLM v1 (operator-controller) does not install at its default feature
+                              gates: its installer refuses it (no AllNamespaces install mode, owned
+                              APIServices, forbidden webhook rules...) or it has dependency properties;
+                              the message gives v1's words, whether the SingleOwnNamespaceInstallSupport
+                              gate with watchNamespace would install it, and what it was judged from
 
 Facts that may be fine where the catalog is used are info (never exit 1, not even with --strict):
   requirement-not-in-catalog  a bundle requiring a package or API (olm.package.required, olm.gvk.required)
                               no bundle of the catalog provides: OLM keeps users on their installed version
                               unless another catalog of the cluster provides it
+  v1-webhooks-need-certificates  a package whose bundles define webhooks: OLM v1 installs them only where
+                              cert-manager (or OpenShift's service CA) provides their certificates
 
 Text output (default): one line per issue on stdout,
   FILE:LINE: SEVERITY: package "P", channel "C", bundle "B": MESSAGE (fix: HINT)
@@ -124,6 +132,9 @@ func newValidateCmd() *cobra.Command {
 // is validated as the catalog it migrates to, with a warning for every place where opm migrate
 // would have failed or lost data (olmcat's migrate repairs those; see its report).
 func validateSource(ctx context.Context, src *source.Source, opts model.Options) (model.Issues, error) {
+	if opts.OLM.Includes(model.OLMv1) {
+		opts.BundleChecks = append(opts.BundleChecks, v1install.NewChecker()) // v1-not-installable
+	}
 	v := model.NewValidator(opts)
 	if src.Format() == source.FormatFBC {
 		return v.Finish(src.Walk(ctx, func(b fbc.Blob) error {

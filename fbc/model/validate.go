@@ -18,11 +18,40 @@ type Options struct {
 	// OLM is the generations of OLM asked about (validate --olm): findings that hold only for a
 	// generation not asked are left out. The zero value is both.
 	OLM Generations
+	// BundleChecks are rules that features above the model add (olmcat validate adds OLM v1's
+	// install check, fbc/v1install): each bundle goes through CheckBundle as it arrives, whole
+	// (its manifests too), then Finish gives what they found across bundles.
+	BundleChecks []BundleChecker
 	// Review, when set, runs once the rules of this package have, on the whole catalog (the
 	// streaming Validator hands it the blobs it kept: bundles with only their olm.package and
 	// dependency properties), and returns issues with its own findings added and its amendments
 	// made. fbc/resolve's ReviewV1 speaks for OLM v1 this way, which this package cannot import.
 	Review func(c *fbc.Catalog, issues Issues, olm Generations) Issues
+}
+
+// BundleChecker is a rule on single bundles that the model does not know. CheckBundle is called
+// once per bundle, from one goroutine at a time; it must keep nothing of the bundle's memory.
+type BundleChecker interface {
+	CheckBundle(b *fbc.Bundle) Issues
+	Finish() Issues
+}
+
+// checkBundles runs the bundle checks of opts on one bundle.
+func (o Options) checkBundles(b *fbc.Bundle) Issues {
+	var out Issues
+	for _, c := range o.BundleChecks {
+		out = append(out, c.CheckBundle(b)...)
+	}
+	return out
+}
+
+// finishBundleChecks collects what the bundle checks found across bundles.
+func (o Options) finishBundleChecks() Issues {
+	var out Issues
+	for _, c := range o.BundleChecks {
+		out = append(out, c.Finish()...)
+	}
+	return out
 }
 
 // ValidateCatalog builds the model of a serialized catalog and validates it (see Validate),
@@ -32,7 +61,9 @@ func ValidateCatalog(c *fbc.Catalog, opts Options) Issues {
 	var scratch []byte
 	for i := range c.Bundles {
 		issues = append(issues, checkBundleBlob(&c.Bundles[i], &scratch)...)
+		issues = append(issues, opts.checkBundles(&c.Bundles[i])...)
 	}
+	issues = append(issues, opts.finishBundleChecks()...)
 	m, built := FromCatalog(c)
 	issues = append(issues, built...)
 	issues = append(issues, validateDeprecationBlobs(c)...)

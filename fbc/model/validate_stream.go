@@ -57,6 +57,7 @@ func (v *Validator) add(c *fbc.Catalog, adopt bool) {
 	for i := range c.Bundles {
 		bundle := &c.Bundles[i]
 		v.issues = append(v.issues, checkBundleBlob(bundle, &v.scratch)...)
+		v.issues = append(v.issues, v.opts.checkBundles(bundle)...)
 		v.noteProvided(bundle.Properties)
 		v.kept.Bundles = append(v.kept.Bundles, fbc.Bundle{
 			Name: bundle.Name, Package: bundle.Package, Image: bundle.Image, Loc: bundle.Loc,
@@ -93,6 +94,7 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 	}
 	m, built := FromCatalog(&v.kept)
 	issues := append(v.issues, built...)
+	issues = append(issues, v.opts.finishBundleChecks()...)
 	issues = append(issues, validateDeprecationBlobs(&v.kept)...)
 	issues = append(issues, validateModel(m, false)...)
 	if len(loadIssues) == 0 {

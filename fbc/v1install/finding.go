@@ -1,0 +1,135 @@
+package v1install
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
+)
+
+// Rule names of the findings (olmcat validate -o json "rule").
+const (
+	// RuleNotInstallable: a bundle OLM v1 does not install at its default feature gates (its
+	// installer refuses it, or NoDependencyValidation refuses its dependency properties).
+	RuleNotInstallable = "v1-not-installable"
+	// RuleWebhookCertificates: a package whose bundles define webhooks, which OLM v1 serves with
+	// certificates from cert-manager or OpenShift's service CA.
+	RuleWebhookCertificates = "v1-webhooks-need-certificates"
+)
+
+// Severity of v1-not-installable: a warning. The catalog is valid and serves OLM v0 clusters as
+// it is; a maintainer moving clusters to OLM v1 must hear of every bundle v1 will not install,
+// and --strict fails on it, but a catalog made for OLM v0 must not be called invalid.
+const notInstallableSeverity = model.Warning
+
+// Checker is the model.BundleChecker of OLM v1's install check: v1-not-installable per bundle,
+// and one v1-webhooks-need-certificates (info) per package with webhooks OLM v1 would install.
+type Checker struct {
+	mu       sync.Mutex
+	webhooks map[string]*model.Issue // package -> its first installable bundle with webhooks
+	order    []string
+}
+
+// NewChecker starts a check over one catalog.
+func NewChecker() *Checker { return &Checker{webhooks: map[string]*model.Issue{}} }
+
+// CheckBundle judges one bundle.
+func (c *Checker) CheckBundle(b *fbc.Bundle) model.Issues {
+	v := Judge(b)
+	if v.Webhooks && v.OK && v.DependencyError == "" {
+		c.mu.Lock()
+		if _, seen := c.webhooks[b.Package]; !seen {
+			c.webhooks[b.Package] = (&model.Issue{
+				Severity: model.Info, Rule: RuleWebhookCertificates, Loc: b.Loc, File: b.Loc.File, Line: b.Loc.Line,
+				Package: b.Package, Bundle: b.Name,
+				Message: "the bundle's CSV defines webhooks (and maybe other bundles of the package): OLM v1 serves them with certificates " +
+					"from cert-manager, or OpenShift's service CA, and installs such bundles only where one of them runs (judged from its olm.bundle.object manifests)",
+				Hint: "install cert-manager on OLM v1 clusters that are not OpenShift",
+			}).ForOLM(model.OLMv1)
+			c.order = append(c.order, b.Package)
+		}
+		c.mu.Unlock()
+	}
+	if i := NotInstallable(b, v); i != nil {
+		return model.Issues{i}
+	}
+	return nil
+}
+
+// Finish returns the per-package findings.
+func (c *Checker) Finish() model.Issues {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(model.Issues, 0, len(c.order))
+	for _, p := range c.order {
+		out = append(out, c.webhooks[p])
+	}
+	return out
+}
+
+// NotInstallable is the v1-not-installable finding of a bundle's verdict, nil when OLM v1
+// installs it (or could not judge it and it has no dependency properties).
+func NotInstallable(b *fbc.Bundle, v Verdict) *model.Issue {
+	if v.Installable() {
+		return nil
+	}
+	var reasons, hints []string
+	if v.Judged() && !v.OK {
+		r := fmt.Sprintf("OLM v1's installer refuses it: %s (judged from its %s)", oneLine(v.Error), sourceWords(v.Source))
+		switch v.Gate {
+		case GateNoConfig:
+			r += "; with the SingleOwnNamespaceInstallSupport feature gate on, it installs with no configuration"
+		case GateWatchInstallNamespace:
+			r += "; with the SingleOwnNamespaceInstallSupport feature gate on, it installs with watchNamespace set to the install namespace (OwnNamespace)"
+		case GateWatchOtherNamespace:
+			r += "; with the SingleOwnNamespaceInstallSupport feature gate on, it installs with watchNamespace set to another namespace than the install namespace (SingleNamespace)"
+		default:
+			r += "; the SingleOwnNamespaceInstallSupport feature gate does not help: with it on and no configuration, " + oneLine(firstRefusal(v.ErrorWithGate))
+		}
+		reasons = append(reasons, r)
+		hints = append(hints, installHint(v))
+	}
+	if v.DependencyError != "" {
+		reasons = append(reasons, "OLM v1 refuses to resolve to it: "+v.DependencyError+" (resolve.NoDependencyValidation: OLM v1 installs no dependencies, not even those the catalog provides)")
+		hints = append(hints, "OLM v1 users must install what it requires themselves; ship a bundle without olm.package.required, olm.gvk.required and olm.constraint properties for them")
+	}
+	return (&model.Issue{
+		Severity: notInstallableSeverity, Rule: RuleNotInstallable, Loc: b.Loc, File: b.Loc.File, Line: b.Loc.Line,
+		Package: b.Package, Bundle: b.Name,
+		Message: strings.Join(reasons, "; and "),
+		Hint:    strings.Join(hints, "; "),
+	}).ForOLM(model.OLMv1)
+}
+
+// oneLine keeps operator-controller's words on one line: the validators' errors, joined by
+// errors.Join, are one per line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
+
+func sourceWords(s Source) string {
+	if s == SourceCSVMetadata {
+		return "olm.csv.metadata (a CSV skeleton: its install modes and owned APIServices; its webhooks and CRDs are in the bundle image, not judged)"
+	}
+	return "olm.bundle.object manifests"
+}
+
+// firstRefusal is the refusal of the first configuration tried with the gate on (no configuration).
+func firstRefusal(errorWithGate string) string {
+	if i := strings.Index(errorWithGate, " | "); i >= 0 {
+		return errorWithGate[:i]
+	}
+	return errorWithGate
+}
+
+func installHint(v Verdict) string {
+	switch {
+	case strings.Contains(v.Error, "does not support AllNamespaces install mode") && v.OKWithGate:
+		return "support the AllNamespaces install mode in the CSV, or have OLM v1 users enable SingleOwnNamespaceInstallSupport and set watchNamespace in the ClusterExtension's config"
+	case strings.Contains(v.Error, "install mode"):
+		return "support the AllNamespaces install mode in the CSV (OLM v1 installs AllNamespaces operators, and with the gate OwnNamespace and SingleNamespace ones; never MultiNamespace-only)"
+	case strings.Contains(v.Error, "apiServiceDefintions"):
+		return "OLM v1 does not install bundles that own APIServices; serve the API from a CRD for OLM v1 users"
+	}
+	return "fix the bundle as OLM v1's message says, or keep it for OLM v0 clusters"
+}
