@@ -257,7 +257,7 @@ func generationFindings(gen OLM, v0 []Finding, mk func(Kind, string) Finding, na
 		switch {
 		case f.Kind == Stranded && v1Stranded, f.Kind == NewPath && v1NewPath:
 			f.OLM = OLMBoth
-			f.Message += fmt.Sprintf(" (OLM v0; under OLM v1 too, %s)", v1Words(a))
+			f.Message += fmt.Sprintf(" (OLM v0; OLM v1 too: it %s)", v1Words(a))
 			seen[f.Kind] = true
 		case f.Kind == Stranded || f.Kind == NewPath:
 			if !gen.v0() {
