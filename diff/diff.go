@@ -32,6 +32,11 @@ type Report struct {
 	Packages      []PackageStat `json:"packages"`
 	Findings      []Finding     `json:"findings"`
 	Upgrades      []Upgrade     `json:"upgrades"`
+	// OLM is what the report speaks for: v0, v1 or both.
+	OLM OLM `json:"olm"`
+	// V1Edges are the upgrades OLM v1 makes in the changed packages' channels that OLM v0 does not
+	// (empty when the report speaks for OLM v0 only).
+	V1Edges []V1Edge `json:"v1Edges"`
 }
 
 // SideSummary describes one side of the comparison.
@@ -77,24 +82,60 @@ func (c Counts) AtLeast(s Severity) int {
 	}
 }
 
-// Compare compares two sides. It never fails: what could not be loaded or placed in a model is
-// compared as far as it goes, and the problems of both sides are findings of category validation.
+// Compare compares two sides for both generations of OLM. It never fails: what could not be loaded
+// or placed in a model is compared as far as it goes, and the problems of both sides are findings of
+// category validation.
 func Compare(oldSide, newSide *Side) *Report {
+	return CompareWith(oldSide, newSide, Options{})
+}
+
+// CompareWith compares two sides for the generations of OLM opts names. Upgrade findings of only
+// the other generation are left out; OLM v1's answers (fbc/resolve) are asked only in the packages
+// whose text changed.
+func CompareWith(oldSide, newSide *Side, opts Options) *Report {
+	gen := opts.OLM
+	if gen == "" {
+		gen = OLMBoth
+	}
 	oldIdx := newIndex(oldSide)
 	newIdx := newIndex(newSide)
 
 	var findings []Finding
 	var upgrades []Upgrade
+	var v1Edges []V1Edge
 	unchanged := map[string]bool{}
 	pkgs := unionKeys(oldIdx.packages, newIdx.packages)
+	pkgFindings := map[string][]Finding{}
+	changedBoth := map[string]bool{} // changed packages both sides have: OLM v1 is asked about them
 	for _, name := range pkgs {
 		op, np := oldIdx.packages[name], newIdx.packages[name]
 		pf := comparePackage(name, op, np)
+		pkgFindings[name] = pf
 		unchanged[name] = len(pf) == 0
-		gf, gu := compareGraphs(name, op, np)
-		findings = append(append(findings, pf...), gf...)
-		findings = append(findings, headRequirementFindings(name, oldIdx, newIdx)...)
+		if gen.v1() && len(pf) > 0 && op != nil && np != nil && op.model != nil && np.model != nil {
+			changedBoth[name] = true
+		}
+	}
+	var oldSubs, newSubs map[string]*fbc.Catalog
+	if len(changedBoth) > 0 {
+		oldSubs, newSubs = v1Catalogs(oldIdx.catalog, changedBoth), v1Catalogs(newIdx.catalog, changedBoth)
+	}
+	for _, name := range pkgs {
+		op, np := oldIdx.packages[name], newIdx.packages[name]
+		var v1 *v1Package
+		if changedBoth[name] {
+			v1 = &v1Package{pkg: name, old: newV1Side(name, oldSubs[name]), new: newV1Side(name, newSubs[name])}
+		}
+		gf, gu, ge := compareGraphs(name, op, np, v1, gen)
+		findings = append(append(findings, pkgFindings[name]...), gf...)
+		if gen.v0() {
+			findings = append(findings, headRequirementFindings(name, oldIdx, newIdx)...)
+		}
+		if v1 != nil {
+			findings = append(findings, v1.findings(op, np)...)
+		}
 		upgrades = append(upgrades, gu...)
+		v1Edges = append(v1Edges, ge...)
 	}
 	validateSides(oldIdx, newIdx, unchanged)
 	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)
@@ -111,6 +152,11 @@ func Compare(oldSide, newSide *Side) *Report {
 		Packages:      stats,
 		Findings:      findings,
 		Upgrades:      upgrades,
+		OLM:           gen,
+		V1Edges:       v1Edges,
+	}
+	if r.V1Edges == nil {
+		r.V1Edges = []V1Edge{}
 	}
 	if r.Findings == nil {
 		r.Findings = []Finding{}

@@ -102,8 +102,8 @@ func TestDBPairInfrawatchNewDefaultChannel(t *testing.T) {
 			t.Errorf("want one %q; findings: %v", want, briefs(r))
 		}
 	}
-	if summary(r) != "2 breaking, 5 warning, 15 info" {
-		t.Errorf("summary %s: %v", summary(r), briefs(r))
+	if v0Summary(r) != "2 breaking, 5 warning, 15 info" {
+		t.Errorf("summary of OLM v0's findings %s: %v", v0Summary(r), briefs(r))
 	}
 	// The dropped channel's head lives on in stable and stable-1.1: its subscribers can switch there.
 	if f := findingOf(t, r, diff.ChannelRemoved, "latest", ""); f.Message != `channel "latest" removed with its 2 entries; `+

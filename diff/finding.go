@@ -162,15 +162,24 @@ var Rules = map[Kind]Rule{
 	ChannelPropertyChanged: {CategoryCatalog, Info, "channel properties carry no upgrade meaning"},
 
 	HeadChanged:           {CategoryGraph, Info, "the channel head moved to a higher version"},
-	HeadMovedBackwards:    {CategoryGraph, Warning, "the head moved to a lower version, as a rollback does; OLM follows replaces edges, not version order, and the users it cuts off are stranded findings (breaking)"},
+	HeadMovedBackwards:    {CategoryGraph, Warning, "the head moved to a lower version, as a rollback does; OLM v0 follows replaces edges, not version order, and the users it cuts off are stranded findings (breaking)"},
 	MultipleHeadsAppeared: {CategoryGraph, Breaking, "a channel with several heads is invalid and cannot be served"},
 	CycleIntroduced:       {CategoryGraph, Breaking, "an upgrade cycle can loop installed users or hide the head"},
-	Stranded:              {CategoryGraph, Breaking, "users of this bundle could upgrade to the head before and cannot now"},
-	NewPath:               {CategoryGraph, Info, "users of this bundle could not reach the head before and can now"},
+	Stranded:              {CategoryGraph, Breaking, "users of this bundle could upgrade to the head before and cannot now (OLM v0: the channel head; OLM v1: what a fresh install of the channel gets)"},
+	NewPath:               {CategoryGraph, Info, "users of this bundle could not reach the head before and can now (OLM v0: the channel head; OLM v1: what a fresh install of the channel gets)"},
 	LongerPath:            {CategoryGraph, Warning, "users of this bundle need more upgrades than before to reach the head"},
 	ShorterPath:           {CategoryGraph, Info, "users of this bundle need fewer upgrades than before to reach the head"},
 	RemovedFromPath:       {CategoryGraph, Warning, "the bundle was a step on other bundles' way to the head"},
-	HeadRequirementUnmet:  {CategoryGraph, Warning, "OLM upgrades the channel's users to the head only where another catalog provides what it requires; elsewhere they stay on their installed version"},
+	HeadRequirementUnmet:  {CategoryGraph, Warning, "OLM v0 upgrades the channel's users to the head only where another catalog provides what it requires; elsewhere they stay on their installed version"},
+
+	V1InstallChanged:    {CategoryGraph, Info, "OLM v1 installs another bundle for new ClusterExtensions, a higher version or where it refused before"},
+	V1InstallPrerelease: {CategoryGraph, Breaking, "OLM v1 installs a prerelease for new ClusterExtensions with no version range, where it installed a release"},
+	V1InstallLowered:    {CategoryGraph, Warning, "OLM v1 installs a lower version than before for new ClusterExtensions"},
+	V1InstallLost:       {CategoryGraph, Breaking, "OLM v1 refuses new ClusterExtensions it installed before"},
+	V1UpgradeChanged:    {CategoryGraph, Info, "OLM v1 upgrades the users of this bundle to another, higher bundle, or now upgrades them"},
+	V1UpgradePrerelease: {CategoryGraph, Breaking, "OLM v1 upgrades the users of this release to a prerelease with no version range asked"},
+	V1UpgradeLowered:    {CategoryGraph, Warning, "OLM v1 upgrades the users of this bundle to a lower version than before"},
+	V1UpgradeLost:       {CategoryGraph, Breaking, "OLM v1 upgraded the users of this bundle before and keeps them where they are (or refuses) now"},
 
 	ProblemIntroduced: {CategoryValidation, Breaking, "the new catalog has a problem the old one did not"},
 	ProblemPersists:   {CategoryValidation, Warning, "both catalogs have this problem"},
@@ -193,6 +202,9 @@ type Finding struct {
 	Old     string `json:"old,omitempty"`
 	New     string `json:"new,omitempty"`
 	Message string `json:"message"`
+	// OLM is the generation of OLM an upgrade finding holds for: v0, v1 or both ("" for catalog and
+	// validation findings, which do not depend on the resolver).
+	OLM OLM `json:"olm,omitempty"`
 }
 
 func newFinding(kind Kind, pkg, channel, bundle string) Finding {

@@ -90,8 +90,12 @@ func FuzzUpgradeGraphs(f *testing.F) {
 			if fd.Kind != Stranded {
 				continue
 			}
-			if u, ok := reach[fd.Bundle]; !ok || !u.Old.ReachesHead || u.New.ReachesHead {
+			u, ok := reach[fd.Bundle]
+			if fd.OLM != OLMv1 && (!ok || !u.Old.ReachesHead || u.New.ReachesHead) {
 				t.Fatalf("stranded %s without losing its way to the head: %+v", fd.Bundle, u)
+			}
+			if fd.OLM != OLMv0 && (!ok || u.Old.V1 == nil || u.New.V1 == nil || !u.Old.V1.ReachesTop || u.New.V1.ReachesTop) {
+				t.Fatalf("stranded %s under OLM v1 without losing its way to the top: %+v", fd.Bundle, u)
 			}
 		}
 	})

@@ -17,7 +17,7 @@ func TestSchemaDocumentsEveryRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\| (catalog|graph|validation) \\| (breaking|warning|info) \\| (.+) \\|$")
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\| (catalog|graph|validation) \\| (breaking|warning|info) \\| (.+) \\|$")
 	documented := map[diff.Kind]diff.Rule{}
 	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
 		documented[diff.Kind(m[1])] = diff.Rule{Category: diff.Category(m[2]), Severity: diff.Severity(m[3]), Why: m[4]}

@@ -7,6 +7,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/resolve"
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
@@ -31,12 +32,15 @@ type Reach struct {
 	// Downgrade is the offer OLM takes when it has a lower version than the bundle (a skipRange with
 	// no upper bound on an older entry): OLM moves the users down to it ("" otherwise).
 	Downgrade string `json:"downgrade,omitempty"`
+	// V1 is where OLM v1 takes the same users (a ClusterExtension of the channel, CatalogProvided);
+	// absent when the report speaks for OLM v0 only. The fields above are OLM v0's.
+	V1 *V1Reach `json:"v1,omitempty"`
 }
 
 func (r Reach) equal(o Reach) bool {
 	return r.InChannel == o.InChannel && strings.Join(r.Targets, "\x00") == strings.Join(o.Targets, "\x00") &&
 		r.Head == o.Head && r.ReachesHead == o.ReachesHead && r.Hops == o.Hops && r.End == o.End &&
-		r.Downgrade == o.Downgrade
+		r.Downgrade == o.Downgrade && (r.V1 == nil) == (o.V1 == nil) && (r.V1 == nil || *r.V1 == *o.V1)
 }
 
 // channelGraph is one side of one channel, read as OLM's resolver reads it (model.UpgradeGraph).
@@ -79,23 +83,30 @@ func (g *channelGraph) reach(name string, version *semver.Version) Reach {
 }
 
 // compareGraphs reports what the change does to the upgrades of every channel both sides have, and
-// lists the bundles whose upgrades changed.
-func compareGraphs(pkg string, op, np *pkgIndex) ([]Finding, []Upgrade) {
+// lists the bundles whose upgrades changed; with v1 (the package changed and OLM v1 is asked about),
+// also the edges only OLM v1 takes in every channel of either side.
+func compareGraphs(pkg string, op, np *pkgIndex, v1 *v1Package, gen OLM) ([]Finding, []Upgrade, []V1Edge) {
 	if op == nil || np == nil || op.model == nil || np.model == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var findings []Finding
 	var upgrades []Upgrade
+	var edges []V1Edge
 	for _, oc := range op.model.SortedChannels() {
 		nc := np.model.Channels[oc.Name]
-		if nc == nil || sameGraph(oc, nc) {
+		if nc == nil || sameGraph(oc, nc) && v1 == nil {
 			continue
 		}
-		f, u := compareChannelGraph(pkg, oc, nc)
+		f, u := compareChannelGraph(pkg, oc, nc, v1, gen)
 		findings = append(findings, f...)
 		upgrades = append(upgrades, u...)
 	}
-	return findings, upgrades
+	if v1 != nil {
+		for _, name := range unionKeys(op.model.Channels, np.model.Channels) {
+			edges = append(edges, v1.v1Edges(op.model.Channels[name], np.model.Channels[name], name)...)
+		}
+	}
+	return findings, upgrades, edges
 }
 
 // sameGraph is the fast path: same entries, same edges, same versions mean the same upgrades.
@@ -121,11 +132,17 @@ func versionString(e *model.Entry) string {
 	return e.Bundle.VersionString
 }
 
-func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrade) {
+func compareChannelGraph(pkg string, oc, nc *model.Channel, v1 *v1Package, gen OLM) ([]Finding, []Upgrade) {
 	og, ng := newChannelGraph(oc), newChannelGraph(nc)
-	mk := func(k Kind, bundle string) Finding { return newFinding(k, pkg, oc.Name, bundle) }
-	findings := headFindings(mk, og, ng)
-	findings = append(findings, cycleFindings(mk, oc, nc)...)
+	mk := func(k Kind, bundle string) Finding {
+		f := newFinding(k, pkg, oc.Name, bundle)
+		f.OLM = OLMv0
+		return f
+	}
+	var findings []Finding
+	if gen.v0() {
+		findings = append(headFindings(mk, og, ng), cycleFindings(mk, oc, nc)...)
+	}
 
 	var upgrades []Upgrade
 	oldHeadInNew := Reach{}
@@ -136,11 +153,18 @@ func compareChannelGraph(pkg string, oc, nc *model.Channel) ([]Finding, []Upgrad
 	for _, e := range oc.SortedEntries() {
 		version := model.EntryVersion(e)
 		before, after := og.reach(e.Name, version), ng.reach(e.Name, version)
+		if v1 != nil {
+			if installed, ok := v1.old.version(e.Name); ok {
+				inst := resolve.Installed{Name: e.Name, Version: installed}
+				b, a := v1.old.reach(oc.Name, inst), v1.new.reach(oc.Name, inst)
+				before.V1, after.V1 = &b, &a
+			}
+		}
 		if !before.equal(after) {
 			upgrades = append(upgrades, Upgrade{Package: pkg, Channel: oc.Name, Bundle: e.Name, Old: before, New: after})
 		}
-		findings = append(findings, pathFindings(mk, e.Name, before, after, oldHeadInNew)...)
-		if !after.InChannel && onPath[e.Name] && e.Name != og.head {
+		findings = append(findings, generationFindings(gen, pathFindings(mk, e.Name, before, after, oldHeadInNew), mk, e.Name, before, after)...)
+		if gen.v0() && !after.InChannel && onPath[e.Name] && e.Name != og.head {
 			f := mk(RemovedFromPath, e.Name)
 			f.Old = fmt.Sprintf("%s to %s", plural.Of(before.Hops, "hop"), before.Head)
 			f.Message = fmt.Sprintf("removed bundle %q was a step on the way to the head for other bundles of the channel", e.Name)
@@ -211,6 +235,95 @@ func cycleFindings(mk func(Kind, string) Finding, oc, nc *model.Channel) []Findi
 		out = append(out, f)
 	}
 	return out
+}
+
+// generationFindings weighs OLM v0's path findings of one bundle (pathFindings) against where OLM
+// v1 takes the same users (Reach.V1, when asked): a user stranded, or given a way to the top, under
+// both generations is one finding for both; under one of them only, the finding says what the other
+// does. With gen v1, findings of OLM v0 alone are left out.
+func generationFindings(gen OLM, v0 []Finding, mk func(Kind, string) Finding, name string, before, after Reach) []Finding {
+	if before.V1 == nil || after.V1 == nil {
+		if !gen.v0() {
+			return nil
+		}
+		return v0
+	}
+	b, a := before.V1, after.V1
+	v1Stranded := b.ReachesTop && !a.ReachesTop
+	v1NewPath := !b.ReachesTop && a.ReachesTop
+	var out []Finding
+	seen := map[Kind]bool{}
+	for _, f := range v0 {
+		switch {
+		case f.Kind == Stranded && v1Stranded, f.Kind == NewPath && v1NewPath:
+			f.OLM = OLMBoth
+			f.Message += fmt.Sprintf(" (OLM v0; OLM v1 too: it %s)", v1Words(a))
+			seen[f.Kind] = true
+		case f.Kind == Stranded || f.Kind == NewPath:
+			if !gen.v0() {
+				continue
+			}
+			f.Message += fmt.Sprintf(" (OLM v0; OLM v1 %s)", v1Words(a))
+		case !gen.v0():
+			continue
+		}
+		out = append(out, f)
+	}
+	if v1Stranded && !seen[Stranded] {
+		f := mk(Stranded, name)
+		f.OLM = OLMv1
+		f.Old, f.New = describeV1Reach(*b), describeV1Reach(*a)
+		f.Message = fmt.Sprintf("under OLM v1, users of %q no longer upgrade to %s, what a fresh install of the channel gets: %s; OLM v0 %s",
+			name, orNone(b.Top), v1Words(a), v0Words(name, after))
+		out = append(out, f)
+	}
+	if v1NewPath && !seen[NewPath] {
+		f := mk(NewPath, name)
+		f.OLM = OLMv1
+		f.Old, f.New = describeV1Reach(*b), describeV1Reach(*a)
+		f.Message = fmt.Sprintf("under OLM v1, users of %q now upgrade to %s, what a fresh install of the channel gets; OLM v0 %s",
+			name, a.Top, v0Words(name, after))
+		out = append(out, f)
+	}
+	return out
+}
+
+// v1Words says where OLM v1 takes a user, after "OLM v1".
+func v1Words(r *V1Reach) string {
+	switch {
+	case r.Error != "" && r.Hops == 0:
+		return "refuses to upgrade them: " + r.Error
+	case r.Hops == 0:
+		return "keeps them where they are"
+	case r.ReachesTop:
+		return fmt.Sprintf("upgrades them to %s in %s", r.End, upgradeCount(r.Hops))
+	}
+	return fmt.Sprintf("upgrades them to %s, short of %s", r.End, orNone(r.Top))
+}
+
+// v0Words says where OLM v0 takes a user, after "OLM v0".
+func v0Words(name string, r Reach) string {
+	switch {
+	case r.ReachesHead && r.Hops == 0:
+		return "has them on the head " + r.Head
+	case r.ReachesHead:
+		return fmt.Sprintf("takes them to the head %s", r.Head)
+	case r.End == "" || r.End == name:
+		return "offers them no upgrade"
+	}
+	return fmt.Sprintf("takes them no further than %s (the head is %s)", r.End, orNone(r.Head))
+}
+
+// describeV1Reach is Reach's describeReach for OLM v1: "is the top T", "reaches T in N upgrades" or
+// "upgrades end at B".
+func describeV1Reach(r V1Reach) string {
+	switch {
+	case r.ReachesTop && r.Hops == 0:
+		return "is the top " + r.Top
+	case r.ReachesTop:
+		return fmt.Sprintf("reaches %s in %s", r.Top, upgradeCount(r.Hops))
+	}
+	return "upgrades end at " + orNone(r.End)
 }
 
 // pathFindings judges one bundle's way to the head. A head that moved forward adds the old head's own

@@ -35,8 +35,14 @@ heads) are findings, each with a severity (breaking, warning, info) and the rule
 Problems of either input (load errors and every problem olmcat validate reports) are findings too,
 matched by rule and place (package, channel, bundle): introduced, persisting (an error both have),
 fixed, or changed (a warning both have, in other words); the diff runs on what loads.
-Upgrades are read as OLM v0's resolver reads them, the same way olmcat validate does: only entries
-of the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md).
+Upgrades are judged for both generations of OLM (--olm v0|v1|both, default both), and every upgrade
+finding says which it holds for (olm: v0, v1 or both). OLM v0 (Subscriptions) is read as its
+resolver reads it, the same way olmcat validate does: only entries of the head's replaces chain that
+no entry skips are upgraded to (fbc/model/UPGRADES.md). OLM v1 (ClusterExtensions) is asked as
+olmcat resolve asks it: the highest version among the installed bundle's successors (replaces,
+skips, skipRange, in any channel), never the head; the v1-install-* and v1-upgrade-* findings say
+every change to what it installs (no channel, then each channel) and to where it upgrades the users
+of each bundle, and a user stranded under one generation but not the other is said so.
 
 Output (-o): text (default: tables; table is another name for it), json (schema olmcat.diff/v1, see
 diff/SCHEMA.md), markdown (for a pull request comment: the verdict, every breaking finding, then the warnings, the info findings, the
@@ -59,7 +65,7 @@ the same change to several bundles is one row listing them); -o json keeps every
 ` + referenceHelp
 
 func newDiffCmd() *cobra.Command {
-	var gitRev, output, failOn, color, minSeverity string
+	var gitRev, output, failOn, color, minSeverity, olm string
 	var stat bool
 	var maxBytes int
 	var in inputFlags
@@ -80,6 +86,10 @@ func newDiffCmd() *cobra.Command {
 			threshold, err := parseFailOn(failOn)
 			if err != nil {
 				return err
+			}
+			generation, err := diff.ParseOLM(olm)
+			if err != nil {
+				return usageError{err}
 			}
 			shownFrom, err := parseMinSeverity(minSeverity)
 			if err != nil {
@@ -108,7 +118,7 @@ func newDiffCmd() *cobra.Command {
 				return err
 			}
 			p.Phase("comparing")
-			r := diff.Compare(oldSide, newSide)
+			r := diff.CompareWith(oldSide, newSide, diff.Options{OLM: generation})
 			opts.Old, opts.New, opts.MinSeverity = oldSide, newSide, shownFrom
 			// The report is drawn as it is written: the line says so while it is, unless it would
 			// cut into the report on the same terminal.
@@ -137,6 +147,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVar(&gitRev, "git", "", "compare PATH at this git revision with the work tree")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json, markdown or html")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
+	cmd.Flags().StringVar(&olm, "olm", string(diff.OLMBoth), "the OLM generations whose upgrades are judged: v0 (Subscriptions), v1 (ClusterExtensions) or both")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
 	cmd.Flags().StringVar(&minSeverity, "min-severity", "", "table: show only findings of this severity or worse (breaking, warning or info); the verdict line counts the others")
 	cmd.Flags().IntVar(&maxBytes, "max-bytes", report.DefaultMaxBytes, "markdown: hold the comment to this many bytes (GitHub refuses more than 65,536 characters), leaving out the mildest findings first and counting them; 0: no limit")

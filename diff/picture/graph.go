@@ -26,6 +26,9 @@ const (
 const (
 	EdgeReplaces = "replaces"
 	EdgeSkips    = "skips"
+	// EdgeV1 is an upgrade OLM v1 makes where OLM v0 takes the users elsewhere or nowhere (the
+	// report's V1Edges): drawn beside v0's edges only where the generations differ.
+	EdgeV1 = "v1"
 )
 
 // Graph is the upgrade graph of some channels of one package.
@@ -186,6 +189,7 @@ func BuildDiff(oldModel, newModel *model.Model, r *diff.Report, pkg, channel str
 			n.Stranded = stranded[name+"\x00"+n.Name]
 			n.ChannelStatus = merged.Status != Unchanged && n.Status == merged.Status
 		}
+		addV1Edges(&merged, r.V1Edges, pkg)
 		markFindings(&merged, pkgFindings)
 		g.Channels = append(g.Channels, merged)
 	}
@@ -312,6 +316,33 @@ func mergeChannels(name string, oldCh, newCh Channel) Channel {
 	SortNodes(out.Nodes)
 	sortEdges(out.Nodes, out.Edges)
 	return out
+}
+
+// addV1Edges draws the report's OLM v1 edges of the channel: added where only the new catalog has
+// them, removed where only the old one did.
+func addV1Edges(ch *Channel, edges []diff.V1Edge, pkg string) {
+	nodes := map[string]bool{}
+	for _, n := range ch.Nodes {
+		nodes[n.Name] = true
+	}
+	added := false
+	for _, e := range edges {
+		if e.Package != pkg || e.Channel != ch.Name || !nodes[e.From] || !nodes[e.To] {
+			continue
+		}
+		status := Unchanged
+		switch e.Side {
+		case "new":
+			status = Added
+		case "old":
+			status = Removed
+		}
+		ch.Edges = append(ch.Edges, Edge{From: e.From, To: e.To, Kind: EdgeV1, Status: status})
+		added = true
+	}
+	if added {
+		sortEdges(ch.Nodes, ch.Edges)
+	}
 }
 
 // markFindings gives every node of the channel the findings that name it: by their bundle, or, for

@@ -68,8 +68,8 @@ func TestIgnoredEdgesClusterpulse(t *testing.T) {
 	if got := strings.Count(svg.String(), `<g class="edge skips ignored" opacity="0.3">`); got != 1 {
 		t.Errorf("%d faded skips buses, want the one into v0.2.3:\n%s", got, svg.String())
 	}
-	for _, want := range []string{"clusterpulse.v0.2.3 skips clusterpulse.v0.1.1, clusterpulse.v0.2.0, clusterpulse.v0.2.1, clusterpulse.v0.2.2; OLM never takes it",
-		"faded: an edge OLM never takes"} {
+	for _, want := range []string{"clusterpulse.v0.2.3 skips clusterpulse.v0.1.1, clusterpulse.v0.2.0, clusterpulse.v0.2.1, clusterpulse.v0.2.2; OLM v0 never takes it",
+		"faded: an edge OLM v0 never takes"} {
 		if !strings.Contains(svg.String(), want) {
 			t.Errorf("the SVG lacks %q", want)
 		}
@@ -77,7 +77,7 @@ func TestIgnoredEdgesClusterpulse(t *testing.T) {
 	if err := picture.Write(&mermaid, g, picture.FormatMermaid); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(mermaid.String(), "stroke:#d0d7de\n") || !strings.Contains(mermaid.String(), "light grey arrow: an edge OLM never takes") {
+	if !strings.Contains(mermaid.String(), "stroke:#d0d7de\n") || !strings.Contains(mermaid.String(), "light grey arrow: an edge OLM v0 never takes") {
 		t.Errorf("the Mermaid chart does not draw or explain the ignored edges:\n%s", mermaid.String())
 	}
 }

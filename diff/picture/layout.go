@@ -2,6 +2,7 @@ package picture
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -39,8 +40,8 @@ const (
 // Vertical offsets of edge ends from a row's centre: departures above, arrivals below, so that
 // buses ending and starting at one bundle do not touch, and each kind its own, so that their
 // dash patterns do not overlap.
-var departOff = map[string]int{EdgeReplaces: -4, EdgeSkips: -3}
-var arriveOff = map[string]int{EdgeReplaces: 4, EdgeSkips: 3}
+var departOff = map[string]int{EdgeReplaces: -4, EdgeSkips: -3, EdgeV1: -2}
+var arriveOff = map[string]int{EdgeReplaces: 4, EdgeSkips: 3, EdgeV1: 2}
 
 // bandArrive is where a skipRange's arrow meets the bundle that declares it.
 const bandArrive = 7
@@ -146,7 +147,7 @@ func layoutChannel(ch Channel, comparison bool) *channelLayout {
 		l.buses = append(l.buses, *b)
 	}
 	l.leftLanes = assignBusLanes(l.buses, EdgeReplaces)
-	l.rightLanes = assignBusLanes(l.buses, EdgeSkips)
+	l.rightLanes = assignBusLanes(l.buses, EdgeSkips, EdgeV1)
 	l.bands = skipRangeBands(ch, at, l.rowY)
 	spans := make([][2]int, len(l.bands))
 	for i, b := range l.bands {
@@ -166,11 +167,11 @@ func layoutChannel(ch Channel, comparison bool) *channelLayout {
 	return l
 }
 
-func assignBusLanes(buses []bus, kind string) int {
+func assignBusLanes(buses []bus, kinds ...string) int {
 	var idx []int
 	var spans [][2]int
 	for i, b := range buses {
-		if b.kind == kind {
+		if slices.Contains(kinds, b.kind) {
 			idx = append(idx, i)
 			spans = append(spans, [2]int{b.ymin, b.ymax})
 		}

@@ -14,6 +14,7 @@ const (
 	keyStranded   = "stranded"
 	keyFinding    = "finding"
 	keyIgnored    = "ignored"
+	keyV1         = "v1"
 )
 
 // legendKeys lists what a legend of the graphs explains: both edge kinds and the head always, the
@@ -24,7 +25,7 @@ func legendKeys(graphs ...*Graph) []string {
 		addLegendKeys(has, g)
 	}
 	var out []string
-	for _, k := range []string{keyReplaces, keySkips, keyIgnored, keySkipRange, keyHead, keyDefault, keyDeprecated, keyExternal, keyAdded, keyRemoved, keyStranded, keyFinding} {
+	for _, k := range []string{keyReplaces, keySkips, keyV1, keyIgnored, keySkipRange, keyHead, keyDefault, keyDeprecated, keyExternal, keyAdded, keyRemoved, keyStranded, keyFinding} {
 		if has[k] {
 			out = append(out, k)
 		}
@@ -50,6 +51,7 @@ func addLegendKeys(has map[string]bool, g *Graph) {
 		for _, e := range ch.Edges {
 			has[string(e.Status)] = true
 			has[keyIgnored] = has[keyIgnored] || e.Ignored && e.Status != Removed
+			has[keyV1] = has[keyV1] || e.Kind == EdgeV1
 		}
 	}
 }
@@ -67,7 +69,8 @@ var legendText = map[string]string{
 	keyRemoved:    "red: removed",
 	keyStranded:   "orange: stranded (users can no longer reach the head)",
 	keyFinding:    "red or amber border: a breaking or warning finding names the bundle",
-	keyIgnored:    "light grey arrow: an edge OLM never takes (into a skipped bundle, or one off the replaces chain)",
+	keyIgnored:    "light grey arrow: an edge OLM v0 never takes (into a skipped bundle, or one off the replaces chain)",
+	keyV1:         "violet dashed arrow marked v1: where OLM v1 (a ClusterExtension of the channel) upgrades the users and OLM v0 does not (green/red mark: only in the new/old catalog)",
 }
 
 // channelNotes are the marks of a channel's title: default, deprecated, added or removed.

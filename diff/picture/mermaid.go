@@ -43,7 +43,21 @@ func MermaidChannel(w io.Writer, ch Channel, maxNodes int) (hiddenNodes, hiddenE
 const MermaidLegend = "Bundles in version order, newest at the top; arrows point to the upgrade target: solid replaces, " +
 	"dotted skips; a skipRange is written on the bundle that declares it. Green: added; red: removed; orange: stranded; " +
 	"thick blue border: the head; red or amber border: a bundle a breaking or warning finding names; light grey arrow: " +
-	"an edge OLM never takes (into a skipped bundle, or one off the replaces chain from the head)."
+	"an edge OLM v0 never takes (into a skipped bundle, or one off the replaces chain from the head)."
+
+// MermaidLegendV1 adds to MermaidLegend what a picture with OLM v1's edges (EdgeV1) draws.
+const MermaidLegendV1 = " Violet dashed arrow marked v1: where OLM v1 (a ClusterExtension of the channel) upgrades the users and OLM v0 does not " +
+	"(thick: only in the new catalog; thin: only in the old)."
+
+// HasV1Edges says whether a channel's picture draws an OLM v1 edge.
+func HasV1Edges(ch Channel) bool {
+	for _, e := range ch.Edges {
+		if e.Kind == EdgeV1 {
+			return true
+		}
+	}
+	return false
+}
 
 type mermaidDoc struct {
 	b       strings.Builder
@@ -68,8 +82,11 @@ func (d *mermaidDoc) channel(ch Channel, prefix, indent string) {
 	}
 	for _, e := range ch.Edges {
 		arrow := "-->"
-		if e.Kind == EdgeSkips {
+		switch e.Kind {
+		case EdgeSkips:
 			arrow = "-.->"
+		case EdgeV1:
+			arrow = "-. v1 .->"
 		}
 		fmt.Fprintf(&d.b, "%s%s %s %s\n", indent, id(e.From), arrow, id(e.To))
 		if style := mermaidLinkStyle(e); style != "" {
@@ -149,6 +166,15 @@ func nodeClasses(n Node) []string {
 
 // mermaidLinkStyle colours an edge by its comparison status, light grey when OLM never takes it.
 func mermaidLinkStyle(e Edge) string {
+	if e.Kind == EdgeV1 {
+		switch e.Status {
+		case Added:
+			return "stroke:" + colourV1 + ",stroke-width:3px"
+		case Removed:
+			return "stroke:" + colourV1 + ",stroke-width:1px,stroke-dasharray:2 4"
+		}
+		return "stroke:" + colourV1
+	}
 	if e.Ignored && e.Status != Removed {
 		return "stroke:" + colourIgnored
 	}

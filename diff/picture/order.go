@@ -55,7 +55,7 @@ func sortEdges(nodes []Node, edges []Edge) {
 	for i, n := range nodes {
 		pos[n.Name] = i
 	}
-	kinds := map[string]int{EdgeReplaces: 0, EdgeSkips: 1}
+	kinds := map[string]int{EdgeReplaces: 0, EdgeSkips: 1, EdgeV1: 2}
 	sort.SliceStable(edges, func(i, j int) bool {
 		a, b := edges[i], edges[j]
 		switch {

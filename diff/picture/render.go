@@ -127,7 +127,16 @@ func DOT(w io.Writer, g *Graph) error {
 			if e.Kind == EdgeSkips {
 				attrs = append(attrs, "style=dotted")
 			}
+			if e.Kind == EdgeV1 {
+				attrs = append(attrs, "style=dashed", "label=\"v1\"", "fontcolor="+dotString(colourV1))
+			}
 			switch {
+			case e.Kind == EdgeV1 && e.Status == Added:
+				attrs = append(attrs, "color="+dotString(colourV1), "penwidth=3")
+			case e.Kind == EdgeV1 && e.Status == Removed:
+				attrs = append(attrs, "color="+dotString(colourV1), "penwidth=1")
+			case e.Kind == EdgeV1:
+				attrs = append(attrs, "color="+dotString(colourV1))
 			case e.Ignored && e.Status != Removed:
 				attrs = append(attrs, "color="+dotString(colourIgnored))
 			case e.Status == Added:

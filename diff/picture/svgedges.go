@@ -21,11 +21,29 @@ func edgeStroke(kind string, status Status) string {
 	case Removed:
 		colour, width = colourRemoved, "2"
 	}
+	if kind == EdgeV1 {
+		colour = colourV1
+		width = map[Status]string{Added: "2.5", Removed: "1"}[status]
+		if width == "" {
+			width = "1.5"
+		}
+	}
 	s := fmt.Sprintf(" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"", colour, width)
-	if kind == EdgeSkips {
+	switch kind {
+	case EdgeSkips:
 		s += " stroke-dasharray=\"6 4\""
+	case EdgeV1:
+		s += " stroke-dasharray=\"2 3\""
 	}
 	return s
+}
+
+// arrowColour is the colour of an edge's arrowhead and dots: OLM v1's edges are always violet.
+func arrowColour(kind string, status Status) string {
+	if kind == EdgeV1 {
+		return colourV1
+	}
+	return edgeColour(status)
 }
 
 func edgeColour(status Status) string {
@@ -63,23 +81,26 @@ func busesSVG(l *channelLayout, xl, xr int) string {
 			y := l.rowY(f) + departOff[bs.kind]
 			fmt.Fprintf(&d, "M%d,%dH%d", edge, y, laneX)
 			if len(bs.from) > 1 || farthest[fmt.Sprintf("%d/%s", f, bs.kind)] > bs.lane {
-				fmt.Fprintf(&dots, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"%s\"/>", laneX, y, edgeColour(bs.status))
+				fmt.Fprintf(&dots, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"%s\"/>", laneX, y, arrowColour(bs.kind, bs.status))
 			}
 			names = append(names, textsafe.Cut(l.rows[f].node.Name, textsafe.MaxShown))
 		}
 		yt := l.rowY(bs.to) + arriveOff[bs.kind]
 		fmt.Fprintf(&d, "M%d,%dV%dM%d,%dH%d", laneX, bs.ymin, bs.ymax, laneX, yt, edge+dir*6)
 		title := fmt.Sprintf("%s %s %s", textsafe.Cut(l.rows[bs.to].node.Name, textsafe.MaxShown), bs.kind, strings.Join(names, ", "))
+		if bs.kind == EdgeV1 {
+			title = fmt.Sprintf("OLM v1 upgrades %s to %s (OLM v0 does not)", strings.Join(names, ", "), textsafe.Cut(l.rows[bs.to].node.Name, textsafe.MaxShown))
+		}
 		if bs.status != Unchanged {
 			title += " (" + string(bs.status) + ")"
 		}
 		class, opacity := bs.kind, ""
 		if bs.ignored {
-			title += "; OLM never takes it: " + textsafe.Cut(l.rows[bs.to].node.Name, textsafe.MaxShown) + " is skipped or off the replaces chain from the head, and OLM never upgrades to such a bundle"
+			title += "; OLM v0 never takes it: " + textsafe.Cut(l.rows[bs.to].node.Name, textsafe.MaxShown) + " is skipped or off the replaces chain from the head, and OLM v0 never upgrades to such a bundle"
 			class, opacity = class+" ignored", " opacity=\""+ignoredOpacity+"\""
 		}
 		fmt.Fprintf(&b, "<g class=\"edge %s\"%s><title>%s</title><path d=\"%s\"%s/>%s", class, opacity, esc(textsafe.Cut(title, maxTipLine)), d.String(), edgeStroke(bs.kind, bs.status), dots.String())
-		fmt.Fprintf(&b, "<path d=\"M%d,%dl%d,-3v6z\" fill=\"%s\"/></g>\n", edge, yt, dir*7, edgeColour(bs.status))
+		fmt.Fprintf(&b, "<path d=\"M%d,%dl%d,-3v6z\" fill=\"%s\"/></g>\n", edge, yt, dir*7, arrowColour(bs.kind, bs.status))
 	}
 	return b.String()
 }
@@ -113,7 +134,7 @@ func legendBlock(graphs ...*Graph) block {
 // legendSample draws one key's sample and says what it means.
 func legendSample(key string) (svg string, width int, text string) {
 	line := func(kind string, status Status) string {
-		return fmt.Sprintf("<path d=\"M0,9H30\"%s/><path d=\"M36,9l-7,-3v6z\" fill=\"%s\"/>", edgeStroke(kind, status), edgeColour(status))
+		return fmt.Sprintf("<path d=\"M0,9H30\"%s/><path d=\"M36,9l-7,-3v6z\" fill=\"%s\"/>", edgeStroke(kind, status), arrowColour(kind, status))
 	}
 	box := func(n Node) string { return nodeSVG(n, 0, -2, max(60, nodeWidth(n)+8), "sample") }
 	boxW := func(n Node) int { return max(60, nodeWidth(n)+8) }
@@ -122,9 +143,11 @@ func legendSample(key string) (svg string, width int, text string) {
 		return line(EdgeReplaces, Unchanged), 36, "replaces"
 	case keySkips:
 		return line(EdgeSkips, Unchanged), 36, "skips"
+	case keyV1:
+		return line(EdgeV1, Unchanged), 36, "OLM v1's upgrade where OLM v0 takes another way (on the right; thick: only in the new catalog, thin: only in the old)"
 	case keyIgnored:
 		return "<g opacity=\"" + ignoredOpacity + "\">" + line(EdgeReplaces, Unchanged) + "</g>", 36,
-			"faded: an edge OLM never takes (into a skipped bundle, or one off the replaces chain)"
+			"faded: an edge OLM v0 never takes (into a skipped bundle, or one off the replaces chain)"
 	case keySkipRange:
 		return fmt.Sprintf("<rect x=\"0\" y=\"0\" width=\"7\" height=\"18\" rx=\"3\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" stroke-width=\"1.2\"/>", colourEdge, colourEdge), 7,
 			"skipRange: a band over the versions it covers, joined to the bundle declaring it, the range beside"

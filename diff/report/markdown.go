@@ -272,7 +272,14 @@ func writePictures(b *strings.Builder, r *diff.Report, opts Options, cs []chart,
 	if maxNodes <= 0 {
 		maxNodes = defaultMaxNodes
 	}
-	heading := "#### Upgrade graphs of the changed channels, worst first\n\n_" + picture.MermaidLegend + "_\n\n"
+	legend := picture.MermaidLegend
+	for _, c := range cs {
+		if picture.HasV1Edges(c.channel) {
+			legend += picture.MermaidLegendV1
+			break
+		}
+	}
+	heading := "#### Upgrade graphs of the changed channels, worst first\n\n_" + legend + "_\n\n"
 	var pieces []string
 	size := len(heading)
 	for _, c := range cs {

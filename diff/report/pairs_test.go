@@ -53,7 +53,7 @@ func openPair(t *testing.T, name string) (*diff.Report, report.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return diff.Compare(oldSide, newSide), report.Options{Old: oldSide, New: newSide}
+	return diff.CompareWith(oldSide, newSide, v0Only), report.Options{Old: oldSide, New: newSide}
 }
 
 func allPairs(t *testing.T) []string {

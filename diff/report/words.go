@@ -73,9 +73,19 @@ func change(f diff.Finding) string {
 	case diff.HeadMovedBackwards:
 		return strings.Replace(f.Message, "channel head changed from", "head moved back from", 1) + ", a lower version"
 	case diff.Stranded:
+		if f.OLM == diff.OLMv1 {
+			return f.Message // OLM v1's own: its message says where both generations take the users
+		}
 		return strandedChange(f)
 	case diff.NewPath:
-		return fmt.Sprintf("%s; before, %s", f.Message, pastReach(f.Old))
+		if f.OLM == diff.OLMv1 {
+			return f.Message
+		}
+		msg, generations := cutGenerations(f.Message)
+		return fmt.Sprintf("%s; before, %s%s", msg, pastReach(f.Old), generations)
+	case diff.V1InstallChanged, diff.V1InstallPrerelease, diff.V1InstallLowered, diff.V1InstallLost,
+		diff.V1UpgradeChanged, diff.V1UpgradePrerelease, diff.V1UpgradeLowered, diff.V1UpgradeLost:
+		return f.Message // it names the bundles before and after
 	case diff.LongerPath, diff.ShorterPath:
 		return fmt.Sprintf("users of %s now need %s (before, %s)", f.Bundle, f.New, f.Old)
 	case diff.RemovedFromPath:
@@ -179,7 +189,8 @@ func channelChange(f diff.Finding) string {
 // strandedChange reads the stranded message (`users of "B" can no longer upgrade to the head H;
 // upgrades end at E`) and the old reach.
 func strandedChange(f diff.Finding) string {
-	_, rest, ok := strings.Cut(f.Message, "can no longer upgrade to the head ")
+	msg, generations := cutGenerations(f.Message)
+	_, rest, ok := strings.Cut(msg, "can no longer upgrade to the head ")
 	head, end, ok2 := strings.Cut(rest, "; upgrades end at ")
 	if !ok || !ok2 {
 		return f.Message
@@ -192,7 +203,16 @@ func strandedChange(f diff.Finding) string {
 	if end == f.Bundle { // "upgrades end at" the bundle itself reads as if it were somewhere to go
 		now = "OLM offers them no upgrade now"
 	}
-	return fmt.Sprintf("users of %s can no longer upgrade to the head %s: %s; before, %s", f.Bundle, head, now, before)
+	return fmt.Sprintf("users of %s can no longer upgrade to the head %s: %s; before, %s%s", f.Bundle, head, now, before, generations)
+}
+
+// cutGenerations splits off the " (OLM v0; ...)" that diff adds to a path finding's message when
+// it weighs both generations.
+func cutGenerations(msg string) (string, string) {
+	if i := strings.Index(msg, " (OLM v0; "); i >= 0 {
+		return msg[:i], msg[i:]
+	}
+	return msg, ""
 }
 
 // pastReach turns a reach of the schema ("is the head H", "reaches H in N upgrades", "upgrades end
