@@ -21,7 +21,7 @@ func newGenerateCmd() *cobra.Command {
 		Use:   "generate",
 		Short: "Generate artifacts for File-Based Catalog index images",
 	}
-	cmd.AddCommand(newGenerateDockerfileCmd(), newGenerateKubeCmd())
+	cmd.AddCommand(newGenerateDockerfileCmd(), newGenerateKubeCmd(), newGenerateBaseImageCmd())
 	return cmd
 }
 
