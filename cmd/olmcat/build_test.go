@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
+	"github.com/olmcat/olmcat/grpccompat/opmcache"
 	"github.com/olmcat/olmcat/internal/imagetest"
 	"github.com/olmcat/olmcat/internal/indeximage"
 )
@@ -241,6 +242,17 @@ func TestBuildIsReproducible(t *testing.T) {
 			}
 		}
 	}
+	// A converted input (an index.db, written to a new temporary directory each run) too, on
+	// opm's base.
+	opm := imagetest.OCILayoutIndex(t, opmBase(t, "linux/amd64", "linux/arm64"))
+	var fromDB []string
+	for range 2 {
+		out := filepath.Join(t.TempDir(), "image")
+		fromDB = append(fromDB, mustRun(t, "build", "../../fixtures/index.db", "--to-image", "oci-layout:"+out, "--base", opm, "--platform", "all"))
+	}
+	if fromDB[0] != fromDB[1] {
+		t.Errorf("two builds of an index.db on opm's base: %s then %s", fromDB[0], fromDB[1])
+	}
 	t.Setenv("SOURCE_DATE_EPOCH", "yesterday")
 	if code, _, stderr := runCLI(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+filepath.Join(t.TempDir(), "x"), "--base", base); code != 2 || !strings.Contains(stderr, "SOURCE_DATE_EPOCH") {
 		t.Errorf("a SOURCE_DATE_EPOCH that is no number: exit %d, %s", code, stderr)
@@ -333,5 +345,50 @@ func TestBuildRefusals(t *testing.T) {
 				t.Errorf("%s was written", out)
 			}
 		})
+	}
+}
+
+// On opm's base (a multi-arch index in a registry), every platform's image gets opm's serve
+// cache: the files opmcache writes for the catalog, as 'opm serve --cache-only' would, byte for
+// byte the same in every platform's image.
+func TestBuildOnOPMBase(t *testing.T) {
+	host := imagetest.Registry(t)
+	baseRef := host + "/operator-framework/opm:v1.50.0"
+	baseIdx := opmBase(t, fourPlatforms...)
+	imagetest.PushIndex(t, baseRef, baseIdx)
+	out := filepath.Join(t.TempDir(), "image")
+	stdout := mustRun(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+out+":v1", "--base", baseRef, "--platform", "all")
+	idx := builtIndex(t, out)
+	if d, _ := idx.Digest(); d.String() != strings.TrimSpace(stdout) {
+		t.Fatalf("wrote %s, printed %s", d, stdout)
+	}
+	checkBuiltIndex(t, idx, baseIdx, fourPlatforms, "/bin/opm")
+
+	want := t.TempDir()
+	if err := opmcache.Write(t.Context(), "../../fixtures/catalog", want, opmcache.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := idx.IndexManifest()
+	img, _ := idx.Image(m.Manifests[0].Digest)
+	layers, _ := img.Layers()
+	got := layerFiles(t, layers[2])
+	err := filepath.WalkDir(want, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(want, p)
+		fi, _ := d.Info()
+		h := got["tmp/cache/"+filepath.ToSlash(rel)]
+		if h == nil || h.Size != fi.Size() {
+			t.Errorf("the cache layer lacks opm's %s (%d bytes): %v", rel, fi.Size(), keys(got))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// --server opm agrees with the base; --server olmcat does not.
+	if code, _, stderr := runCLI(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+filepath.Join(t.TempDir(), "x"), "--base", baseRef, "--server", "olmcat"); code != 2 || !strings.Contains(stderr, "is opm's base") {
+		t.Errorf("--server olmcat on opm's base: exit %d, %s", code, stderr)
 	}
 }
