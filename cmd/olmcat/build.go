@@ -114,6 +114,9 @@ type builtPlatform struct {
 }
 
 func runBuild(cmd *cobra.Command, ref string, b buildFlags) error {
+	if b.output == "table" {
+		b.output = "text" // as every command spells it too
+	}
 	if b.output != "text" && b.output != "json" {
 		return usageError{fmt.Errorf("-o must be text or json, not %q", b.output)}
 	}
