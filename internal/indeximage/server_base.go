@@ -170,13 +170,13 @@ func BuildServerBaseIndex(o ServerBaseOptions) (v1.ImageIndex, error) {
 }
 
 func serverBaseImage(b BaseBinary, o ServerBaseOptions) (v1.Image, error) {
-	layer, err := serverLayer(b.Path)
-	if err != nil {
-		return nil, err
-	}
 	created := o.Created
 	if created.IsZero() {
 		created = time.Unix(0, 0)
+	}
+	layer, err := serverLayer(b.Path, created)
+	if err != nil {
+		return nil, err
 	}
 	stamp := v1.Time{Time: created.UTC()}
 	img, err := mutate.Append(mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON),
