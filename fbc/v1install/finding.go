@@ -1,7 +1,6 @@
 package v1install
 
 import (
-	"bytes"
 	"fmt"
 	"runtime"
 	"slices"
@@ -45,7 +44,12 @@ type Checker struct {
 type checkJob struct {
 	seq    int
 	bundle *fbc.Bundle
+	buf    *[]byte // holds the copied property values; back to jobBuffers once judged
 }
+
+// jobBuffers hold the copies of the properties handed to the workers: a catalog's manifests are
+// most of its bytes, copied once each, and reusing the buffers spares the collector that much.
+var jobBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 type webhookNote struct {
 	seq   int
@@ -79,6 +83,8 @@ func (c *Checker) work() {
 			}
 		}
 		c.mu.Unlock()
+		*j.buf = (*j.buf)[:0]
+		jobBuffers.Put(j.buf)
 	}
 }
 
@@ -86,16 +92,36 @@ func (c *Checker) work() {
 // with Finish.
 func (c *Checker) CheckBundle(b *fbc.Bundle) model.Issues {
 	cp := &fbc.Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Loc: b.Loc}
+	buf := jobBuffers.Get().(*[]byte)
+	size := 0
 	for _, p := range b.Properties {
-		switch p.Type {
-		case property.TypeBundleObject, property.TypeCSVMetadata,
-			property.TypePackageRequired, property.TypeGVKRequired, property.TypeConstraint:
-			cp.Properties = append(cp.Properties, fbc.Property{Type: p.Type, Value: bytes.Clone(p.Value)})
+		if judgedProperty(p.Type) {
+			size += len(p.Value)
+		}
+	}
+	if cap(*buf) < size {
+		*buf = make([]byte, 0, size)
+	}
+	for _, p := range b.Properties {
+		if judgedProperty(p.Type) {
+			start := len(*buf)
+			*buf = append(*buf, p.Value...)
+			cp.Properties = append(cp.Properties, fbc.Property{Type: p.Type, Value: (*buf)[start:len(*buf):len(*buf)]})
 		}
 	}
 	c.seq++
-	c.jobs <- checkJob{seq: c.seq, bundle: cp}
+	c.jobs <- checkJob{seq: c.seq, bundle: cp, buf: buf}
 	return nil
+}
+
+// judgedProperty says whether the install check reads properties of this type.
+func judgedProperty(t string) bool {
+	switch t {
+	case property.TypeBundleObject, property.TypeCSVMetadata,
+		property.TypePackageRequired, property.TypeGVKRequired, property.TypeConstraint:
+		return true
+	}
+	return false
 }
 
 // Finish waits for the bundles handed over and returns the findings (in no particular order:
