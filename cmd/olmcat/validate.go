@@ -30,14 +30,14 @@ Those are errors: the command exits 1 exactly where opm validate would fail.
 Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   upgrade-cycle               a cycle through replaces/skips edges
   skipped-on-replaces-chain   a bundle the replaces chain runs through although another entry skips it
-                              (OLM never upgrades to a skipped bundle: its replaces offers nothing)
-  unreachable-from-head       a bundle whose users OLM never brings to the head (one warning per bundle;
-                              fbc/model/UPGRADES.md says how OLM picks upgrades)
+                              (OLM v0 never upgrades to a skipped bundle: its replaces offers nothing)
+  unreachable-from-head       a bundle whose users OLM v0 never brings to the head (one warning per bundle;
+                              fbc/model/UPGRADES.md says how OLM v0 picks upgrades)
   custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
   template-in-catalog         a catalog template among a catalog's files: served as a custom blob, not rendered
   invalid-utf8                bytes that are not UTF-8, read as U+FFFD (opm reads them so without a word)
-  downgrade-offered           a bundle whose users OLM offers a lower version (a skipRange with no upper
-                              bound covers newer bundles); when that offer comes first, OLM moves them down
+  downgrade-offered           a bundle whose users OLM v0 offers a lower version (a skipRange with no upper
+                              bound covers newer bundles); when that offer comes first, OLM v0 moves them down
 
 Facts that may be fine where the catalog is used are info (never exit 1, not even with --strict):
   requirement-not-in-catalog  a bundle requiring a package or API (olm.package.required, olm.gvk.required)

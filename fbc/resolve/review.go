@@ -663,8 +663,10 @@ func (rev *reviewer) amend(i *model.Issue) {
 			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s and no further (v1-left-behind)", pr.described(end))
 		case len(path) == 1:
 			i.Message += "; OLM v1 keeps them where they are: no successor has a higher version"
-		default:
+		case len(path) == 2:
 			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s", pr.described(end))
+		default:
+			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s (through %s)", pr.described(end), strings.Join(path[1:len(path)-1], " -> "))
 		}
 	}
 }
