@@ -630,6 +630,35 @@ func listedVersions(pr *pkgReview, names []string) string {
 	return strings.Join(out, ", ")
 }
 
+// amendStranded says, after opm's stranded-bundles error (opm serve refuses the catalog, so OLM v0
+// gets nothing from it), where OLM v1, which catalogd serves it to all the same, takes the users of
+// each stranded bundle when their ClusterExtension asks this channel.
+func (rev *reviewer) amendStranded(i *model.Issue) {
+	const marker = "stranded bundles: "
+	at := strings.LastIndex(i.Message, marker)
+	pr := rev.pkg(i.Package)
+	if at < 0 || pr.channels[i.Channel] == nil {
+		return
+	}
+	var said []string
+	for _, name := range strings.Split(i.Message[at+len(marker):], ", ") {
+		if pr.byName[name] == nil {
+			continue
+		}
+		path, stays := pr.v1End(i.Channel, name)
+		switch end := path[len(path)-1]; {
+		case !stays:
+		case end == name:
+			said = append(said, fmt.Sprintf("keeps the users of %q where they are", name))
+		default:
+			said = append(said, fmt.Sprintf("upgrades the users of %q to %s", name, pr.described(end)))
+		}
+	}
+	if len(said) > 0 {
+		i.Message += "; OLM v1, which catalogd serves the catalog to all the same, " + strings.Join(said, ", ")
+	}
+}
+
 // amend adds to an OLM v0 finding what OLM v1 does there (when both generations are asked), and
 // to an invalid skipRange what OLM v1 does with it.
 func (rev *reviewer) amend(i *model.Issue) {
@@ -637,7 +666,14 @@ func (rev *reviewer) amend(i *model.Issue) {
 		i.Message += "; OLM v1's catalogd serves the catalog all the same (opm serve refuses it), and operator-controller takes the range as covering no version"
 		return
 	}
-	if !rev.withV0 || rev.r.packages[i.Package] == nil {
+	if rev.r.packages[i.Package] == nil {
+		return
+	}
+	if i.Rule == "stranded-bundles" {
+		rev.amendStranded(i)
+		return
+	}
+	if !rev.withV0 {
 		return
 	}
 	switch i.Rule {

@@ -269,3 +269,22 @@ func TestReviewAmendsRequirementAndSkipRange(t *testing.T) {
 		}
 	}
 }
+
+// A stranded bundle is opm's error (opm serve refuses the catalog); catalogd serves it to OLM v1
+// all the same, and the error says where OLM v1 takes the stranded bundle's users.
+func TestReviewAmendsStranded(t *testing.T) {
+	cat := reviewCatalog(t, "stable", []string{"stable: p.v1, p.v2<p.v1, p.v3<p.v2|!p.v2"},
+		[]string{"p.v1=1.0.0", "p.v2=2.0.0", "p.v3=3.0.0"}, nil)
+	var stranded *model.Issue
+	for _, i := range validateFor(cat, model.BothOLM) {
+		if i.Rule == "stranded-bundles" {
+			stranded = i
+		}
+	}
+	if stranded == nil {
+		t.Fatal("want opm's stranded-bundles error")
+	}
+	if len(stranded.OLM) != 0 || !strings.Contains(stranded.Message, `stranded bundles: p.v1; OLM v1, which catalogd serves the catalog to all the same, upgrades the users of "p.v1" to "p.v3" (3.0.0)`) {
+		t.Errorf("olm %v: %s", stranded.OLM, stranded.Error())
+	}
+}
