@@ -311,8 +311,8 @@ func (pr *pkgReview) prereleases() model.Issues {
 				msg += fmt.Sprintf("; OLM v0 installs %s, the head of %s", pr.described(g.freshV0), defaultOr(ch))
 			case len(g.v0Differs) > 0:
 				msg += fmt.Sprintf("; OLM v0 does not upgrade the users of %s to it", listed(g.v0Differs))
-			case sev == model.Info && ch != "" && g.fresh:
-				msg += "; OLM v0 installs it too (it is the channel head)"
+			case sev == model.Info && g.fresh:
+				msg += "; OLM v0 installs it too (the head of " + defaultOr(ch) + ")"
 			case sev == model.Info && ch != "":
 				msg += "; OLM v0 upgrades them to it too"
 			}

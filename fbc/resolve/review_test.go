@@ -125,9 +125,10 @@ func TestReviewPrereleaseInstalled(t *testing.T) {
 	if len(pre) != 2 {
 		t.Fatalf("want 2 %s findings (no channel, channel stable), got %v", RuleV1Prerelease, pre)
 	}
+	checkIssue(t, pre[0], model.Info, "", "p.v1.51.0-1", onlyV1, `asks no channel`, `OLM v0 installs it too (the head of the default channel)`)
 	checkIssue(t, pre[1], model.Info, "stable", "p.v1.51.0-1", onlyV1,
 		`installs prerelease "p.v1.51.0-1" (1.51.0-1) for a new ClusterExtension and upgrades the users of "p.v1.30.2" to it`,
-		`asks channel "stable"`, `OLM v0 installs it too (it is the channel head)`, `version range names no prerelease never gets it`)
+		`asks channel "stable"`, `OLM v0 installs it too (the head of channel "stable")`, `version range names no prerelease never gets it`)
 
 	// --olm v0 prints no v1 finding; --olm v1 mentions no OLM v0 answer
 	if got := byRule(validateFor(cat, model.OnlyOLMv0), RuleV1Prerelease); len(got) != 0 {
