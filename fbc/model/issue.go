@@ -46,7 +46,8 @@ func newIssue(sev Severity, rule string, loc fbc.Location, pkg, ch, bundle, hint
 	}
 }
 
-// Error formats the issue on one line: location, what, where, and how to fix it.
+// Error formats the issue on one line: location, what, where, and how to fix it. The generations
+// an issue holds for are not added: its message names them ("OLM v0 offers ...").
 func (i *Issue) Error() string {
 	var b strings.Builder
 	if i.File != "" {
@@ -54,9 +55,6 @@ func (i *Issue) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(string(i.Severity))
-	if l := i.OLMLabel(); l != "" {
-		b.WriteString(" (" + l + ")")
-	}
 	b.WriteString(": ")
 	var where []string
 	if i.Package != "" {

@@ -96,8 +96,9 @@ func (i *Issue) ForOLM(gens ...Generation) *Issue {
 	return i
 }
 
-// OLMLabel is how text reports name the generations an issue holds for: "OLM v0", "OLM v1",
-// "OLM v0 and v1", or "" when the issue does not depend on the generation.
+// OLMLabel names the generations an issue holds for: "OLM v0", "OLM v1", "OLM v0 and v1", or ""
+// when the issue does not depend on the generation (for reports that show it apart from the
+// message; Error does not, since the messages name their generation).
 func (i *Issue) OLMLabel() string {
 	switch len(i.OLM) {
 	case 0:

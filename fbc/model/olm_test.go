@@ -50,7 +50,7 @@ func TestGenerationsParseAndHold(t *testing.T) {
 	if got := both.OLMLabel(); got != "OLM v0 and v1" {
 		t.Errorf("label = %q", got)
 	}
-	if got := v0.Error(); got != "warning (OLM v0): m" {
+	if got := v0.Error(); got != "warning: m" {
 		t.Errorf("Error() = %q", got)
 	}
 	js, _ := json.Marshal(both)

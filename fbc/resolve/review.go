@@ -276,8 +276,17 @@ func (pr *pkgReview) prereleases() model.Issues {
 				}
 			}
 		}
+		onlyPrereleases := ch != ""
+		if ch != "" {
+			for _, e := range pr.entries(ch) {
+				onlyPrereleases = onlyPrereleases && pr.prerelease(e.Name)
+			}
+		}
 		for _, pick := range order {
 			g := groups[pick]
+			if onlyPrereleases && pick == channelHead(pr.channels[ch]) {
+				continue // a channel of prereleases (a nightly channel): its head is what its users ask for
+			}
 			var parts []string
 			if g.fresh {
 				parts = append(parts, "installs prerelease "+pr.described(pick)+" for a new ClusterExtension")
@@ -302,8 +311,10 @@ func (pr *pkgReview) prereleases() model.Issues {
 				msg += fmt.Sprintf("; OLM v0 installs %s, the head of %s", pr.described(g.freshV0), defaultOr(ch))
 			case len(g.v0Differs) > 0:
 				msg += fmt.Sprintf("; OLM v0 does not upgrade the users of %s to it", listed(g.v0Differs))
+			case sev == model.Info && g.fresh:
+				msg += "; OLM v0 installs it too (the head of " + defaultOr(ch) + ")"
 			case sev == model.Info && ch != "":
-				msg += "; OLM v0 picks it too (it is the channel head)"
+				msg += "; OLM v0 upgrades them to it too"
 			}
 			if sev == model.Info {
 				msg += "; a ClusterExtension whose version range names no prerelease never gets it"
@@ -348,10 +359,13 @@ func (pr *pkgReview) v1End(ch, installed string) ([]string, bool) {
 }
 
 // leftBehind finds, channel by channel, the entries whose users OLM v1 (that channel asked, no
-// version range) brings to a bundle where it then keeps them although the channel has a higher
-// version (a release, for users of a release), or although entries of the channel replace, skip or
-// cover it: OLM v1 never picks a version below the installed one, so a successor with a lower
-// version is no way on. One finding per entry, as unreachable-from-head.
+// version range) brings to a bundle other than the channel head, where it then keeps them although
+// the channel has a higher version (a release, for users of a release), or although entries of the
+// channel replace, skip or cover it: OLM v1 never picks a version below the installed one, so a
+// successor with a lower version is no way on. Users brought to the head are where the catalog
+// means them to be (a higher version below the head, as aws-neuron's v0.1.2 under v0.0.9, is what
+// OLM v1 installs fresh, and v1-left-behind names its users). One finding per entry, as
+// unreachable-from-head.
 func (pr *pkgReview) leftBehind() model.Issues {
 	var out model.Issues
 	for _, ch := range pr.chNames {
@@ -359,12 +373,16 @@ func (pr *pkgReview) leftBehind() model.Issues {
 		if !pr.mayLeaveBehind(entries) {
 			continue
 		}
+		head := channelHead(pr.channels[ch])
 		for _, e := range entries {
 			path, stays := pr.v1End(ch, e.Name)
 			if !stays {
 				continue
 			}
 			end := path[len(path)-1]
+			if end == head {
+				continue // where the catalog means its users to be, whatever versions lie below it
+			}
 			endV, _ := pr.version(end)
 			var higher string
 			var higherV versionRelease
@@ -484,6 +502,28 @@ func (pr *pkgReview) mayLeaveBehind(entries []*fbc.ChannelEntry) bool {
 	return false
 }
 
+// channelHead is the one entry no other entry of the channel replaces or skips ("" when there is
+// not exactly one): the bundle OLM v0 brings its users to, and where the catalog means them to be.
+func channelHead(ch *fbc.Channel) string {
+	named := map[string]bool{}
+	for _, e := range ch.Entries {
+		named[e.Replaces] = true
+		for _, s := range e.Skips {
+			named[s] = true
+		}
+	}
+	head := ""
+	for _, e := range ch.Entries {
+		if !named[e.Name] {
+			if head != "" {
+				return ""
+			}
+			head = e.Name
+		}
+	}
+	return head
+}
+
 func mustLegacy(pr *pkgReview, name string) string {
 	v, _ := pr.legacyVersion(name)
 	return v
@@ -590,6 +630,35 @@ func listedVersions(pr *pkgReview, names []string) string {
 	return strings.Join(out, ", ")
 }
 
+// amendStranded says, after opm's stranded-bundles error (opm serve refuses the catalog, so OLM v0
+// gets nothing from it), where OLM v1, which catalogd serves it to all the same, takes the users of
+// each stranded bundle when their ClusterExtension asks this channel.
+func (rev *reviewer) amendStranded(i *model.Issue) {
+	const marker = "stranded bundles: "
+	at := strings.LastIndex(i.Message, marker)
+	pr := rev.pkg(i.Package)
+	if at < 0 || pr.channels[i.Channel] == nil {
+		return
+	}
+	var said []string
+	for _, name := range strings.Split(i.Message[at+len(marker):], ", ") {
+		if pr.byName[name] == nil {
+			continue
+		}
+		path, stays := pr.v1End(i.Channel, name)
+		switch end := path[len(path)-1]; {
+		case !stays:
+		case end == name:
+			said = append(said, fmt.Sprintf("keeps the users of %q where they are", name))
+		default:
+			said = append(said, fmt.Sprintf("upgrades the users of %q to %s", name, pr.described(end)))
+		}
+	}
+	if len(said) > 0 {
+		i.Message += "; OLM v1, which catalogd serves the catalog to all the same, " + strings.Join(said, ", ")
+	}
+}
+
 // amend adds to an OLM v0 finding what OLM v1 does there (when both generations are asked), and
 // to an invalid skipRange what OLM v1 does with it.
 func (rev *reviewer) amend(i *model.Issue) {
@@ -597,7 +666,14 @@ func (rev *reviewer) amend(i *model.Issue) {
 		i.Message += "; OLM v1's catalogd serves the catalog all the same (opm serve refuses it), and operator-controller takes the range as covering no version"
 		return
 	}
-	if !rev.withV0 || rev.r.packages[i.Package] == nil {
+	if rev.r.packages[i.Package] == nil {
+		return
+	}
+	if i.Rule == "stranded-bundles" {
+		rev.amendStranded(i)
+		return
+	}
+	if !rev.withV0 {
 		return
 	}
 	switch i.Rule {
@@ -623,8 +699,10 @@ func (rev *reviewer) amend(i *model.Issue) {
 			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s and no further (v1-left-behind)", pr.described(end))
 		case len(path) == 1:
 			i.Message += "; OLM v1 keeps them where they are: no successor has a higher version"
-		default:
+		case len(path) == 2:
 			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s", pr.described(end))
+		default:
+			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s (through %s)", pr.described(end), strings.Join(path[1:len(path)-1], " -> "))
 		}
 	}
 }
