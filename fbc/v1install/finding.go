@@ -191,7 +191,7 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
 
 func sourceWords(s Source) string {
 	if s == SourceCSVMetadata {
-		return "olm.csv.metadata (a CSV skeleton: its install modes and owned APIServices; its webhooks and CRDs are in the bundle image, not judged)"
+		return "olm.csv.metadata, a CSV skeleton: its install modes and owned APIServices are judged, its webhooks and CRDs are in the bundle image"
 	}
 	return "olm.bundle.object manifests"
 }
