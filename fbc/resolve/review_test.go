@@ -158,7 +158,10 @@ func TestReviewLeftBehindByALowerSuccessor(t *testing.T) {
 		`OLM v1 upgrades the users of "p.v0.0.4" through p.v0.1.2 and no further`,
 		`replace, skip or cover "p.v0.1.2" (0.1.2) have lower versions ("p.v0.0.5" (0.0.5))`)
 	checkIssue(t, left[1], model.Warning, "stable", "p.v0.1.2", onlyV1,
-		`OLM v1 leaves the users of "p.v0.1.2" (0.1.2) where they are`, `OLM v0 upgrades them to "p.v0.0.5" (0.0.5)`)
+		`OLM v1 leaves the users of "p.v0.1.2" (0.1.2) where they are`, `OLM v0 brings them to "p.v0.0.9" (0.0.9)`)
+	if !strings.Contains(left[0].Message, `OLM v0 brings them to "p.v0.0.9" (0.0.9)`) {
+		t.Errorf("p.v0.0.4: want OLM v0's end, the head: %s", left[0].Message)
+	}
 	// the entries above the lower successor upgrade to the head under both generations: nothing said
 	for _, i := range issues {
 		if i.Bundle == "p.v0.0.5" || i.Bundle == "p.v0.0.6" {
