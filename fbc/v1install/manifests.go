@@ -108,12 +108,13 @@ func fields(raw []byte, path string, keys ...string) (fieldSet, error) {
 		if i >= len(raw) || raw[i] != '"' {
 			return f, fmt.Errorf("%s: not valid JSON", path)
 		}
-		n, ok := jsonscan.StringEnd(raw[i:])
+		end, escaped, ok := jsonscan.StringContentEnd(raw, i+1)
 		if !ok {
 			return f, fmt.Errorf("%s: not valid JSON", path)
 		}
-		key := raw[i+1 : i+n-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		n := end + 1 - i
+		key := raw[i+1 : end]
+		if escaped {
 			var k string
 			if err := json.Unmarshal(raw[i:i+n], &k); err != nil {
 				return f, fmt.Errorf("%s: %v", path, err)
