@@ -31,26 +31,39 @@ Those are errors: the command exits 1 exactly where opm validate would fail.
 Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   upgrade-cycle               a cycle through replaces/skips edges
   skipped-on-replaces-chain   a bundle the replaces chain runs through although another entry skips it
-                              (OLM never upgrades to a skipped bundle: its replaces offers nothing)
-  unreachable-from-head       a bundle whose users OLM never brings to the head (one warning per bundle;
-                              fbc/model/UPGRADES.md says how OLM picks upgrades)
+                              (OLM v0 never upgrades to a skipped bundle: its replaces offers nothing)
+  unreachable-from-head       a bundle whose users OLM v0 never brings to the head (one warning per bundle;
+                              fbc/model/UPGRADES.md says how OLM v0 picks upgrades)
   custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
   template-in-catalog         a catalog template among a catalog's files: served as a custom blob, not rendered
   invalid-utf8                bytes that are not UTF-8, read as U+FFFD (opm reads them so without a word)
-  downgrade-offered           a bundle whose users OLM offers a lower version (a skipRange with no upper
-                              bound covers newer bundles); when that offer comes first, OLM moves them down
-  v1-not-installable          a bundle OLM v1 (operator-controller) does not install at its default feature
-                              gates: its installer refuses it (no AllNamespaces install mode, owned
-                              APIServices, forbidden webhook rules...) or it has dependency properties;
-                              the message gives v1's words, whether the SingleOwnNamespaceInstallSupport
-                              gate with watchNamespace would install it, and what it was judged from
+  downgrade-offered           a bundle whose users OLM v0 offers a lower version (a skipRange with no upper
+                              bound covers newer bundles); when that offer comes first, OLM v0 moves them down
 
 Facts that may be fine where the catalog is used are info (never exit 1, not even with --strict):
   requirement-not-in-catalog  a bundle requiring a package or API (olm.package.required, olm.gvk.required)
-                              no bundle of the catalog provides: OLM keeps users on their installed version
+                              no bundle of the catalog provides: OLM v0 keeps users on their installed version
                               unless another catalog of the cluster provides it
+
+OLM v0 and OLM v1 (--olm v0|v1|both, default both): the graph findings above are OLM v0's (Subscriptions:
+channel head, replaces chain); each says what OLM v1 does there instead. OLM v1 (ClusterExtensions: the
+highest version among the successors, every channel when none is asked; answers from olmcat resolve's
+resolver, asked with no version range) has findings of its own:
+  v1-installs-prerelease      a prerelease or nightly OLM v1 installs, or upgrades users of a release to
+                              (warning where OLM v0 picks something else, info where it picks it too)
+  v1-left-behind              users OLM v1 keeps short of the channel head: every successor has a lower
+                              version, or none reaches a higher version of the channel (warning)
+  v1-duplicate-version        bundles OLM v1 takes as one version (build metadata that is no release):
+                              it picks between them by file order (warning when it moves users, else info)
+  v1-not-installable          a bundle OLM v1 does not install at its default feature gates: its installer
+                              refuses it (no AllNamespaces install mode, owned APIServices, forbidden
+                              webhook rules, ...) or it declares dependencies (warning); the message gives
+                              operator-controller's words, whether the SingleOwnNamespaceInstallSupport
+                              gate with watchNamespace would install it, and whether it was judged from
+                              olm.bundle.object manifests or an olm.csv.metadata skeleton
   v1-webhooks-need-certificates  a package whose bundles define webhooks: OLM v1 installs them only where
-                              cert-manager (or OpenShift's service CA) provides their certificates
+                              cert-manager (or OpenShift's service CA) provides their certificates (info)
+--olm v0 prints no OLM v1 finding, --olm v1 no finding that holds for OLM v0 only.
 
 Text output (default): one line per issue on stdout,
   FILE:LINE: SEVERITY: package "P", channel "C", bundle "B": MESSAGE (fix: HINT)
@@ -60,7 +73,8 @@ JSON output (-o json) is a stable document, and -o yaml the same document in YAM
   {"passed": bool, "error": {"message": "..."} (only when not passed), "errors": N, "warnings": N,
    "info": N (only when there is any),
    "issues": [{"severity": "error"|"warning"|"info", "rule": "...", "file": "...", "line": N,
-               "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "..."}]}
+               "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "...",
+               "olm": ["v0"]|["v1"] (the generations the finding holds for; absent when it does not depend on it)}]}
 Empty fields are left out; issues are sorted by file and line; "rule" values are stable identifiers.
 "passed" and "error.message" are the keys opm validate -o json|yaml (v1.72) prints, so that scripts
 reading opm's keep working; the message holds the issues that fail the catalog, one per line.

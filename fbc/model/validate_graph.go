@@ -89,7 +89,7 @@ func skippedNames(ch *Channel) map[string]bool {
 }
 
 // skippedOnReplacesChain finds skipped entries that the replaces chain from the head runs through
-// and that replace another entry themselves. OLM never upgrades to a skipped entry, so that
+// and that replace another entry themselves. OLM v0 never upgrades to a skipped entry, so that
 // replaces edge offers the entry below nothing.
 func skippedOnReplacesChain(ch *Channel, head string, g *UpgradeGraph) Issues {
 	chain, _ := ch.ReplacesChain(head)

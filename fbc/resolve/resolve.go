@@ -29,6 +29,7 @@ import (
 	bsemver "github.com/blang/semver/v4"
 
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/v1install"
 )
 
 // Upgrade constraint policies of a ClusterExtension.
@@ -382,16 +383,9 @@ func (r *Resolver) successorsOf(inst Installed, byName map[string][]*fbc.Channel
 	}, nil
 }
 
-// noDependencies is operator-controller's NoDependencyValidation.
-func noDependencies(b *fbc.Bundle) error {
-	for _, p := range b.Properties {
-		switch p.Type {
-		case "olm.package.required", "olm.gvk.required", "olm.constraint":
-			return fmt.Errorf("bundle %q has a dependency declared via property %q which is currently not supported", b.Name, p.Type)
-		}
-	}
-	return nil
-}
+// noDependencies is operator-controller's NoDependencyValidation (one copy, in fbc/v1install,
+// where validate's v1-not-installable reads it too).
+func noDependencies(b *fbc.Bundle) error { return v1install.DependencyError(b) }
 
 // noBundles is operator-controller's resolutionError for a single catalog with no candidate.
 func noBundles(q Query) string {

@@ -311,8 +311,8 @@ func (pr *pkgReview) prereleases() model.Issues {
 				msg += fmt.Sprintf("; OLM v0 installs %s, the head of %s", pr.described(g.freshV0), defaultOr(ch))
 			case len(g.v0Differs) > 0:
 				msg += fmt.Sprintf("; OLM v0 does not upgrade the users of %s to it", listed(g.v0Differs))
-			case sev == model.Info && ch != "" && g.fresh:
-				msg += "; OLM v0 installs it too (it is the channel head)"
+			case sev == model.Info && g.fresh:
+				msg += "; OLM v0 installs it too (the head of " + defaultOr(ch) + ")"
 			case sev == model.Info && ch != "":
 				msg += "; OLM v0 upgrades them to it too"
 			}
@@ -423,8 +423,8 @@ func (pr *pkgReview) leftBehind() model.Issues {
 			if pr.rev.withV0 {
 				if pr.rev.found[findingKey{"unreachable-from-head", pr.name, ch, e.Name}] != nil {
 					msg += "; OLM v0 does not bring them to the channel head either (unreachable-from-head)"
-				} else if v0 := pr.rev.r.ResolveV0(Query{Package: pr.name, Channels: []string{ch}, Installed: &Installed{Name: e.Name, Version: mustLegacy(pr, e.Name)}}); v0.Error == "" && v0.Bundle != e.Name {
-					msg += fmt.Sprintf("; OLM v0 upgrades them to %s", pr.described(v0.Bundle))
+				} else if v0 := pr.v0End(ch, e.Name); v0 != e.Name && v0 != "" {
+					msg += fmt.Sprintf("; OLM v0 brings them to %s", pr.described(v0))
 				}
 			}
 			hint := fmt.Sprintf("give the bundles above %q versions higher than %q's, or let an entry with a higher version replace, skip or cover %q", end, end, end)
@@ -435,6 +435,26 @@ func (pr *pkgReview) leftBehind() model.Issues {
 		}
 	}
 	return out
+}
+
+// v0End follows OLM v0's picks for a Subscription to the channel from the installed bundle until it
+// stays: the bundle its users end on ("" on an error or a loop).
+func (pr *pkgReview) v0End(ch, installed string) string {
+	seen := map[string]bool{installed: true}
+	cur := installed
+	for {
+		a := pr.rev.r.ResolveV0(Query{Package: pr.name, Channels: []string{ch}, Installed: &Installed{Name: cur, Version: mustLegacy(pr, cur)}})
+		switch {
+		case a.Error != "":
+			return ""
+		case a.Bundle == cur:
+			return cur
+		case seen[a.Bundle]:
+			return ""
+		}
+		seen[a.Bundle] = true
+		cur = a.Bundle
+	}
 }
 
 // mayLeaveBehind is a quick look at a channel before asking a query per entry: it is false when no
@@ -630,6 +650,35 @@ func listedVersions(pr *pkgReview, names []string) string {
 	return strings.Join(out, ", ")
 }
 
+// amendStranded says, after opm's stranded-bundles error (opm serve refuses the catalog, so OLM v0
+// gets nothing from it), where OLM v1, which catalogd serves it to all the same, takes the users of
+// each stranded bundle when their ClusterExtension asks this channel.
+func (rev *reviewer) amendStranded(i *model.Issue) {
+	const marker = "stranded bundles: "
+	at := strings.LastIndex(i.Message, marker)
+	pr := rev.pkg(i.Package)
+	if at < 0 || pr.channels[i.Channel] == nil {
+		return
+	}
+	var said []string
+	for _, name := range strings.Split(i.Message[at+len(marker):], ", ") {
+		if pr.byName[name] == nil {
+			continue
+		}
+		path, stays := pr.v1End(i.Channel, name)
+		switch end := path[len(path)-1]; {
+		case !stays:
+		case end == name:
+			said = append(said, fmt.Sprintf("keeps the users of %q where they are", name))
+		default:
+			said = append(said, fmt.Sprintf("upgrades the users of %q to %s", name, pr.described(end)))
+		}
+	}
+	if len(said) > 0 {
+		i.Message += "; OLM v1, which catalogd serves the catalog to all the same, " + strings.Join(said, ", ")
+	}
+}
+
 // amend adds to an OLM v0 finding what OLM v1 does there (when both generations are asked), and
 // to an invalid skipRange what OLM v1 does with it.
 func (rev *reviewer) amend(i *model.Issue) {
@@ -637,7 +686,14 @@ func (rev *reviewer) amend(i *model.Issue) {
 		i.Message += "; OLM v1's catalogd serves the catalog all the same (opm serve refuses it), and operator-controller takes the range as covering no version"
 		return
 	}
-	if !rev.withV0 || rev.r.packages[i.Package] == nil {
+	if rev.r.packages[i.Package] == nil {
+		return
+	}
+	if i.Rule == "stranded-bundles" {
+		rev.amendStranded(i)
+		return
+	}
+	if !rev.withV0 {
 		return
 	}
 	switch i.Rule {
@@ -663,8 +719,10 @@ func (rev *reviewer) amend(i *model.Issue) {
 			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s and no further (v1-left-behind)", pr.described(end))
 		case len(path) == 1:
 			i.Message += "; OLM v1 keeps them where they are: no successor has a higher version"
-		default:
+		case len(path) == 2:
 			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s", pr.described(end))
+		default:
+			i.Message += fmt.Sprintf("; OLM v1 upgrades them to %s (through %s)", pr.described(end), strings.Join(path[1:len(path)-1], " -> "))
 		}
 	}
 }

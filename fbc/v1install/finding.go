@@ -2,11 +2,14 @@ package v1install
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/property"
 )
 
 // Rule names of the findings (olmcat validate -o json "rule").
@@ -26,47 +29,126 @@ const notInstallableSeverity = model.Warning
 
 // Checker is the model.BundleChecker of OLM v1's install check: v1-not-installable per bundle,
 // and one v1-webhooks-need-certificates (info) per package with webhooks OLM v1 would install.
+// Bundles are judged on every processor while the catalog streams by: CheckBundle copies the
+// properties the check reads (the caller reuses the bundle's memory) and hands them to a worker;
+// Finish waits for the workers and returns every finding.
 type Checker struct {
-	mu       sync.Mutex
-	webhooks map[string]*model.Issue // package -> its first installable bundle with webhooks
-	order    []string
+	jobs    chan checkJob
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	issues  model.Issues
+	webhook map[string]webhookNote // package -> its first installable bundle with webhooks
+	seq     int
 }
 
-// NewChecker starts a check over one catalog.
-func NewChecker() *Checker { return &Checker{webhooks: map[string]*model.Issue{}} }
+type checkJob struct {
+	seq    int
+	bundle *fbc.Bundle
+	buf    *[]byte // holds the copied property values; back to jobBuffers once judged
+}
 
-// CheckBundle judges one bundle.
-func (c *Checker) CheckBundle(b *fbc.Bundle) model.Issues {
-	v := Judge(b)
-	if v.Webhooks && v.OK && v.DependencyError == "" {
+// jobBuffers hold the copies of the properties handed to the workers: a catalog's manifests are
+// most of its bytes, copied once each, and reusing the buffers spares the collector that much.
+var jobBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+type webhookNote struct {
+	seq   int
+	issue *model.Issue
+}
+
+// NewChecker starts a check over one catalog; call Finish once the catalog is through.
+func NewChecker() *Checker {
+	workers := runtime.GOMAXPROCS(0)
+	c := &Checker{jobs: make(chan checkJob, 2*workers), webhook: map[string]webhookNote{}}
+	for range workers {
+		c.wg.Add(1)
+		go c.work()
+	}
+	return c
+}
+
+func (c *Checker) work() {
+	defer c.wg.Done()
+	for j := range c.jobs {
+		b := j.bundle
+		v := Judge(b)
+		i := NotInstallable(b, v)
 		c.mu.Lock()
-		if _, seen := c.webhooks[b.Package]; !seen {
-			c.webhooks[b.Package] = (&model.Issue{
-				Severity: model.Info, Rule: RuleWebhookCertificates, Loc: b.Loc, File: b.Loc.File, Line: b.Loc.Line,
-				Package: b.Package, Bundle: b.Name,
-				Message: "the bundle's CSV defines webhooks (and maybe other bundles of the package): OLM v1 serves them with certificates " +
-					"from cert-manager, or OpenShift's service CA, and installs such bundles only where one of them runs (judged from its olm.bundle.object manifests)",
-				Hint: "install cert-manager on OLM v1 clusters that are not OpenShift",
-			}).ForOLM(model.OLMv1)
-			c.order = append(c.order, b.Package)
+		if i != nil {
+			c.issues = append(c.issues, i)
+		}
+		if v.Webhooks && v.OK && v.DependencyError == "" {
+			if n, seen := c.webhook[b.Package]; !seen || j.seq < n.seq {
+				c.webhook[b.Package] = webhookNote{seq: j.seq, issue: webhookIssue(b)}
+			}
 		}
 		c.mu.Unlock()
+		*j.buf = (*j.buf)[:0]
+		jobBuffers.Put(j.buf)
 	}
-	if i := NotInstallable(b, v); i != nil {
-		return model.Issues{i}
+}
+
+// CheckBundle hands a copy of what the check reads of the bundle to a worker; its findings come
+// with Finish.
+func (c *Checker) CheckBundle(b *fbc.Bundle) model.Issues {
+	cp := &fbc.Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Loc: b.Loc}
+	buf := jobBuffers.Get().(*[]byte)
+	size := 0
+	for _, p := range b.Properties {
+		if judgedProperty(p.Type) {
+			size += len(p.Value)
+		}
 	}
+	if cap(*buf) < size {
+		*buf = make([]byte, 0, size)
+	}
+	for _, p := range b.Properties {
+		if judgedProperty(p.Type) {
+			start := len(*buf)
+			*buf = append(*buf, p.Value...)
+			cp.Properties = append(cp.Properties, fbc.Property{Type: p.Type, Value: (*buf)[start:len(*buf):len(*buf)]})
+		}
+	}
+	c.seq++
+	c.jobs <- checkJob{seq: c.seq, bundle: cp, buf: buf}
 	return nil
 }
 
-// Finish returns the per-package findings.
+// judgedProperty says whether the install check reads properties of this type.
+func judgedProperty(t string) bool {
+	switch t {
+	case property.TypeBundleObject, property.TypeCSVMetadata,
+		property.TypePackageRequired, property.TypeGVKRequired, property.TypeConstraint:
+		return true
+	}
+	return false
+}
+
+// Finish waits for the bundles handed over and returns the findings (in no particular order:
+// the validator sorts them).
 func (c *Checker) Finish() model.Issues {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(model.Issues, 0, len(c.order))
-	for _, p := range c.order {
-		out = append(out, c.webhooks[p])
+	close(c.jobs)
+	c.wg.Wait()
+	out := c.issues
+	pkgs := make([]string, 0, len(c.webhook))
+	for p := range c.webhook {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	for _, p := range pkgs {
+		out = append(out, c.webhook[p].issue)
 	}
 	return out
+}
+
+func webhookIssue(b *fbc.Bundle) *model.Issue {
+	return (&model.Issue{
+		Severity: model.Info, Rule: RuleWebhookCertificates, Loc: b.Loc, File: b.Loc.File, Line: b.Loc.Line,
+		Package: b.Package, Bundle: b.Name,
+		Message: "the bundle's CSV defines webhooks (and maybe other bundles of the package): OLM v1 serves them with certificates " +
+			"from cert-manager, or OpenShift's service CA, and installs such bundles only where one of them runs (judged from its olm.bundle.object manifests)",
+		Hint: "install cert-manager on OLM v1 clusters that are not OpenShift",
+	}).ForOLM(model.OLMv1)
 }
 
 // NotInstallable is the v1-not-installable finding of a bundle's verdict, nil when OLM v1
@@ -109,7 +191,7 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
 
 func sourceWords(s Source) string {
 	if s == SourceCSVMetadata {
-		return "olm.csv.metadata (a CSV skeleton: its install modes and owned APIServices; its webhooks and CRDs are in the bundle image, not judged)"
+		return "olm.csv.metadata, a CSV skeleton: its install modes and owned APIServices are judged, its webhooks and CRDs are in the bundle image"
 	}
 	return "olm.bundle.object manifests"
 }

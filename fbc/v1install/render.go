@@ -419,6 +419,6 @@ func (rv1 *registryV1) generate() error {
 	return nil
 }
 
-// HasWebhooks says whether the bundle's CSV defines webhooks: OLM v1 then needs a certificate
+// hasWebhooks says whether the bundle's CSV defines webhooks: OLM v1 then needs a certificate
 // provider (cert-manager, or OpenShift's service CA) on the cluster.
 func (rv1 *registryV1) hasWebhooks() bool { return len(rv1.csv.webhooks) > 0 }
