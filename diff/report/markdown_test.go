@@ -27,16 +27,17 @@ func mermaidBlocks(md string) []string {
 }
 
 // The lines olmcat's Mermaid charts are made of: a bottom-to-top flowchart (newest at the top),
-// quoted node labels, unlabelled edges (solid replaces, dotted skips), invisible links that keep
+// quoted node labels, edges (solid replaces, dotted skips, dotted and labelled v1 for OLM v1's
+// edges where OLM v0 takes another way), invisible links that keep
 // the versions in order, classes and link styles.
 var mermaidLine = []*regexp.Regexp{
 	regexp.MustCompile(`^flowchart BT$`),
 	regexp.MustCompile(`^  (n\d+)\["([^"<>` + "`" + `]|<br/>)*"\]$`),
-	regexp.MustCompile(`^  (n\d+) (-->|-\.->) (n\d+)$`),
+	regexp.MustCompile(`^  (n\d+) (-->|-\.->|-\. v1 \.->) (n\d+)$`),
 	regexp.MustCompile(`^  (n\d+) ~~~ (n\d+)$`),
 	regexp.MustCompile(`^  classDef (added|removed|stranded|head|external|deprecated|warning|breaking) [a-z:#0-9,. -]+$`),
 	regexp.MustCompile(`^  class (n\d+(,n\d+)*) (added|removed|stranded|head|external|deprecated|warning|breaking)$`),
-	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6}(,stroke-width:2px)?$`),
+	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6}(,stroke-width:[123]px)?(,stroke-dasharray:2 4)?$`),
 }
 
 // checkMermaid parses a diagram line by line: every line one of the forms olmcat writes, every
