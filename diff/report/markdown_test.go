@@ -138,7 +138,7 @@ func TestMarkdownOnInfrawatch(t *testing.T) {
 		"#### 🟠 Warnings: 5 findings in 2 packages\n\n", "<details open><summary><b>smart-gateway-operator</b>: 3 warnings</summary>",
 		"<details><summary><b>smart-gateway-operator</b>: 9 info findings</summary>",
 		"| 🟠 warning | `default-channel-changed` | package smart-gateway-operator | default channel changed",
-		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: OLM offers them no upgrade now; before, it was the head itself |",
+		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: OLM v0 offers them no upgrade now; before, it was the head itself |",
 		`removed from channel "latest" (replaces smart-gateway-operator.v2.0.1)`,
 		"<details><summary>Legend</summary>", "**stranded**",
 		"Reproduce with:\n\n```sh\nolmcat diff old.db new.db -o markdown\n```\n",

@@ -201,7 +201,7 @@ func strandedChange(f diff.Finding) string {
 	}
 	now := "upgrades now end at " + end
 	if end == f.Bundle { // "upgrades end at" the bundle itself reads as if it were somewhere to go
-		now = "OLM offers them no upgrade now"
+		now = "OLM v0 offers them no upgrade now"
 	}
 	return fmt.Sprintf("users of %s can no longer upgrade to the head %s: %s; before, %s%s", f.Bundle, head, now, before, generations)
 }
