@@ -80,7 +80,9 @@ func TestDiffSideCountsValidateProblemsOfIndexDBs(t *testing.T) {
 	}
 	withProblems := 0
 	for _, db := range dbs {
-		code, out, errs := runCLI(t, "validate", db, "-o", "json")
+		// diff's sides are validated for OLM v0 (diff --olm is its own work, issue 36): validate's
+		// OLM v1 findings are left out here
+		code, out, errs := runCLI(t, "validate", "--olm", "v0", db, "-o", "json")
 		var v struct{ Issues []struct{ Rule string } }
 		if err := json.Unmarshal([]byte(out), &v); err != nil || code == 2 {
 			t.Errorf("validate %s: exit %d: %v\n%s", db, code, err, errs)

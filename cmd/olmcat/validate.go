@@ -10,6 +10,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/resolve"
 	"github.com/olmcat/olmcat/internal/bytepool"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/source"
@@ -29,19 +30,31 @@ Those are errors: the command exits 1 exactly where opm validate would fail.
 Graph problems opm does not see are warnings (exit 0), or errors with --strict:
   upgrade-cycle               a cycle through replaces/skips edges
   skipped-on-replaces-chain   a bundle the replaces chain runs through although another entry skips it
-                              (OLM never upgrades to a skipped bundle: its replaces offers nothing)
-  unreachable-from-head       a bundle whose users OLM never brings to the head (one warning per bundle;
-                              fbc/model/UPGRADES.md says how OLM picks upgrades)
+                              (OLM v0 never upgrades to a skipped bundle: its replaces offers nothing)
+  unreachable-from-head       a bundle whose users OLM v0 never brings to the head (one warning per bundle;
+                              fbc/model/UPGRADES.md says how OLM v0 picks upgrades)
   custom-schema-name          a custom schema name that opm validate accepts but opm serve refuses
   template-in-catalog         a catalog template among a catalog's files: served as a custom blob, not rendered
   invalid-utf8                bytes that are not UTF-8, read as U+FFFD (opm reads them so without a word)
-  downgrade-offered           a bundle whose users OLM offers a lower version (a skipRange with no upper
-                              bound covers newer bundles); when that offer comes first, OLM moves them down
+  downgrade-offered           a bundle whose users OLM v0 offers a lower version (a skipRange with no upper
+                              bound covers newer bundles); when that offer comes first, OLM v0 moves them down
 
 Facts that may be fine where the catalog is used are info (never exit 1, not even with --strict):
   requirement-not-in-catalog  a bundle requiring a package or API (olm.package.required, olm.gvk.required)
-                              no bundle of the catalog provides: OLM keeps users on their installed version
+                              no bundle of the catalog provides: OLM v0 keeps users on their installed version
                               unless another catalog of the cluster provides it
+
+OLM v0 and OLM v1 (--olm v0|v1|both, default both): the graph findings above are OLM v0's (Subscriptions:
+channel head, replaces chain); each says what OLM v1 does there instead. OLM v1 (ClusterExtensions: the
+highest version among the successors, every channel when none is asked; answers from olmcat resolve's
+resolver, asked with no version range) has findings of its own:
+  v1-installs-prerelease      a prerelease or nightly OLM v1 installs, or upgrades users of a release to
+                              (warning where OLM v0 picks something else, info where it picks it too)
+  v1-left-behind              users OLM v1 keeps short of the channel head: every successor has a lower
+                              version, or none reaches a higher version of the channel (warning)
+  v1-duplicate-version        bundles OLM v1 takes as one version (build metadata that is no release):
+                              it picks between them by file order (warning when it moves users, else info)
+--olm v0 prints no OLM v1 finding, --olm v1 no finding that holds for OLM v0 only.
 
 Text output (default): one line per issue on stdout,
   FILE:LINE: SEVERITY: package "P", channel "C", bundle "B": MESSAGE (fix: HINT)
@@ -51,7 +64,8 @@ JSON output (-o json) is a stable document, and -o yaml the same document in YAM
   {"passed": bool, "error": {"message": "..."} (only when not passed), "errors": N, "warnings": N,
    "info": N (only when there is any),
    "issues": [{"severity": "error"|"warning"|"info", "rule": "...", "file": "...", "line": N,
-               "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "..."}]}
+               "package": "...", "channel": "...", "bundle": "...", "message": "...", "hint": "...",
+               "olm": ["v0"]|["v1"] (the generations the finding holds for; absent when it does not depend on it)}]}
 Empty fields are left out; issues are sorted by file and line; "rule" values are stable identifiers.
 "passed" and "error.message" are the keys opm validate -o json|yaml (v1.72) prints, so that scripts
 reading opm's keep working; the message holds the issues that fail the catalog, one per line.
@@ -65,6 +79,7 @@ cannot be used (not found, not a catalog, empty, damaged, ...).`
 func newValidateCmd() *cobra.Command {
 	var output string
 	var strict bool
+	var olm string
 	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "validate CATALOG",
@@ -74,6 +89,10 @@ func newValidateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" && output != "yaml" {
 				return usageError{fmt.Errorf("-o must be text, json or yaml, not %q", output)}
+			}
+			gens, err := model.ParseGenerations(olm)
+			if err != nil {
+				return usageError{fmt.Errorf("--olm: %w", err)}
 			}
 			if isBundleDir(args[0]) {
 				return validateBundleDirRef(cmd, args[0], strict, output)
@@ -86,7 +105,11 @@ func newValidateCmd() *cobra.Command {
 			}
 			defer src.Close()
 			expectPackages(cmd, src)
-			issues, err := validateSource(cmd.Context(), src, model.Options{Strict: strict})
+			opts := model.Options{Strict: strict, OLM: gens}
+			if gens.Includes(model.OLMv1) {
+				opts.Review = resolve.ReviewV1
+			}
+			issues, err := validateSource(cmd.Context(), src, opts)
 			if err != nil {
 				return err
 			}
@@ -103,6 +126,7 @@ func newValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings (graph problems opm accepts) as errors")
+	cmd.Flags().StringVar(&olm, "olm", "both", "the OLM generations to speak for: v0 (Subscriptions), v1 (ClusterExtensions) or both")
 	addInputFlags(cmd.Flags(), &in)
 	addMigrateLevelFlag(cmd.Flags(), &in.migrateLevel)
 	return cmd

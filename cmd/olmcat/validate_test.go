@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -203,5 +204,73 @@ func TestValidateDowngradeAndRequirementExitCodes(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &report); err != nil || code != 0 || !report.Passed || report.Info != 1 {
 		t.Errorf("json: exit %d, %+v, %v\n%s", code, report, err, out)
+	}
+}
+
+// validate --olm: the default speaks for both generations; v0 leaves out OLM v1's findings, v1 the
+// findings that hold for OLM v0 only; -o json names each finding's generations; a bad value is a
+// usage error. The catalog is clusterpulse on community v4.20 (a skipped chain OLM v0 never
+// climbs, OLM v1 does) and konflux (release candidates OLM v1 installs with no channel asked).
+func TestValidateOLMGenerations(t *testing.T) {
+	cat := filepath.Join(conformanceCase(t, "fbc/community-v4.20-csvmetadata-subset"), "catalog")
+	type doc struct {
+		Issues []struct {
+			Rule    string   `json:"rule"`
+			Bundle  string   `json:"bundle"`
+			Message string   `json:"message"`
+			OLM     []string `json:"olm"`
+		} `json:"issues"`
+	}
+	run := func(args ...string) doc {
+		t.Helper()
+		code, out, errs := runCLI(t, append([]string{"validate", cat, "-o", "json"}, args...)...)
+		var d doc
+		if err := json.Unmarshal([]byte(out), &d); err != nil || code == 2 {
+			t.Fatalf("validate %v: exit %d: %v\n%s", args, code, err, errs)
+		}
+		return d
+	}
+	count := func(d doc, gen string) int {
+		n := 0
+		for _, i := range d.Issues {
+			if slices.Contains(i.OLM, gen) {
+				n++
+			}
+		}
+		return n
+	}
+	both, v0, v1 := run(), run("--olm", "v0"), run("--olm", "v1")
+	if count(both, "v0") == 0 || count(both, "v1") == 0 {
+		t.Fatalf("default: want findings of both generations, got %d v0 and %d v1", count(both, "v0"), count(both, "v1"))
+	}
+	if count(v0, "v1") != 0 || count(v0, "v0") != count(both, "v0") {
+		t.Errorf("--olm v0: %d v1 findings (want 0), %d v0 (want %d)", count(v0, "v1"), count(v0, "v0"), count(both, "v0"))
+	}
+	if count(v1, "v0") != 0 || count(v1, "v1") != count(both, "v1") {
+		t.Errorf("--olm v1: %d v0 findings (want 0), %d v1 (want %d)", count(v1, "v0"), count(v1, "v1"), count(both, "v1"))
+	}
+	// clusterpulse.v0.2.0: OLM v0 never brings its users to the head; OLM v1 upgrades them to
+	// v0.3.0 through v0.2.3 (operator-controller's recorded answers for the fast-v0 channel:
+	// v0.2.0 -> v0.2.3, v0.2.3 -> v0.3.0), said beside it
+	found := false
+	for _, i := range both.Issues {
+		if i.Rule == "unreachable-from-head" && i.Bundle == "clusterpulse.v0.2.0" {
+			found = true
+			if !slices.Equal(i.OLM, []string{"v0"}) || !strings.Contains(i.Message, `OLM v1 upgrades them to "clusterpulse.v0.3.0" (0.3.0) (through clusterpulse.v0.2.3)`) {
+				t.Errorf("unreachable-from-head of clusterpulse.v0.2.0: olm %v: %s", i.OLM, i.Message)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no unreachable-from-head for clusterpulse.v0.2.0")
+	}
+	for _, i := range v0.Issues {
+		if strings.Contains(i.Message, "OLM v1") {
+			t.Errorf("--olm v0 speaks of OLM v1: %s", i.Message)
+		}
+	}
+	code, out, errs := runCLI(t, "validate", cat, "--olm", "v2")
+	if code != 2 || out != "" || !strings.Contains(errs, "--olm") || !strings.Contains(errs, "v0, v1 or both") {
+		t.Errorf("--olm v2: exit %d, stdout %q, stderr %q; want 2 and the choices", code, out, errs)
 	}
 }

@@ -33,6 +33,9 @@ type Issue struct {
 	Bundle   string       `json:"bundle,omitempty"`
 	Message  string       `json:"message"`
 	Hint     string       `json:"hint,omitempty"`
+	// OLM lists the generations of OLM the finding holds for (see ForOLM); empty when it does not
+	// depend on the generation.
+	OLM []Generation `json:"olm,omitempty"`
 }
 
 func newIssue(sev Severity, rule string, loc fbc.Location, pkg, ch, bundle, hint, format string, args ...any) *Issue {
@@ -43,7 +46,8 @@ func newIssue(sev Severity, rule string, loc fbc.Location, pkg, ch, bundle, hint
 	}
 }
 
-// Error formats the issue on one line: location, what, where, and how to fix it.
+// Error formats the issue on one line: location, what, where, and how to fix it. The generations
+// an issue holds for are not added: its message names them ("OLM v0 offers ...").
 func (i *Issue) Error() string {
 	var b strings.Builder
 	if i.File != "" {

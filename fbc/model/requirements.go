@@ -117,8 +117,8 @@ func unmetRequirements(m *Model, provided map[property.GVK]bool) Issues {
 			}
 			issues = append(issues, newIssue(Info, "requirement-not-in-catalog", b.Loc, pkg.Name, "", b.Name,
 				"add a bundle providing it to this catalog, or make sure every cluster using the catalog has another catalog that provides it",
-				"the bundle requires %s, which no bundle of this catalog provides: OLM installs it, or upgrades to it, only where another catalog provides that; otherwise its users stay on their installed version",
-				strings.Join(unmet, " and ")))
+				"the bundle requires %s, which no bundle of this catalog provides: OLM v0 installs it, or upgrades to it, only where another catalog provides that; otherwise its users stay on their installed version",
+				strings.Join(unmet, " and ")).ForOLM(OLMv0))
 		}
 	}
 	return issues

@@ -226,7 +226,7 @@ func TestUpgradeWarningsNameTheDeadEdges(t *testing.T) {
 			t.Errorf("no unreachable-from-head for %s", v)
 			continue
 		}
-		if !strings.HasSuffix(msg, "; "+p+"0.2.3 does, but OLM never upgrades to it") {
+		if !strings.HasSuffix(msg, "; "+p+"0.2.3 does, but OLM v0 never upgrades to it") {
 			t.Errorf("%s: the warning does not name the edge OLM ignores: %s", v, msg)
 		}
 	}

@@ -15,6 +15,14 @@ type Options struct {
 	// through skips, skipped bundles on the replaces chain, bundles with no upgrade path to the
 	// head, custom schema names that opm serve refuses) then fail validation too.
 	Strict bool
+	// OLM is the generations of OLM asked about (validate --olm): findings that hold only for a
+	// generation not asked are left out. The zero value is both.
+	OLM Generations
+	// Review, when set, runs once the rules of this package have, on the whole catalog (the
+	// streaming Validator hands it the blobs it kept: bundles with only their olm.package and
+	// dependency properties), and returns issues with its own findings added and its amendments
+	// made. fbc/resolve's ReviewV1 speaks for OLM v1 this way, which this package cannot import.
+	Review func(c *fbc.Catalog, issues Issues, olm Generations) Issues
 }
 
 // ValidateCatalog builds the model of a serialized catalog and validates it (see Validate),
@@ -29,6 +37,9 @@ func ValidateCatalog(c *fbc.Catalog, opts Options) Issues {
 	issues = append(issues, built...)
 	issues = append(issues, validateDeprecationBlobs(c)...)
 	issues = append(issues, validateModel(m, false)...)
+	if opts.Review != nil {
+		issues = opts.Review(c, issues, opts.OLM)
+	}
 	return finish(issues, opts)
 }
 
@@ -70,6 +81,7 @@ func validateModel(m *Model, withBundleBlobs bool) Issues {
 }
 
 func finish(issues Issues, opts Options) Issues {
+	issues = issues.KeepFor(opts.OLM)
 	if opts.Strict {
 		for _, i := range issues {
 			if i.Severity == Warning {

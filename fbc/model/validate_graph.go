@@ -50,7 +50,8 @@ func validateGraph(ch *Channel) Issues {
 
 	for _, cycle := range cycles {
 		add(Warning, "upgrade-cycle", cycle[0], "remove one of the replaces/skips edges of the cycle",
-			"upgrade graph has a cycle through replaces/skips: %s; OLM may offer an upgrade back to an older bundle", strings.Join(cycle, " -> "))
+			"upgrade graph has a cycle through replaces/skips: %s; OLM v0 may offer an upgrade back to an older bundle", strings.Join(cycle, " -> "))
+		issues[len(issues)-1].ForOLM(OLMv0)
 	}
 	g := NewUpgradeGraph(ch)
 	issues = append(issues, skippedOnReplacesChain(ch, head, g)...)
@@ -88,7 +89,7 @@ func skippedNames(ch *Channel) map[string]bool {
 }
 
 // skippedOnReplacesChain finds skipped entries that the replaces chain from the head runs through
-// and that replace another entry themselves. OLM never upgrades to a skipped entry, so that
+// and that replace another entry themselves. OLM v0 never upgrades to a skipped entry, so that
 // replaces edge offers the entry below nothing.
 func skippedOnReplacesChain(ch *Channel, head string, g *UpgradeGraph) Issues {
 	chain, _ := ch.ReplacesChain(head)
@@ -113,8 +114,8 @@ func skippedOnReplacesChain(ch *Channel, head string, g *UpgradeGraph) Issues {
 		}
 		issues = append(issues, newIssue(Warning, "skipped-on-replaces-chain", ch.Loc, ch.Package.Name, ch.Name, name,
 			fmt.Sprintf("drop %q from the skips of %s, or let the skipping entries replace or skip %s themselves", name, strings.Join(by, ", "), strings.Join(quoteAll(dead), ", ")),
-			"bundle %q is on the replaces chain but skipped by %s: OLM never upgrades to a skipped bundle, so %s",
-			name, strings.Join(by, ", "), what))
+			"bundle %q is on the replaces chain but skipped by %s: OLM v0 never upgrades to a skipped bundle, so %s",
+			name, strings.Join(by, ", "), what).ForOLM(OLMv0))
 	}
 	return issues
 }
@@ -136,19 +137,19 @@ func unreachableFromHead(ch *Channel, g *UpgradeGraph, stranded []string) Issues
 			continue
 		}
 		path, _ := g.Path(e.Name, EntryVersion(e))
-		end, msg := e.Name, fmt.Sprintf("OLM offers the users of %q no upgrade: no entry OLM upgrades to (on the head's replaces chain, skipped by none) replaces, skips or covers it", e.Name)
+		end, msg := e.Name, fmt.Sprintf("OLM v0 offers the users of %q no upgrade: no entry OLM v0 upgrades to (on the head's replaces chain, skipped by none) replaces, skips or covers it", e.Name)
 		if dead := g.Naming(e.Name, EntryVersion(e)); len(dead) == 1 {
-			msg += fmt.Sprintf("; %s does, but OLM never upgrades to it", dead[0])
+			msg += fmt.Sprintf("; %s does, but OLM v0 never upgrades to it", dead[0])
 		} else if len(dead) > 1 {
-			msg += fmt.Sprintf("; %s do, but OLM never upgrades to them", strings.Join(dead, ", "))
+			msg += fmt.Sprintf("; %s do, but OLM v0 never upgrades to them", strings.Join(dead, ", "))
 		}
 		if len(path) > 0 {
 			end = path[len(path)-1]
-			msg = fmt.Sprintf("OLM upgrades the users of %q through %s and no further: they never reach the channel head", e.Name, strings.Join(path, " -> "))
+			msg = fmt.Sprintf("OLM v0 upgrades the users of %q through %s and no further: they never reach the channel head", e.Name, strings.Join(path, " -> "))
 		}
 		issues = append(issues, newIssue(Warning, "unreachable-from-head", ch.Loc, ch.Package.Name, ch.Name, e.Name,
 			fmt.Sprintf("let the head %q, or an entry on its replaces chain that no entry skips, replace or skip %q, or cover its version with a skipRange", g.Head(), end),
-			"%s", msg))
+			"%s", msg).ForOLM(OLMv0))
 	}
 	return issues
 }
@@ -199,11 +200,11 @@ func downgradesOffered(ch *Channel, g *UpgradeGraph) Issues {
 		if len(lower) == 0 {
 			continue
 		}
-		msg := fmt.Sprintf("OLM offers the users of %q (%s) a downgrade to %s",
+		msg := fmt.Sprintf("OLM v0 offers the users of %q (%s) a downgrade to %s",
 			e.Name, e.Bundle.VersionString, strings.Join(lower, ", "))
 		if first := offers[0]; first != e.Name {
 			if tv := EntryVersion(ch.Entries[first]); tv != nil && tv.LT(*v) {
-				msg += fmt.Sprintf("; it is the offer nearest the head, so OLM moves them down to %q", first)
+				msg += fmt.Sprintf("; it is the offer nearest the head, so OLM v0 moves them down to %q", first)
 				if g.Next(first, tv) == e.Name {
 					msg += fmt.Sprintf(" and, on the next resolve, back up to %q: an endless flip", e.Name)
 				}
@@ -216,7 +217,7 @@ func downgradesOffered(ch *Channel, g *UpgradeGraph) Issues {
 			}
 		}
 		issues = append(issues, newIssue(Warning, "downgrade-offered", ch.Loc, ch.Package.Name, ch.Name, e.Name,
-			strings.Join(fixes, "; "), "%s", msg))
+			strings.Join(fixes, "; "), "%s", msg).ForOLM(OLMv0))
 	}
 	return issues
 }

@@ -99,6 +99,9 @@ func (v *Validator) Finish(loadErr error) (Issues, error) {
 		// a provider may be among the blobs that did not load
 		issues = append(issues, unmetRequirements(m, v.providedGVKs())...)
 	}
+	if v.opts.Review != nil {
+		issues = v.opts.Review(&v.kept, issues, v.opts.OLM)
+	}
 	issues = SkipUnchecked(issues, &v.kept, loadIssues)
 	return finish(append(loadIssues, issues...), v.opts), nil
 }
@@ -159,6 +162,8 @@ var crossBlobRules = map[string]bool{
 	"no-head": true, "multiple-heads": true, "replaces-cycle": true, "stranded-bundles": true,
 	"upgrade-cycle": true, "skipped-on-replaces-chain": true, "unreachable-from-head": true,
 	"downgrade-offered": true,
+	// OLM v1's findings (fbc/resolve ReviewV1) read the whole package too
+	"v1-installs-prerelease": true, "v1-left-behind": true, "v1-duplicate-version": true,
 }
 
 func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issues {
@@ -183,13 +188,14 @@ func dropCrossBlobIssues(issues Issues, incomplete map[string]fbc.Location) Issu
 }
 
 // packageProperties copies the properties the package-level rules read of a bundle: olm.package,
-// and what it requires of other bundles (olm.gvk.required, olm.package.required). What bundles
+// and what it requires of other bundles (olm.gvk.required, olm.package.required, olm.constraint:
+// OLM v1 refuses a bundle with any of them, Options.Review). What bundles
 // provide (olm.gvk) is kept once per value, in Validator.provided.
 func packageProperties(props []fbc.Property) []fbc.Property {
 	var out []fbc.Property
 	for _, p := range props {
 		switch p.Type {
-		case property.TypePackage, property.TypeGVKRequired, property.TypePackageRequired:
+		case property.TypePackage, property.TypeGVKRequired, property.TypePackageRequired, property.TypeConstraint:
 			out = append(out, fbc.Property{Type: p.Type, Value: append([]byte(nil), p.Value...)})
 		}
 	}

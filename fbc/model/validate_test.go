@@ -191,7 +191,7 @@ var ruleCases = []struct {
 		c.Channels[0].Entries = append(entries(c),
 			fbc.ChannelEntry{Name: "demo.v0.1.0", Skips: []string{"demo.v0.2.0"}},
 			fbc.ChannelEntry{Name: "demo.v0.2.0", Skips: []string{"demo.v0.1.0"}})
-	}, "unreachable-from-head", Warning, []string{`OLM offers the users of "demo.v0.1.0" no upgrade`}},
+	}, "unreachable-from-head", Warning, []string{`OLM v0 offers the users of "demo.v0.1.0" no upgrade`}},
 	{"unreachable: only upgrade goes to a skipped bundle", func(c *fbc.Catalog) {
 		// v1.0.0's only way up is v1.1.0 (replaces), which v1.2.0 skips; v1.2.0 also skips v1.0.0's
 		// sibling v0.9.0 only. v1.0.0 is skipped by v0.9.0 (so not stranded), which leads nowhere.
@@ -199,7 +199,7 @@ var ruleCases = []struct {
 		e := entries(c)
 		e[2].Skips = []string{"demo.v1.1.0", "demo.v0.9.0"}
 		c.Channels[0].Entries = append(e, fbc.ChannelEntry{Name: "demo.v0.9.0", Skips: []string{"demo.v1.0.0"}})
-	}, "unreachable-from-head", Warning, []string{`OLM offers the users of "demo.v1.0.0" no upgrade`}},
+	}, "unreachable-from-head", Warning, []string{`OLM v0 offers the users of "demo.v1.0.0" no upgrade`}},
 }
 
 // fillLocations gives blobs added by a test case a location, as the loader would.

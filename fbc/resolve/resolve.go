@@ -69,8 +69,10 @@ type Answer struct {
 // Resolver resolves queries against one catalog (a single ClusterCatalog).
 type Resolver struct {
 	packages       map[string]*pkgView
-	defaultChannel map[string]string         // by package (OLM v0 orders it first)
-	versions       map[*fbc.Bundle]bundleVer // parsed once per bundle
+	defaultChannel map[string]string                         // by package (OLM v0 orders it first)
+	versions       map[*fbc.Bundle]bundleVer                 // parsed once per bundle
+	skipRanges     map[string]bsemver.Range                  // parsed once per text; nil: unparsable, covers nothing
+	entryIndex     map[string]map[string][]*fbc.ChannelEntry // entriesOf, by package and channels asked
 }
 
 type bundleVer struct {
@@ -89,7 +91,7 @@ type pkgView struct {
 
 // New indexes a catalog for resolution. Deferred bundles are decoded.
 func New(cat *fbc.Catalog) (*Resolver, error) {
-	r := &Resolver{packages: map[string]*pkgView{}, defaultChannel: map[string]string{}, versions: map[*fbc.Bundle]bundleVer{}}
+	r := &Resolver{packages: map[string]*pkgView{}, defaultChannel: map[string]string{}, versions: map[*fbc.Bundle]bundleVer{}, skipRanges: map[string]bsemver.Range{}}
 	view := func(name string) *pkgView {
 		p := r.packages[name]
 		if p == nil {
@@ -219,8 +221,10 @@ func (r *Resolver) Resolve(q Query) Answer {
 				channels = append(channels, ch)
 			}
 		}
-		inChannels := channels
-		predicates = append(predicates, func(b *fbc.Bundle) bool { return inAnyChannel(b.Name, inChannels) })
+	}
+	entries := r.entriesOf(q.Package, q.Channels, channels)
+	if len(q.Channels) > 0 {
+		predicates = append(predicates, func(b *fbc.Bundle) bool { return len(entries[b.Name]) > 0 })
 	}
 	if constraint != nil {
 		predicates = append(predicates, func(b *fbc.Bundle) bool {
@@ -230,17 +234,19 @@ func (r *Resolver) Resolve(q Query) Answer {
 	}
 	var ans Answer
 	if q.Policy != SelfCertified && q.Installed != nil {
-		successor, err := r.successorsOf(*q.Installed, channels)
+		successor, err := r.successorsOf(*q.Installed, entries)
 		if err != nil {
 			return Answer{Error: "error walking catalogs: error finding upgrade edges: " + err.Error()}
 		}
-		predicates = append(predicates, successor)
 		ans.Successors = []string{}
+		isSuccessor := map[*fbc.Bundle]bool{} // each bundle judged once
 		for _, b := range p.bundles {
 			if successor(b) {
+				isSuccessor[b] = true
 				ans.Successors = append(ans.Successors, b.Name)
 			}
 		}
+		predicates = append(predicates, func(b *fbc.Bundle) bool { return isSuccessor[b] })
 	}
 
 	var candidates []*fbc.Bundle
@@ -306,15 +312,28 @@ func allOf(predicates []func(*fbc.Bundle) bool, b *fbc.Bundle) bool {
 	return true
 }
 
-func inAnyChannel(name string, channels []*fbc.Channel) bool {
+// entriesOf indexes the entries of channels (those asked of the package, all when none is) by
+// bundle name, in channel order; made once per package and channels asked, since olmcat validate
+// asks one query per channel entry of a package.
+func (r *Resolver) entriesOf(pkg string, asked []string, channels []*fbc.Channel) map[string][]*fbc.ChannelEntry {
+	key := pkg + "\x00" + strings.Join(asked, "\x00")
+	if len(asked) == 0 {
+		key = pkg + "\x01"
+	}
+	if idx, ok := r.entryIndex[key]; ok {
+		return idx
+	}
+	idx := map[string][]*fbc.ChannelEntry{}
 	for _, ch := range channels {
-		for _, e := range ch.Entries {
-			if e.Name == name {
-				return true
-			}
+		for i := range ch.Entries {
+			idx[ch.Entries[i].Name] = append(idx[ch.Entries[i].Name], &ch.Entries[i])
 		}
 	}
-	return false
+	if r.entryIndex == nil {
+		r.entryIndex = map[string]map[string][]*fbc.ChannelEntry{}
+	}
+	r.entryIndex[key] = idx
+	return idx
 }
 
 // mastermindsVersion is the version as operator-controller hands it to a Masterminds constraint.
@@ -328,7 +347,7 @@ func mastermindsVersion(v bsemver.Version) *mmsemver.Version {
 
 // successorsOf is the CatalogProvided filter: the bundles with an entry in channels that replaces,
 // skips or skipRange-covers the installed bundle, or of the installed bundle's version.
-func (r *Resolver) successorsOf(inst Installed, channels []*fbc.Channel) (func(*fbc.Bundle) bool, error) {
+func (r *Resolver) successorsOf(inst Installed, byName map[string][]*fbc.ChannelEntry) (func(*fbc.Bundle) bool, error) {
 	instVR, err := parseLegacyVersion(inst.Version)
 	if err != nil {
 		return nil, fmt.Errorf("failed to get version and release of installed bundle: %w", err)
@@ -337,7 +356,7 @@ func (r *Resolver) successorsOf(inst Installed, channels []*fbc.Channel) (func(*
 	if err != nil {
 		return nil, fmt.Errorf("getting successorsPredicate: error parsing installed bundle version: %w", err)
 	}
-	ranges := map[string]bsemver.Range{} // skipRange text -> parsed (nil: unparsable, never matches)
+	ranges := r.skipRanges
 	isSuccessor := func(e *fbc.ChannelEntry) bool {
 		if e.Replaces == inst.Name || slices.Contains(e.Skips, inst.Name) {
 			return true
@@ -353,11 +372,9 @@ func (r *Resolver) successorsOf(inst Installed, channels []*fbc.Channel) (func(*
 		return rng != nil && rng(instV)
 	}
 	return func(b *fbc.Bundle) bool {
-		for _, ch := range channels {
-			for i := range ch.Entries {
-				if ch.Entries[i].Name == b.Name && isSuccessor(&ch.Entries[i]) {
-					return true
-				}
+		for _, e := range byName[b.Name] {
+			if isSuccessor(e) {
+				return true
 			}
 		}
 		vr, err := r.version(b)
