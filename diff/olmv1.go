@@ -12,36 +12,35 @@ import (
 	"github.com/olmcat/olmcat/fbc/resolve"
 )
 
-// OLM names the generation of OLM a finding holds for, and the generations a comparison speaks for.
-type OLM string
-
-const (
-	// OLMv0 is operator-lifecycle-manager: Subscriptions, upgrades along the replaces chain to the head.
-	OLMv0 OLM = "v0"
-	// OLMv1 is operator-controller: ClusterExtensions, the highest version among the successors
-	// (fbc/resolve holds its rules).
-	OLMv1 OLM = "v1"
-	// OLMBoth: the finding holds for both generations (or a comparison speaks for both).
-	OLMBoth OLM = "both"
+// The generations of OLM an upgrade finding holds for (Finding.OLM), in fbc/model's words, as
+// olmcat validate gives them.
+var (
+	ForOLMv0   = []model.Generation{model.OLMv0}
+	ForOLMv1   = []model.Generation{model.OLMv1}
+	ForBothOLM = []model.Generation{model.OLMv0, model.OLMv1}
 )
 
-// ParseOLM reads the value of --olm: v0, v1 or both ("" is both).
-func ParseOLM(s string) (OLM, error) {
-	switch OLM(s) {
-	case "", OLMBoth:
-		return OLMBoth, nil
-	case OLMv0, OLMv1:
-		return OLM(s), nil
-	}
-	return "", fmt.Errorf("--olm must be v0, v1 or both, not %q", s)
-}
+// gen is the generations a comparison is asked about, read for this package.
+type gen model.Generations
 
-func (o OLM) v0() bool { return o != OLMv1 }
-func (o OLM) v1() bool { return o != OLMv0 }
+func (g gen) v0() bool { return model.Generations(g).Includes(model.OLMv0) }
+func (g gen) v1() bool { return model.Generations(g).Includes(model.OLMv1) }
 
 // Options choose what Compare speaks for.
 type Options struct {
-	OLM OLM // "" is both
+	OLM model.Generations // the zero value is both (--olm v0|v1|both)
+}
+
+// Generations says which generations of OLM the finding holds for: "v0", "v1", "both", or ""
+// when it does not depend on the generation (catalog findings, most validation findings).
+func (f Finding) Generations() string {
+	switch {
+	case len(f.OLM) == 2:
+		return "both"
+	case len(f.OLM) == 1:
+		return string(f.OLM[0])
+	}
+	return ""
 }
 
 // V1Reach is where OLM v1 takes the users of one bundle that asked for one channel (a
@@ -341,7 +340,7 @@ func (c freshChange) finding(pkg, channel string) (Finding, bool) {
 		msg = fmt.Sprintf("OLM v1 now installs %s for %s (before: %s)", pickLabel(c.new), where, pickLabel(c.old))
 	}
 	f := newFinding(kind, pkg, channel, "")
-	f.OLM = OLMv1
+	f.OLM = ForOLMv1
 	f.Old, f.New, f.Message = answerValue(c.old), answerValue(c.new), msg
 	return f, true
 }
@@ -386,7 +385,7 @@ func (c upgradeChange) finding(pkg, channel string) (Finding, bool) {
 		msg = fmt.Sprintf("OLM v1 now upgrades %s to %s (before: %s)", users, pickLabel(c.new), upgradeLabel(before, c.old))
 	}
 	f := newFinding(kind, pkg, channel, c.inst.Name)
-	f.OLM = OLMv1
+	f.OLM = ForOLMv1
 	f.Old, f.New, f.Message = orStays(before), orStays(after), msg
 	return f, true
 }

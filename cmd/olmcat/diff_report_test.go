@@ -156,7 +156,7 @@ func TestDiffFailOnSaysWhy(t *testing.T) {
 		{[]string{"--fail-on", "any", "-o", "json", "--olm", "v0"}, 1, "olmcat: 2 breaking, 5 warning and 15 info findings (--fail-on any)\n"},
 		{[]string{"--fail-on", "breaking"}, 1, "olmcat: 3 breaking findings (--fail-on breaking)\n"},
 		{[]string{"--fail-on", "any", "--olm", "both"}, 1, "olmcat: 3 breaking, 6 warning and 15 info findings (--fail-on any)\n"},
-		{[]string{"--olm", "v2"}, 2, "olmcat: --olm must be v0, v1 or both, not \"v2\"\n"},
+		{[]string{"--olm", "v2"}, 2, "olmcat: --olm: unknown OLM generation \"v2\": use v0, v1 or both\n"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"diff", oldDB + ".db", newDB + ".db"}, c.args...)...)
 		if code != c.code || errs != c.stderr {

@@ -39,7 +39,7 @@ func TestV1Rows(t *testing.T) {
 		opts.MaxBytes = -1
 		full := render(t, r, opts)
 		for _, f := range r.Findings {
-			if f.OLM != diff.OLMv1 {
+			if f.Generations() != "v1" {
 				continue
 			}
 			v1Rows++

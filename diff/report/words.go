@@ -73,12 +73,12 @@ func change(f diff.Finding) string {
 	case diff.HeadMovedBackwards:
 		return strings.Replace(f.Message, "channel head changed from", "head moved back from", 1) + ", a lower version"
 	case diff.Stranded:
-		if f.OLM == diff.OLMv1 {
+		if f.Generations() == "v1" {
 			return f.Message // OLM v1's own: its message says where both generations take the users
 		}
 		return strandedChange(f)
 	case diff.NewPath:
-		if f.OLM == diff.OLMv1 {
+		if f.Generations() == "v1" {
 			return f.Message
 		}
 		msg, generations := cutGenerations(f.Message)
