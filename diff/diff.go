@@ -121,7 +121,7 @@ func CompareWith(oldSide, newSide *Side, opts Options) *Report {
 		op, np := oldIdx.packages[name], newIdx.packages[name]
 		var v1 *v1Package
 		if changedBoth[name] {
-			v1 = &v1Package{pkg: name, old: newV1Side(name, oldSubs[name]), new: newV1Side(name, newSubs[name])}
+			v1 = newV1Package(name, oldSubs[name], newSubs[name], op, np, pkgFindings[name])
 		}
 		gf, gu, ge := compareGraphs(name, op, np, v1, gen)
 		findings = append(append(findings, pkgFindings[name]...), gf...)

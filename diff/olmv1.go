@@ -161,6 +161,34 @@ func (s *v1Side) reach(channel string, inst resolve.Installed) V1Reach {
 type v1Package struct {
 	pkg      string
 	old, new *v1Side
+	// picksMoved: a change outside the channels' graphs can move v1's picks (a deprecation, a
+	// dependency property, a version); without one, a channel whose graph is the same on both
+	// sides gets the same answers, and is not asked.
+	picksMoved bool
+	op, np     *pkgIndex
+}
+
+// v1Moving are the catalog findings that can change v1's answers in a channel whose entries,
+// edges and versions did not change.
+var v1Moving = map[Kind]bool{DeprecationAdded: true, DeprecationRemoved: true, DeprecationChanged: true,
+	DependencyAdded: true, DependencyRemoved: true, RequiredAPIAdded: true, RequiredAPIRemoved: true,
+	BundleVersionChanged: true, PropertyAdded: true, PropertyRemoved: true, PropertyChanged: true}
+
+func newV1Package(pkg string, oldCat, newCat *fbc.Catalog, op, np *pkgIndex, findings []Finding) *v1Package {
+	v := &v1Package{pkg: pkg, old: newV1Side(pkg, oldCat), new: newV1Side(pkg, newCat), op: op, np: np}
+	for _, f := range findings {
+		v.picksMoved = v.picksMoved || v1Moving[f.Kind]
+	}
+	return v
+}
+
+// settled says v1's answers in the channel are the same on both sides (see picksMoved).
+func (v *v1Package) settled(channel string) bool {
+	if v.picksMoved {
+		return false
+	}
+	oc, nc := v.op.modelChannel(channel), v.np.modelChannel(channel)
+	return oc != nil && nc != nil && sameGraph(oc, nc)
 }
 
 // v1Catalogs cuts each side's catalog down to the packages asked for, in one pass each, so that
@@ -218,6 +246,9 @@ func (v *v1Package) findings(op, np *pkgIndex) []Finding {
 		if np.channels[ch] == nil {
 			continue
 		}
+		if v.settled(ch) {
+			continue
+		}
 		c := freshChange{old: v.old.fresh(ch), new: v.new.fresh(ch)}
 		if c.same(anyFresh) {
 			continue
@@ -237,7 +268,7 @@ func (v *v1Package) findings(op, np *pkgIndex) []Finding {
 			out = append(out, f)
 		}
 		for _, ch := range channelsHolding(op, name) {
-			if np.channels[ch] == nil {
+			if np.channels[ch] == nil || v.settled(ch) {
 				continue
 			}
 			c := upgradeChange{inst: inst, old: v.old.upgrade(ch, inst), new: v.new.upgrade(ch, inst)}
@@ -273,8 +304,11 @@ func (s *v1Side) edges(c *model.Channel) map[[2]string]bool {
 	return out
 }
 
-// v1Edges lists the edges of one channel only v1 takes, on either side.
+// v1Edges lists the edges of one channel only v1 takes, on either side; none for a settled channel.
 func (v *v1Package) v1Edges(oc, nc *model.Channel, channel string) []V1Edge {
+	if v.settled(channel) {
+		return nil
+	}
 	oldEdges, newEdges := v.old.edges(oc), v.new.edges(nc)
 	var out []V1Edge
 	add := func(e [2]string, side string) {

@@ -94,7 +94,7 @@ func compareGraphs(pkg string, op, np *pkgIndex, v1 *v1Package, gen gen) ([]Find
 	var edges []V1Edge
 	for _, oc := range op.model.SortedChannels() {
 		nc := np.model.Channels[oc.Name]
-		if nc == nil || sameGraph(oc, nc) && v1 == nil {
+		if nc == nil || sameGraph(oc, nc) && (v1 == nil || v1.settled(oc.Name)) {
 			continue
 		}
 		f, u := compareChannelGraph(pkg, oc, nc, v1, gen)

@@ -472,3 +472,35 @@ func v1Finding(t *testing.T, r *diff.Report, kind diff.Kind, bundle string) diff
 	t.Fatalf("no OLM v1 %s finding for %s: %v", kind, bundle, generationBriefs(r))
 	return diff.Finding{}
 }
+
+// A deprecation moves OLM v1's picks in a channel whose graph did not change (deprecated bundles
+// sort last): the channel is asked again, and its own change is a finding.
+func TestV1DeprecationMovesPicks(t *testing.T) {
+	a := fx{name: "p.a", version: "1.0.0"}
+	b := fx{name: "p.b", version: "1.1.0", replaces: "p.a"}
+	ca, cb := a, b
+	ca.ch, cb.ch = "candidate", "candidate"
+	c := fx{name: "p.c", version: "1.2.0", replaces: "p.b", ch: "candidate"}
+	oldSide, newSide := v1Fixture(a, b, ca, cb, c), v1Fixture(a, b, ca, cb, c)
+	newSide.Catalog.Deprecations = []fbc.Deprecation{{Schema: fbc.SchemaDeprecations, Package: "p",
+		Entries: []fbc.DeprecationEntry{{Reference: fbc.Reference{Schema: fbc.SchemaBundle, Name: "p.b"}, Message: "use p.c"}}}}
+	r := diff.Compare(oldSide, newSide)
+	// with no channel p.c stays the pick; in stable, p.b (deprecated) now sorts after p.a
+	f := findingOf(t, r, diff.V1InstallLowered, "stable", "")
+	if f.Old != "p.b" || f.New != "p.a" {
+		t.Errorf("fresh install of stable: %s -> %s", f.Old, f.New)
+	}
+	want := oldR(t, newSide).Resolve(resolve.Query{Package: "p", Channels: []string{"stable"}})
+	if want.Bundle != f.New {
+		t.Errorf("resolve picks %s in stable, diff says %s", want.Bundle, f.New)
+	}
+}
+
+func oldR(t *testing.T, s *diff.Side) *resolve.Resolver {
+	t.Helper()
+	r, err := resolve.New(s.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
