@@ -37,9 +37,9 @@ Problems of either input (load errors and every problem olmcat validate reports)
 matched by rule and place (package, channel, bundle): introduced, persisting (an error both have),
 fixed, or changed (a warning both have, in other words); the diff runs on what loads.
 Upgrades are judged for both generations of OLM (--olm v0|v1|both, default both), and every upgrade
-finding says which it holds for (olm: v0, v1 or both). OLM v0 (Subscriptions) is read as its
-resolver reads it, the same way olmcat validate does: only entries of the head's replaces chain that
-no entry skips are upgraded to (fbc/model/UPGRADES.md). OLM v1 (ClusterExtensions) is asked as
+finding says which it holds for (-o json: "olm": ["v0"], ["v1"] or ["v0","v1"]). OLM v0
+(Subscriptions) is read as its resolver reads it, the same way olmcat validate does: only entries of
+the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md). OLM v1 (ClusterExtensions) is asked as
 olmcat resolve asks it: the highest version among the installed bundle's successors (replaces,
 skips, skipRange, in any channel), never the head; the v1-install-* and v1-upgrade-* findings say
 every change to what it installs (no channel, then each channel) and to where it upgrades the users
