@@ -22,6 +22,7 @@ type Options struct {
 	// streaming Validator hands it the blobs it kept: bundles with only their olm.package and
 	// dependency properties), and returns issues with its own findings added and its amendments
 	// made. fbc/resolve's ReviewV1 speaks for OLM v1 this way, which this package cannot import.
+	// ValidateCatalog and the Validator run it; Validate, which has a model and no catalog, does not.
 	Review func(c *fbc.Catalog, issues Issues, olm Generations) Issues
 }
 

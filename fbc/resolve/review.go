@@ -311,8 +311,8 @@ func (pr *pkgReview) prereleases() model.Issues {
 				msg += fmt.Sprintf("; OLM v0 installs %s, the head of %s", pr.described(g.freshV0), defaultOr(ch))
 			case len(g.v0Differs) > 0:
 				msg += fmt.Sprintf("; OLM v0 does not upgrade the users of %s to it", listed(g.v0Differs))
-			case sev == model.Info && ch != "" && g.fresh:
-				msg += "; OLM v0 installs it too (it is the channel head)"
+			case sev == model.Info && g.fresh:
+				msg += "; OLM v0 installs it too (the head of " + defaultOr(ch) + ")"
 			case sev == model.Info && ch != "":
 				msg += "; OLM v0 upgrades them to it too"
 			}
@@ -423,8 +423,8 @@ func (pr *pkgReview) leftBehind() model.Issues {
 			if pr.rev.withV0 {
 				if pr.rev.found[findingKey{"unreachable-from-head", pr.name, ch, e.Name}] != nil {
 					msg += "; OLM v0 does not bring them to the channel head either (unreachable-from-head)"
-				} else if v0 := pr.rev.r.ResolveV0(Query{Package: pr.name, Channels: []string{ch}, Installed: &Installed{Name: e.Name, Version: mustLegacy(pr, e.Name)}}); v0.Error == "" && v0.Bundle != e.Name {
-					msg += fmt.Sprintf("; OLM v0 upgrades them to %s", pr.described(v0.Bundle))
+				} else if v0 := pr.v0End(ch, e.Name); v0 != e.Name && v0 != "" {
+					msg += fmt.Sprintf("; OLM v0 brings them to %s", pr.described(v0))
 				}
 			}
 			hint := fmt.Sprintf("give the bundles above %q versions higher than %q's, or let an entry with a higher version replace, skip or cover %q", end, end, end)
@@ -435,6 +435,26 @@ func (pr *pkgReview) leftBehind() model.Issues {
 		}
 	}
 	return out
+}
+
+// v0End follows OLM v0's picks for a Subscription to the channel from the installed bundle until it
+// stays: the bundle its users end on ("" on an error or a loop).
+func (pr *pkgReview) v0End(ch, installed string) string {
+	seen := map[string]bool{installed: true}
+	cur := installed
+	for {
+		a := pr.rev.r.ResolveV0(Query{Package: pr.name, Channels: []string{ch}, Installed: &Installed{Name: cur, Version: mustLegacy(pr, cur)}})
+		switch {
+		case a.Error != "":
+			return ""
+		case a.Bundle == cur:
+			return cur
+		case seen[a.Bundle]:
+			return ""
+		}
+		seen[a.Bundle] = true
+		cur = a.Bundle
+	}
 }
 
 // mayLeaveBehind is a quick look at a channel before asking a query per entry: it is false when no

@@ -125,9 +125,10 @@ func TestReviewPrereleaseInstalled(t *testing.T) {
 	if len(pre) != 2 {
 		t.Fatalf("want 2 %s findings (no channel, channel stable), got %v", RuleV1Prerelease, pre)
 	}
+	checkIssue(t, pre[0], model.Info, "", "p.v1.51.0-1", onlyV1, `asks no channel`, `OLM v0 installs it too (the head of the default channel)`)
 	checkIssue(t, pre[1], model.Info, "stable", "p.v1.51.0-1", onlyV1,
 		`installs prerelease "p.v1.51.0-1" (1.51.0-1) for a new ClusterExtension and upgrades the users of "p.v1.30.2" to it`,
-		`asks channel "stable"`, `OLM v0 installs it too (it is the channel head)`, `version range names no prerelease never gets it`)
+		`asks channel "stable"`, `OLM v0 installs it too (the head of channel "stable")`, `version range names no prerelease never gets it`)
 
 	// --olm v0 prints no v1 finding; --olm v1 mentions no OLM v0 answer
 	if got := byRule(validateFor(cat, model.OnlyOLMv0), RuleV1Prerelease); len(got) != 0 {
@@ -157,7 +158,10 @@ func TestReviewLeftBehindByALowerSuccessor(t *testing.T) {
 		`OLM v1 upgrades the users of "p.v0.0.4" through p.v0.1.2 and no further`,
 		`replace, skip or cover "p.v0.1.2" (0.1.2) have lower versions ("p.v0.0.5" (0.0.5))`)
 	checkIssue(t, left[1], model.Warning, "stable", "p.v0.1.2", onlyV1,
-		`OLM v1 leaves the users of "p.v0.1.2" (0.1.2) where they are`, `OLM v0 upgrades them to "p.v0.0.5" (0.0.5)`)
+		`OLM v1 leaves the users of "p.v0.1.2" (0.1.2) where they are`, `OLM v0 brings them to "p.v0.0.9" (0.0.9)`)
+	if !strings.Contains(left[0].Message, `OLM v0 brings them to "p.v0.0.9" (0.0.9)`) {
+		t.Errorf("p.v0.0.4: want OLM v0's end, the head: %s", left[0].Message)
+	}
 	// the entries above the lower successor upgrade to the head under both generations: nothing said
 	for _, i := range issues {
 		if i.Bundle == "p.v0.0.5" || i.Bundle == "p.v0.0.6" {
