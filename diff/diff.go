@@ -32,8 +32,8 @@ type Report struct {
 	Packages      []PackageStat `json:"packages"`
 	Findings      []Finding     `json:"findings"`
 	Upgrades      []Upgrade     `json:"upgrades"`
-	// OLM is what the report speaks for: v0, v1 or both.
-	OLM OLM `json:"olm"`
+	// OLM is what the report speaks for: v0, v1 or both (--olm).
+	OLM string `json:"olm"`
 	// V1Edges are the upgrades OLM v1 makes in the changed packages' channels that OLM v0 does not
 	// (empty when the report speaks for OLM v0 only).
 	V1Edges []V1Edge `json:"v1Edges"`
@@ -93,10 +93,7 @@ func Compare(oldSide, newSide *Side) *Report {
 // the other generation are left out; OLM v1's answers (fbc/resolve) are asked only in the packages
 // whose text changed.
 func CompareWith(oldSide, newSide *Side, opts Options) *Report {
-	gen := opts.OLM
-	if gen == "" {
-		gen = OLMBoth
-	}
+	gen := gen(opts.OLM)
 	oldIdx := newIndex(oldSide)
 	newIdx := newIndex(newSide)
 
@@ -124,7 +121,7 @@ func CompareWith(oldSide, newSide *Side, opts Options) *Report {
 		op, np := oldIdx.packages[name], newIdx.packages[name]
 		var v1 *v1Package
 		if changedBoth[name] {
-			v1 = &v1Package{pkg: name, old: newV1Side(name, oldSubs[name]), new: newV1Side(name, newSubs[name])}
+			v1 = newV1Package(name, oldSubs[name], newSubs[name], op, np, pkgFindings[name])
 		}
 		gf, gu, ge := compareGraphs(name, op, np, v1, gen)
 		findings = append(append(findings, pkgFindings[name]...), gf...)
@@ -138,6 +135,7 @@ func CompareWith(oldSide, newSide *Side, opts Options) *Report {
 		v1Edges = append(v1Edges, ge...)
 	}
 	validateSides(oldIdx, newIdx, unchanged)
+	oldIdx.problems, newIdx.problems = oldIdx.problems.KeepFor(opts.OLM), newIdx.problems.KeepFor(opts.OLM)
 	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)
 	sortFindings(findings)
 	_, byPackage := ByPackage(findings)
@@ -152,7 +150,7 @@ func CompareWith(oldSide, newSide *Side, opts Options) *Report {
 		Packages:      stats,
 		Findings:      findings,
 		Upgrades:      upgrades,
-		OLM:           gen,
+		OLM:           opts.OLM.String(),
 		V1Edges:       v1Edges,
 	}
 	if r.V1Edges == nil {

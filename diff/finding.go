@@ -2,6 +2,8 @@ package diff
 
 import (
 	"sort"
+
+	"github.com/olmcat/olmcat/fbc/model"
 )
 
 // Severity says how much a finding matters to the users of a catalog.
@@ -202,9 +204,9 @@ type Finding struct {
 	Old     string `json:"old,omitempty"`
 	New     string `json:"new,omitempty"`
 	Message string `json:"message"`
-	// OLM is the generation of OLM an upgrade finding holds for: v0, v1 or both ("" for catalog and
-	// validation findings, which do not depend on the resolver).
-	OLM OLM `json:"olm,omitempty"`
+	// OLM lists the generations of OLM the finding holds for (["v0"], ["v1"] or ["v0","v1"], as
+	// olmcat validate's issues do); left out for findings that do not depend on the generation.
+	OLM []model.Generation `json:"olm,omitempty"`
 }
 
 func newFinding(kind Kind, pkg, channel, bundle string) Finding {

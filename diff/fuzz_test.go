@@ -91,10 +91,10 @@ func FuzzUpgradeGraphs(f *testing.F) {
 				continue
 			}
 			u, ok := reach[fd.Bundle]
-			if fd.OLM != OLMv1 && (!ok || !u.Old.ReachesHead || u.New.ReachesHead) {
+			if fd.Generations() != "v1" && (!ok || !u.Old.ReachesHead || u.New.ReachesHead) {
 				t.Fatalf("stranded %s without losing its way to the head: %+v", fd.Bundle, u)
 			}
-			if fd.OLM != OLMv0 && (!ok || u.Old.V1 == nil || u.New.V1 == nil || !u.Old.V1.ReachesTop || u.New.V1.ReachesTop) {
+			if fd.Generations() != "v0" && (!ok || u.Old.V1 == nil || u.New.V1 == nil || !u.Old.V1.ReachesTop || u.New.V1.ReachesTop) {
 				t.Fatalf("stranded %s under OLM v1 without losing its way to the top: %+v", fd.Bundle, u)
 			}
 		}

@@ -89,7 +89,7 @@ func briefs(r *diff.Report) []string {
 func v0Briefs(r *diff.Report) []string {
 	out := make([]string, 0, len(r.Findings))
 	for _, f := range r.Findings {
-		if f.OLM != diff.OLMv1 {
+		if f.Generations() != "v1" {
 			out = append(out, brief(f))
 		}
 	}
@@ -109,7 +109,7 @@ func findingOf(t *testing.T, r *diff.Report, kind diff.Kind, channel, bundle str
 	t.Helper()
 	var found []diff.Finding
 	for _, f := range r.Findings {
-		if f.Kind == kind && f.Channel == channel && f.Bundle == bundle && (f.OLM != diff.OLMv1 || strings.HasPrefix(string(kind), "v1-")) {
+		if f.Kind == kind && f.Channel == channel && f.Bundle == bundle && (f.Generations() != "v1" || strings.HasPrefix(string(kind), "v1-")) {
 			found = append(found, f)
 		}
 	}
@@ -192,7 +192,7 @@ func summary(r *diff.Report) string {
 func v0Summary(r *diff.Report) string {
 	var c [3]int
 	for _, f := range r.Findings {
-		if f.OLM != diff.OLMv1 {
+		if f.Generations() != "v1" {
 			c[3-f.Severity.Rank()]++
 		}
 	}
@@ -203,7 +203,7 @@ func v0Summary(r *diff.Report) string {
 func v1Counted(r *diff.Report, pkg string, s diff.Severity) int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.OLM == diff.OLMv1 && f.Package == pkg && f.Severity == s {
+		if f.Generations() == "v1" && f.Package == pkg && f.Severity == s {
 			n++
 		}
 	}

@@ -12,36 +12,35 @@ import (
 	"github.com/olmcat/olmcat/fbc/resolve"
 )
 
-// OLM names the generation of OLM a finding holds for, and the generations a comparison speaks for.
-type OLM string
-
-const (
-	// OLMv0 is operator-lifecycle-manager: Subscriptions, upgrades along the replaces chain to the head.
-	OLMv0 OLM = "v0"
-	// OLMv1 is operator-controller: ClusterExtensions, the highest version among the successors
-	// (fbc/resolve holds its rules).
-	OLMv1 OLM = "v1"
-	// OLMBoth: the finding holds for both generations (or a comparison speaks for both).
-	OLMBoth OLM = "both"
+// The generations of OLM an upgrade finding holds for (Finding.OLM), in fbc/model's words, as
+// olmcat validate gives them.
+var (
+	ForOLMv0   = []model.Generation{model.OLMv0}
+	ForOLMv1   = []model.Generation{model.OLMv1}
+	ForBothOLM = []model.Generation{model.OLMv0, model.OLMv1}
 )
 
-// ParseOLM reads the value of --olm: v0, v1 or both ("" is both).
-func ParseOLM(s string) (OLM, error) {
-	switch OLM(s) {
-	case "", OLMBoth:
-		return OLMBoth, nil
-	case OLMv0, OLMv1:
-		return OLM(s), nil
-	}
-	return "", fmt.Errorf("--olm must be v0, v1 or both, not %q", s)
-}
+// gen is the generations a comparison is asked about, read for this package.
+type gen model.Generations
 
-func (o OLM) v0() bool { return o != OLMv1 }
-func (o OLM) v1() bool { return o != OLMv0 }
+func (g gen) v0() bool { return model.Generations(g).Includes(model.OLMv0) }
+func (g gen) v1() bool { return model.Generations(g).Includes(model.OLMv1) }
 
 // Options choose what Compare speaks for.
 type Options struct {
-	OLM OLM // "" is both
+	OLM model.Generations // the zero value is both (--olm v0|v1|both)
+}
+
+// Generations says which generations of OLM the finding holds for: "v0", "v1", "both", or ""
+// when it does not depend on the generation (catalog findings, most validation findings).
+func (f Finding) Generations() string {
+	switch {
+	case len(f.OLM) == 2:
+		return "both"
+	case len(f.OLM) == 1:
+		return string(f.OLM[0])
+	}
+	return ""
 }
 
 // V1Reach is where OLM v1 takes the users of one bundle that asked for one channel (a
@@ -162,6 +161,34 @@ func (s *v1Side) reach(channel string, inst resolve.Installed) V1Reach {
 type v1Package struct {
 	pkg      string
 	old, new *v1Side
+	// picksMoved: a change outside the channels' graphs can move v1's picks (a deprecation, a
+	// dependency property, a version); without one, a channel whose graph is the same on both
+	// sides gets the same answers, and is not asked.
+	picksMoved bool
+	op, np     *pkgIndex
+}
+
+// v1Moving are the catalog findings that can change v1's answers in a channel whose entries,
+// edges and versions did not change.
+var v1Moving = map[Kind]bool{DeprecationAdded: true, DeprecationRemoved: true, DeprecationChanged: true,
+	DependencyAdded: true, DependencyRemoved: true, RequiredAPIAdded: true, RequiredAPIRemoved: true,
+	BundleVersionChanged: true, PropertyAdded: true, PropertyRemoved: true, PropertyChanged: true}
+
+func newV1Package(pkg string, oldCat, newCat *fbc.Catalog, op, np *pkgIndex, findings []Finding) *v1Package {
+	v := &v1Package{pkg: pkg, old: newV1Side(pkg, oldCat), new: newV1Side(pkg, newCat), op: op, np: np}
+	for _, f := range findings {
+		v.picksMoved = v.picksMoved || v1Moving[f.Kind]
+	}
+	return v
+}
+
+// settled says v1's answers in the channel are the same on both sides (see picksMoved).
+func (v *v1Package) settled(channel string) bool {
+	if v.picksMoved {
+		return false
+	}
+	oc, nc := v.op.modelChannel(channel), v.np.modelChannel(channel)
+	return oc != nil && nc != nil && sameGraph(oc, nc)
 }
 
 // v1Catalogs cuts each side's catalog down to the packages asked for, in one pass each, so that
@@ -219,6 +246,9 @@ func (v *v1Package) findings(op, np *pkgIndex) []Finding {
 		if np.channels[ch] == nil {
 			continue
 		}
+		if v.settled(ch) {
+			continue
+		}
 		c := freshChange{old: v.old.fresh(ch), new: v.new.fresh(ch)}
 		if c.same(anyFresh) {
 			continue
@@ -238,7 +268,7 @@ func (v *v1Package) findings(op, np *pkgIndex) []Finding {
 			out = append(out, f)
 		}
 		for _, ch := range channelsHolding(op, name) {
-			if np.channels[ch] == nil {
+			if np.channels[ch] == nil || v.settled(ch) {
 				continue
 			}
 			c := upgradeChange{inst: inst, old: v.old.upgrade(ch, inst), new: v.new.upgrade(ch, inst)}
@@ -274,8 +304,11 @@ func (s *v1Side) edges(c *model.Channel) map[[2]string]bool {
 	return out
 }
 
-// v1Edges lists the edges of one channel only v1 takes, on either side.
+// v1Edges lists the edges of one channel only v1 takes, on either side; none for a settled channel.
 func (v *v1Package) v1Edges(oc, nc *model.Channel, channel string) []V1Edge {
+	if v.settled(channel) {
+		return nil
+	}
 	oldEdges, newEdges := v.old.edges(oc), v.new.edges(nc)
 	var out []V1Edge
 	add := func(e [2]string, side string) {
@@ -341,7 +374,7 @@ func (c freshChange) finding(pkg, channel string) (Finding, bool) {
 		msg = fmt.Sprintf("OLM v1 now installs %s for %s (before: %s)", pickLabel(c.new), where, pickLabel(c.old))
 	}
 	f := newFinding(kind, pkg, channel, "")
-	f.OLM = OLMv1
+	f.OLM = ForOLMv1
 	f.Old, f.New, f.Message = answerValue(c.old), answerValue(c.new), msg
 	return f, true
 }
@@ -386,7 +419,7 @@ func (c upgradeChange) finding(pkg, channel string) (Finding, bool) {
 		msg = fmt.Sprintf("OLM v1 now upgrades %s to %s (before: %s)", users, pickLabel(c.new), upgradeLabel(before, c.old))
 	}
 	f := newFinding(kind, pkg, channel, c.inst.Name)
-	f.OLM = OLMv1
+	f.OLM = ForOLMv1
 	f.Old, f.New, f.Message = orStays(before), orStays(after), msg
 	return f, true
 }

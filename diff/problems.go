@@ -109,6 +109,7 @@ func hasPlace(i *model.Issue) bool { return i.Package != "" || i.Channel != "" |
 func problemFinding(kind Kind, i *model.Issue) Finding {
 	f := newFinding(kind, i.Package, i.Channel, i.Bundle)
 	f.Field = i.Rule
+	f.OLM = i.OLM // the generations validate says the problem holds for
 	return f
 }
 

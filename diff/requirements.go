@@ -49,7 +49,7 @@ func headRequirementFindings(pkg string, oldIdx, newIdx *index) []Finding {
 		}
 		f := newFinding(HeadRequirementUnmet, pkg, nc.Name, head)
 		f.New = strings.Join(gained, " and ")
-		f.OLM = OLMv0
+		f.OLM = ForOLMv0
 		f.Message = fmt.Sprintf("the channel head %q requires %s, which no bundle of the new catalog provides: OLM v0 upgrades the channel's users to it only where another catalog of the cluster provides that, and otherwise keeps them on their installed version",
 			head, f.New)
 		out = append(out, f)

@@ -85,7 +85,7 @@ func (g *channelGraph) reach(name string, version *semver.Version) Reach {
 // compareGraphs reports what the change does to the upgrades of every channel both sides have, and
 // lists the bundles whose upgrades changed; with v1 (the package changed and OLM v1 is asked about),
 // also the edges only OLM v1 takes in every channel of either side.
-func compareGraphs(pkg string, op, np *pkgIndex, v1 *v1Package, gen OLM) ([]Finding, []Upgrade, []V1Edge) {
+func compareGraphs(pkg string, op, np *pkgIndex, v1 *v1Package, gen gen) ([]Finding, []Upgrade, []V1Edge) {
 	if op == nil || np == nil || op.model == nil || np.model == nil {
 		return nil, nil, nil
 	}
@@ -94,7 +94,7 @@ func compareGraphs(pkg string, op, np *pkgIndex, v1 *v1Package, gen OLM) ([]Find
 	var edges []V1Edge
 	for _, oc := range op.model.SortedChannels() {
 		nc := np.model.Channels[oc.Name]
-		if nc == nil || sameGraph(oc, nc) && v1 == nil {
+		if nc == nil || sameGraph(oc, nc) && (v1 == nil || v1.settled(oc.Name)) {
 			continue
 		}
 		f, u := compareChannelGraph(pkg, oc, nc, v1, gen)
@@ -132,11 +132,11 @@ func versionString(e *model.Entry) string {
 	return e.Bundle.VersionString
 }
 
-func compareChannelGraph(pkg string, oc, nc *model.Channel, v1 *v1Package, gen OLM) ([]Finding, []Upgrade) {
+func compareChannelGraph(pkg string, oc, nc *model.Channel, v1 *v1Package, gen gen) ([]Finding, []Upgrade) {
 	og, ng := newChannelGraph(oc), newChannelGraph(nc)
 	mk := func(k Kind, bundle string) Finding {
 		f := newFinding(k, pkg, oc.Name, bundle)
-		f.OLM = OLMv0
+		f.OLM = ForOLMv0
 		return f
 	}
 	var findings []Finding
@@ -241,7 +241,7 @@ func cycleFindings(mk func(Kind, string) Finding, oc, nc *model.Channel) []Findi
 // v1 takes the same users (Reach.V1, when asked): a user stranded, or given a way to the top, under
 // both generations is one finding for both; under one of them only, the finding says what the other
 // does. With gen v1, findings of OLM v0 alone are left out.
-func generationFindings(gen OLM, v0 []Finding, mk func(Kind, string) Finding, name string, before, after Reach) []Finding {
+func generationFindings(gen gen, v0 []Finding, mk func(Kind, string) Finding, name string, before, after Reach) []Finding {
 	if before.V1 == nil || after.V1 == nil {
 		if !gen.v0() {
 			return nil
@@ -256,7 +256,7 @@ func generationFindings(gen OLM, v0 []Finding, mk func(Kind, string) Finding, na
 	for _, f := range v0 {
 		switch {
 		case f.Kind == Stranded && v1Stranded, f.Kind == NewPath && v1NewPath:
-			f.OLM = OLMBoth
+			f.OLM = ForBothOLM
 			f.Message += fmt.Sprintf(" (OLM v0; OLM v1 too: it %s)", v1Words(a))
 			seen[f.Kind] = true
 		case f.Kind == Stranded || f.Kind == NewPath:
@@ -271,7 +271,7 @@ func generationFindings(gen OLM, v0 []Finding, mk func(Kind, string) Finding, na
 	}
 	if v1Stranded && !seen[Stranded] {
 		f := mk(Stranded, name)
-		f.OLM = OLMv1
+		f.OLM = ForOLMv1
 		f.Old, f.New = describeV1Reach(*b), describeV1Reach(*a)
 		f.Message = fmt.Sprintf("under OLM v1, users of %q no longer upgrade to %s, what a fresh install of the channel gets: %s; OLM v0 %s",
 			name, orNone(b.Top), v1Words(a), v0Words(name, after))
@@ -279,7 +279,7 @@ func generationFindings(gen OLM, v0 []Finding, mk func(Kind, string) Finding, na
 	}
 	if v1NewPath && !seen[NewPath] {
 		f := mk(NewPath, name)
-		f.OLM = OLMv1
+		f.OLM = ForOLMv1
 		f.Old, f.New = describeV1Reach(*b), describeV1Reach(*a)
 		f.Message = fmt.Sprintf("under OLM v1, users of %q now upgrade to %s, what a fresh install of the channel gets; OLM v0 %s",
 			name, a.Top, v0Words(name, after))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/resolve"
 )
 
@@ -91,7 +92,7 @@ func wantV1(t *testing.T, oldSide, newSide *diff.Side) []string {
 func gotV1(r *diff.Report) []string {
 	var out []string
 	for _, f := range r.Findings {
-		if f.OLM != diff.OLMv1 || f.Channel != "" || !strings.HasPrefix(string(f.Kind), "v1-") {
+		if f.Generations() != "v1" || f.Channel != "" || !strings.HasPrefix(string(f.Kind), "v1-") {
 			continue
 		}
 		b := f.Bundle
@@ -164,18 +165,18 @@ func TestV1DiffPairs(t *testing.T) {
 				t.Errorf("%s: OLM v1 findings (-from resolve +diff):\n%s", name, d)
 			}
 			total += len(want)
-			v0 := diff.CompareWith(oldSide, newSide, diff.Options{OLM: diff.OLMv0})
+			v0 := diff.CompareWith(oldSide, newSide, diff.Options{OLM: model.OnlyOLMv0})
 			for _, f := range v0.Findings {
-				if f.OLM == diff.OLMv1 || f.OLM == diff.OLMBoth {
-					t.Errorf("--olm v0 has a finding of OLM %s: %+v", f.OLM, f)
+				if f.Generations() == "v1" || f.Generations() == "both" {
+					t.Errorf("--olm v0 has a finding of OLM %s: %+v", f.Generations(), f)
 				}
 			}
 			if len(v0.V1Edges) > 0 {
 				t.Errorf("--olm v0 lists v1 edges: %+v", v0.V1Edges)
 			}
-			v1 := diff.CompareWith(oldSide, newSide, diff.Options{OLM: diff.OLMv1})
+			v1 := diff.CompareWith(oldSide, newSide, diff.Options{OLM: model.OnlyOLMv1})
 			for _, f := range v1.Findings {
-				if f.OLM == diff.OLMv0 {
+				if f.Generations() == "v0" {
 					t.Errorf("--olm v1 has a finding of OLM v0 alone: %+v", f)
 				}
 			}
@@ -239,7 +240,7 @@ func TestV1RecordedKonflux(t *testing.T) {
 	}
 	checked := 0
 	for _, f := range r.Findings {
-		if f.OLM != diff.OLMv1 || f.Channel != "" {
+		if f.Generations() != "v1" || f.Channel != "" {
 			continue
 		}
 		rec, ok := recorded[f.Bundle]
@@ -321,7 +322,7 @@ func generationBriefs(r *diff.Report) []string {
 	var out []string
 	for _, f := range r.Findings {
 		if f.Category == diff.CategoryGraph {
-			out = append(out, string(f.OLM)+" "+brief(f))
+			out = append(out, f.Generations()+" "+brief(f))
 		}
 	}
 	return out
@@ -353,7 +354,7 @@ func TestV1NightlyTakesOver(t *testing.T) {
 		t.Errorf("users of 1.0.0: %s -> %s", f.Old, f.New)
 	}
 	// asked for stable, nothing changes: no finding per channel
-	v0 := diff.CompareWith(v1Fixture(a, b), v1Fixture(a, b, nightly), diff.Options{OLM: diff.OLMv0})
+	v0 := diff.CompareWith(v1Fixture(a, b), v1Fixture(a, b, nightly), diff.Options{OLM: model.OnlyOLMv0})
 	if len(generationBriefs(v0)) != 0 {
 		t.Errorf("--olm v0: %v", generationBriefs(v0))
 	}
@@ -379,7 +380,7 @@ func TestV1ReleaseWithdrawn(t *testing.T) {
 	if f := findingOf(t, r, diff.Stranded, "stable", "p.v1.2.0"); !strings.Contains(f.Message, `(OLM v0; OLM v1 too: it refuses to upgrade them: error upgrading from currently installed version "1.2.0": no bundles found for package "p" in channels [stable])`) {
 		t.Errorf("stranded under both: %s", f.Message)
 	}
-	v1 := diff.CompareWith(v1Fixture(a, b, c), v1Fixture(a, b), diff.Options{OLM: diff.OLMv1})
+	v1 := diff.CompareWith(v1Fixture(a, b, c), v1Fixture(a, b), diff.Options{OLM: model.OnlyOLMv1})
 	assertGenerations(t, v1,
 		"v1 warning v1-install-lowered",
 		"v1 breaking v1-upgrade-lost b=p.v1.1.0",
@@ -423,8 +424,8 @@ func TestV1UpgradesWhereV0Strands(t *testing.T) {
 	c := fx{name: "p.c", version: "1.2.0", replaces: "p.b", skips: []string{"p.b"}}
 	r := diff.Compare(v1Fixture(a, b), v1Fixture(a, b, c))
 	f := findingOf(t, r, diff.Stranded, "stable", "p.a")
-	if f.OLM != diff.OLMv0 || !strings.HasSuffix(f.Message, "(OLM v0; OLM v1 upgrades them to p.c in 2 upgrades)") {
-		t.Errorf("stranded: %s %s", f.OLM, f.Message)
+	if f.Generations() != "v0" || !strings.HasSuffix(f.Message, "(OLM v0; OLM v1 upgrades them to p.c in 2 upgrades)") {
+		t.Errorf("stranded: %s %s", f.Generations(), f.Message)
 	}
 	u := upgradeOf(t, r, "stable", "p.a")
 	if u.New.V1 == nil || u.New.V1.Target != "p.b" || !u.New.V1.ReachesTop || u.New.V1.Top != "p.c" || u.New.ReachesHead {
@@ -451,7 +452,7 @@ func TestV1StrandsWhereV0Upgrades(t *testing.T) {
 		"v1 breaking stranded ch=stable b=p.b",
 	)
 	f := v1Finding(t, r, diff.Stranded, "p.a")
-	if f.OLM != diff.OLMv1 || f.Old != "reaches p.b in 1 upgrade" || f.New != "upgrades end at p.b" ||
+	if f.Generations() != "v1" || f.Old != "reaches p.b in 1 upgrade" || f.New != "upgrades end at p.b" ||
 		!strings.Contains(f.Message, "OLM v0 takes them to the head p.b") {
 		t.Errorf("stranded: %+v", f)
 	}
@@ -464,10 +465,42 @@ func TestV1StrandsWhereV0Upgrades(t *testing.T) {
 func v1Finding(t *testing.T, r *diff.Report, kind diff.Kind, bundle string) diff.Finding {
 	t.Helper()
 	for _, f := range r.Findings {
-		if f.Kind == kind && f.Bundle == bundle && f.OLM == diff.OLMv1 {
+		if f.Kind == kind && f.Bundle == bundle && f.Generations() == "v1" {
 			return f
 		}
 	}
 	t.Fatalf("no OLM v1 %s finding for %s: %v", kind, bundle, generationBriefs(r))
 	return diff.Finding{}
+}
+
+// A deprecation moves OLM v1's picks in a channel whose graph did not change (deprecated bundles
+// sort last): the channel is asked again, and its own change is a finding.
+func TestV1DeprecationMovesPicks(t *testing.T) {
+	a := fx{name: "p.a", version: "1.0.0"}
+	b := fx{name: "p.b", version: "1.1.0", replaces: "p.a"}
+	ca, cb := a, b
+	ca.ch, cb.ch = "candidate", "candidate"
+	c := fx{name: "p.c", version: "1.2.0", replaces: "p.b", ch: "candidate"}
+	oldSide, newSide := v1Fixture(a, b, ca, cb, c), v1Fixture(a, b, ca, cb, c)
+	newSide.Catalog.Deprecations = []fbc.Deprecation{{Schema: fbc.SchemaDeprecations, Package: "p",
+		Entries: []fbc.DeprecationEntry{{Reference: fbc.Reference{Schema: fbc.SchemaBundle, Name: "p.b"}, Message: "use p.c"}}}}
+	r := diff.Compare(oldSide, newSide)
+	// with no channel p.c stays the pick; in stable, p.b (deprecated) now sorts after p.a
+	f := findingOf(t, r, diff.V1InstallLowered, "stable", "")
+	if f.Old != "p.b" || f.New != "p.a" {
+		t.Errorf("fresh install of stable: %s -> %s", f.Old, f.New)
+	}
+	want := oldR(t, newSide).Resolve(resolve.Query{Package: "p", Channels: []string{"stable"}})
+	if want.Bundle != f.New {
+		t.Errorf("resolve picks %s in stable, diff says %s", want.Bundle, f.New)
+	}
+}
+
+func oldR(t *testing.T, s *diff.Side) *resolve.Resolver {
+	t.Helper()
+	r, err := resolve.New(s.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

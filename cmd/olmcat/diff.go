@@ -9,6 +9,7 @@ import (
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/diff/report"
+	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/internal/plural"
 	"github.com/olmcat/olmcat/internal/textsafe"
 )
@@ -36,9 +37,9 @@ Problems of either input (load errors and every problem olmcat validate reports)
 matched by rule and place (package, channel, bundle): introduced, persisting (an error both have),
 fixed, or changed (a warning both have, in other words); the diff runs on what loads.
 Upgrades are judged for both generations of OLM (--olm v0|v1|both, default both), and every upgrade
-finding says which it holds for (olm: v0, v1 or both). OLM v0 (Subscriptions) is read as its
-resolver reads it, the same way olmcat validate does: only entries of the head's replaces chain that
-no entry skips are upgraded to (fbc/model/UPGRADES.md). OLM v1 (ClusterExtensions) is asked as
+finding says which it holds for (-o json: "olm": ["v0"], ["v1"] or ["v0","v1"]). OLM v0
+(Subscriptions) is read as its resolver reads it, the same way olmcat validate does: only entries of
+the head's replaces chain that no entry skips are upgraded to (fbc/model/UPGRADES.md). OLM v1 (ClusterExtensions) is asked as
 olmcat resolve asks it: the highest version among the installed bundle's successors (replaces,
 skips, skipRange, in any channel), never the head; the v1-install-* and v1-upgrade-* findings say
 every change to what it installs (no channel, then each channel) and to where it upgrades the users
@@ -87,9 +88,9 @@ func newDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			generation, err := diff.ParseOLM(olm)
+			generation, err := model.ParseGenerations(olm)
 			if err != nil {
-				return usageError{err}
+				return usageError{fmt.Errorf("--olm: %w", err)}
 			}
 			shownFrom, err := parseMinSeverity(minSeverity)
 			if err != nil {
@@ -147,7 +148,7 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().StringVar(&gitRev, "git", "", "compare PATH at this git revision with the work tree")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "output format: table, json, markdown or html")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when there are findings of this severity or worse: breaking, warning or any")
-	cmd.Flags().StringVar(&olm, "olm", string(diff.OLMBoth), "the OLM generations whose upgrades are judged: v0 (Subscriptions), v1 (ClusterExtensions) or both")
+	cmd.Flags().StringVar(&olm, "olm", model.BothOLM.String(), "the OLM generations whose upgrades are judged: v0 (Subscriptions), v1 (ClusterExtensions) or both")
 	cmd.Flags().BoolVar(&stat, "stat", false, "one line per changed package")
 	cmd.Flags().StringVar(&minSeverity, "min-severity", "", "table: show only findings of this severity or worse (breaking, warning or info); the verdict line counts the others")
 	cmd.Flags().IntVar(&maxBytes, "max-bytes", report.DefaultMaxBytes, "markdown: hold the comment to this many bytes (GitHub refuses more than 65,536 characters), leaving out the mildest findings first and counting them; 0: no limit")

@@ -20,9 +20,9 @@ const (
 	// colourIgnored draws, in Mermaid and DOT, the edges OLM never takes (the SVG fades them)
 	colourIgnored = "#d0d7de"
 	// colourV1 draws OLM v1's edges where OLM v0 takes another way (EdgeV1)
-	colourV1 = "#8250df"
-	colourNode    = "#8c959f"
-	colourDflt    = "#1b7c83"
+	colourV1   = "#8250df"
+	colourNode = "#8c959f"
+	colourDflt = "#1b7c83"
 )
 
 // block is a part of a picture drawn at the origin; place puts it somewhere.

@@ -8,6 +8,7 @@ import (
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/picture"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
 )
 
 // skippedChain is package p, channel stable: a 1.0.0, b 1.1.0 replacing a and, with c, c 1.2.0
@@ -71,7 +72,7 @@ func TestV1EdgeDrawn(t *testing.T) {
 		t.Error("HTML lacks the v1 edge")
 	}
 
-	v0 := diff.CompareWith(o, n, diff.Options{OLM: diff.OLMv0})
+	v0 := diff.CompareWith(o, n, diff.Options{OLM: model.OnlyOLMv0})
 	g0, err := picture.BuildDiff(modelOf(o.Catalog), modelOf(n.Catalog), v0, "p", "")
 	if err != nil {
 		t.Fatal(err)

@@ -27,16 +27,17 @@ func mermaidBlocks(md string) []string {
 }
 
 // The lines olmcat's Mermaid charts are made of: a bottom-to-top flowchart (newest at the top),
-// quoted node labels, unlabelled edges (solid replaces, dotted skips), invisible links that keep
+// quoted node labels, edges (solid replaces, dotted skips, dotted and labelled v1 for OLM v1's
+// edges where OLM v0 takes another way), invisible links that keep
 // the versions in order, classes and link styles.
 var mermaidLine = []*regexp.Regexp{
 	regexp.MustCompile(`^flowchart BT$`),
 	regexp.MustCompile(`^  (n\d+)\["([^"<>` + "`" + `]|<br/>)*"\]$`),
-	regexp.MustCompile(`^  (n\d+) (-->|-\.->) (n\d+)$`),
+	regexp.MustCompile(`^  (n\d+) (-->|-\.->|-\. v1 \.->) (n\d+)$`),
 	regexp.MustCompile(`^  (n\d+) ~~~ (n\d+)$`),
 	regexp.MustCompile(`^  classDef (added|removed|stranded|head|external|deprecated|warning|breaking) [a-z:#0-9,. -]+$`),
 	regexp.MustCompile(`^  class (n\d+(,n\d+)*) (added|removed|stranded|head|external|deprecated|warning|breaking)$`),
-	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6}(,stroke-width:2px)?$`),
+	regexp.MustCompile(`^  linkStyle (\d+(,\d+)*) stroke:#[0-9a-f]{6}(,stroke-width:[123]px)?(,stroke-dasharray:2 4)?$`),
 }
 
 // checkMermaid parses a diagram line by line: every line one of the forms olmcat writes, every
@@ -137,7 +138,7 @@ func TestMarkdownOnInfrawatch(t *testing.T) {
 		"#### 🟠 Warnings: 5 findings in 2 packages\n\n", "<details open><summary><b>smart-gateway-operator</b>: 3 warnings</summary>",
 		"<details><summary><b>smart-gateway-operator</b>: 9 info findings</summary>",
 		"| 🟠 warning | `default-channel-changed` | package smart-gateway-operator | default channel changed",
-		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: OLM offers them no upgrade now; before, it was the head itself |",
+		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: OLM v0 offers them no upgrade now; before, it was the head itself |",
 		`removed from channel "latest" (replaces smart-gateway-operator.v2.0.1)`,
 		"<details><summary>Legend</summary>", "**stranded**",
 		"Reproduce with:\n\n```sh\nolmcat diff old.db new.db -o markdown\n```\n",

@@ -10,6 +10,7 @@ import (
 	"github.com/olmcat/olmcat/diff"
 	"github.com/olmcat/olmcat/diff/report"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
 )
 
 const konflux = "../../../shared/conformance/fbc/deprecations-konflux/catalog"
@@ -82,4 +83,4 @@ func TestStatAndTable(t *testing.T) {
 
 // v0Only is the comparison these formatting tests were written for: OLM v0's upgrade findings, whose
 // counts they assert. What OLM v1 adds is shown by TestV1Rows (v1_test.go).
-var v0Only = diff.Options{OLM: diff.OLMv0}
+var v0Only = diff.Options{OLM: model.OnlyOLMv0}

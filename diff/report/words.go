@@ -73,12 +73,12 @@ func change(f diff.Finding) string {
 	case diff.HeadMovedBackwards:
 		return strings.Replace(f.Message, "channel head changed from", "head moved back from", 1) + ", a lower version"
 	case diff.Stranded:
-		if f.OLM == diff.OLMv1 {
+		if f.Generations() == "v1" {
 			return f.Message // OLM v1's own: its message says where both generations take the users
 		}
 		return strandedChange(f)
 	case diff.NewPath:
-		if f.OLM == diff.OLMv1 {
+		if f.Generations() == "v1" {
 			return f.Message
 		}
 		msg, generations := cutGenerations(f.Message)
@@ -201,7 +201,7 @@ func strandedChange(f diff.Finding) string {
 	}
 	now := "upgrades now end at " + end
 	if end == f.Bundle { // "upgrades end at" the bundle itself reads as if it were somewhere to go
-		now = "OLM offers them no upgrade now"
+		now = "OLM v0 offers them no upgrade now"
 	}
 	return fmt.Sprintf("users of %s can no longer upgrade to the head %s: %s; before, %s%s", f.Bundle, head, now, before, generations)
 }

@@ -23,7 +23,7 @@ func TestChangeInWords(t *testing.T) {
 			`package "p" removed with its 2 channels and 3 bundles (default channel "stable")`},
 		{diff.Finding{Kind: diff.Stranded, Bundle: "p.v1", Old: "reaches p.v3 in 2 upgrades", New: "upgrades end at p.v1",
 			Message: `users of "p.v1" can no longer upgrade to the head p.v4; upgrades end at p.v1`},
-			"users of p.v1 can no longer upgrade to the head p.v4: OLM offers them no upgrade now; before, it reached p.v3 in 2 upgrades"},
+			"users of p.v1 can no longer upgrade to the head p.v4: OLM v0 offers them no upgrade now; before, it reached p.v3 in 2 upgrades"},
 		{diff.Finding{Kind: diff.Stranded, Bundle: "p.v1", Old: "reaches p.v3 in 2 upgrades", New: "upgrades end at p.v2",
 			Message: `users of "p.v1" can no longer upgrade to the head p.v4; upgrades end at p.v2`},
 			"users of p.v1 can no longer upgrade to the head p.v4: upgrades now end at p.v2; before, it reached p.v3 in 2 upgrades"},
