@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -255,6 +256,9 @@ type buildPlan struct {
 // openBase reads the base, tells its kind from its entrypoint, and picks the platforms asked.
 func (p *buildPlan) openBase(cmd *cobra.Command, ref string, b buildFlags, all bool, asked []v1.Platform) error {
 	base, err := indeximage.OpenBase(cmd.Context(), ref, b.in.images)
+	if err != nil && b.base == "" {
+		return usageError{fmt.Errorf("the default base %s (opm's image, as 'opm generate dockerfile' uses it): %w; give --base, a multi-arch opm or olmcat image you can reach (a registry reference or oci-layout:DIR)", ref, err)}
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("--base %s: %w", ref, err)}
 	}
@@ -267,14 +271,17 @@ func (p *buildPlan) openBase(cmd *cobra.Command, ref string, b buildFlags, all b
 	}
 	p.base = base
 	for _, want := range asked {
-		img, err := base.Image(want)
+		pi, err := base.Image(want)
 		if err != nil {
 			return usageError{fmt.Errorf("--base %s: %w", ref, err)}
 		}
-		if img == nil {
+		if pi == nil {
 			return usageError{fmt.Errorf("--base %s has no %s image; its platforms: %s", ref, want.String(), indeximage.PlatformNames(have))}
 		}
-		cf, err := img.ConfigFile()
+		if slices.ContainsFunc(p.platforms, func(q indeximage.PlatformImage) bool { return q.Platform.String() == pi.Platform.String() }) {
+			return usageError{fmt.Errorf("--platform names the base's %s twice", pi.Platform.String())}
+		}
+		cf, err := pi.Image.ConfigFile()
 		if err != nil {
 			return usageError{fmt.Errorf("--base %s: the %s image's config: %w", ref, want.String(), err)}
 		}
@@ -287,7 +294,7 @@ func (p *buildPlan) openBase(cmd *cobra.Command, ref string, b buildFlags, all b
 			return usageError{fmt.Errorf("--base %s: its images do not run the same server (%s in one, %s in %s): build on a base whose every platform runs one server", ref, p.binary, binary, want.String())}
 		}
 		p.server, p.binary = server, binary
-		p.platforms = append(p.platforms, indeximage.PlatformImage{Platform: want, Image: img})
+		p.platforms = append(p.platforms, *pi)
 	}
 	if b.server != "" && b.server != p.server {
 		return usageError{fmt.Errorf("--server %s, but --base %s is %s's base (its entrypoint is %s): drop --server, or give a base that runs %s", b.server, ref, p.server, p.binary, b.server)}

@@ -392,3 +392,26 @@ func TestBuildOnOPMBase(t *testing.T) {
 		t.Errorf("--server olmcat on opm's base: exit %d, %s", code, stderr)
 	}
 }
+
+// --platform linux/arm64 finds the base's linux/arm64/v8 image, and the index records the
+// platform as the base does; naming it twice is refused.
+func TestBuildPlatformVariant(t *testing.T) {
+	base := olmcatBase(t, "linux/amd64", "linux/arm64/v8", "linux/arm/v7")
+	out := filepath.Join(t.TempDir(), "image")
+	mustRun(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+out, "--base", base, "--platform", "linux/arm64,linux/arm/v7")
+	m, err := builtIndex(t, out).IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range m.Manifests {
+		got = append(got, d.Platform.String())
+	}
+	if !slices.Equal(got, []string{"linux/arm64/v8", "linux/arm/v7"}) {
+		t.Errorf("index platforms %v, want the base's linux/arm64/v8 and linux/arm/v7", got)
+	}
+	code, _, stderr := runCLI(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+filepath.Join(t.TempDir(), "x"), "--base", base, "--platform", "linux/arm64,linux/arm64/v8")
+	if code != 2 || !strings.Contains(stderr, "names the base's linux/arm64/v8 twice") {
+		t.Errorf("the same platform twice: exit %d, %s", code, stderr)
+	}
+}
