@@ -377,7 +377,12 @@ func (p *buildPlan) build(cmd *cobra.Command, configs string) (builtImage, error
 		}
 		idx = indeximage.SinglePlatformIndex(img, *p.scratch)
 	} else {
-		opts := indeximage.BuildOptions{CacheDir: cache, Created: p.stamp, LayerTime: p.stamp, OPMBinary: p.binary, CacheAsRun: p.server == "opm"}
+		spool, removeSpool, err := scratch.MkdirTemp("", "olmcat-build-layers-")
+		if err != nil {
+			return builtImage{}, err
+		}
+		defer removeSpool()
+		opts := indeximage.BuildOptions{CacheDir: cache, Created: p.stamp, LayerTime: p.stamp, OPMBinary: p.binary, CacheAsRun: p.server == "opm", SpoolDir: spool}
 		if idx, err = indeximage.BuildCatalogIndex(p.platforms, configs, opts, p.base.IndexType()); err != nil {
 			return builtImage{}, fmt.Errorf("build on --base %s: %w", p.base.Ref, err)
 		}
