@@ -99,6 +99,9 @@ func RemoveStale(dir string, prefixes ...string) (removed []string) {
 			continue
 		}
 		path := filepath.Join(dir, name)
+		if companionOfLiveDatabase(path) {
+			continue
+		}
 		unlock, ok := lockIfAbandoned(path)
 		if !ok {
 			continue
@@ -110,6 +113,25 @@ func RemoveStale(dir string, prefixes ...string) (removed []string) {
 		}
 	}
 	return removed
+}
+
+// sqliteCompanions are the files SQLite keeps beside a database while it writes it.
+var sqliteCompanions = []string{"-journal", "-wal", "-shm"}
+
+// companionOfLiveDatabase tells whether path is a SQLite journal (or WAL, or shared memory file)
+// whose database is still there. SQLite creates these beside a locked temporary database (an
+// old index's served copy) and they carry no lock of their own: removing one while another
+// process writes its database fails that process's commit ("disk I/O error"). It goes with its
+// database: once the database is gone, the next run removes it.
+func companionOfLiveDatabase(path string) bool {
+	for _, suffix := range sqliteCompanions {
+		if db, ok := strings.CutSuffix(path, suffix); ok {
+			if _, err := os.Lstat(db); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasAnyPrefix(name string, prefixes []string) bool {

@@ -150,3 +150,29 @@ func TestRemoveStaleLeavesLinksAndFIFOs(t *testing.T) {
 		t.Errorf("the linked directory's file: %q, %v", data, err)
 	}
 }
+
+// A locked temporary database's SQLite journal carries no lock of its own; removing it while the
+// database is written fails the writer's commit with "disk I/O error" (seen when one olmcat
+// started while another served an old index from its upgraded copy).
+func TestRemoveStaleKeepsALiveDatabasesJournal(t *testing.T) {
+	dir := t.TempDir()
+	f, unlock, err := CreateTempLocked(dir, "olmcat-serve-index-*.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	journal := f.Name() + "-journal"
+	if err := os.WriteFile(journal, []byte("rollback"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if removed := RemoveStale(dir, StalePrefixes...); len(removed) != 0 {
+		t.Fatalf("removed %v while its database is in use", removed)
+	}
+	unlock()
+	if err := os.Remove(f.Name()); err != nil {
+		t.Fatal(err)
+	}
+	if removed := RemoveStale(dir, StalePrefixes...); !slices.Equal(removed, []string{journal}) {
+		t.Fatalf("with its database gone, removed %v, want the journal %s", removed, journal)
+	}
+}
