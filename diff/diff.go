@@ -96,6 +96,7 @@ func Compare(oldSide, newSide *Side) *Report {
 		findings = append(findings, headRequirementFindings(name, oldIdx, newIdx)...)
 		upgrades = append(upgrades, gu...)
 	}
+	findings = append(findings, crdUpgradeFindings(oldIdx, newIdx, unchanged)...)
 	validateSides(oldIdx, newIdx, unchanged)
 	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)
 	sortFindings(findings)

@@ -2,6 +2,8 @@ package diff
 
 import (
 	"sort"
+
+	"github.com/olmcat/olmcat/fbc/model"
 )
 
 // Severity says how much a finding matters to the users of a catalog.
@@ -102,6 +104,14 @@ const (
 	HeadRequirementUnmet  Kind = "head-requirement-not-in-catalog"
 )
 
+// CRD upgrade safety findings (crdsafety.go): the checks OLM runs on a bundle's CRDs when it upgrades
+// to it.
+const (
+	CRDUpgradeUnsafe    Kind = "crd-upgrade-unsafe"
+	CRDUpgradeRisky     Kind = "crd-upgrade-risky"
+	CRDUpgradeUnchecked Kind = "crd-upgrade-unchecked"
+)
+
 // Validation findings: problems of the inputs themselves.
 const (
 	ProblemIntroduced Kind = "problem-introduced"
@@ -172,6 +182,10 @@ var Rules = map[Kind]Rule{
 	RemovedFromPath:       {CategoryGraph, Warning, "the bundle was a step on other bundles' way to the head"},
 	HeadRequirementUnmet:  {CategoryGraph, Warning, "OLM upgrades the channel's users to the head only where another catalog provides what it requires; elsewhere they stay on their installed version"},
 
+	CRDUpgradeUnsafe:    {CategoryGraph, Breaking, "OLM refuses the upgrade because of a change to a CRD (OLM v1: its CRD upgrade safety preflight fails; OLM v0: a stored version is removed); users stay on the installed bundle"},
+	CRDUpgradeRisky:     {CategoryGraph, Warning, "OLM v0 runs no CRD upgrade safety preflight: it replaces the CRD unless an existing custom resource fails the new schema, so a change OLM v1 refuses can break existing objects and their clients"},
+	CRDUpgradeUnchecked: {CategoryGraph, Info, "CRD upgrade safety could not be judged: the bundles carry no manifests, or a CRD is not one the check can read"},
+
 	ProblemIntroduced: {CategoryValidation, Breaking, "the new catalog has a problem the old one did not"},
 	ProblemPersists:   {CategoryValidation, Warning, "both catalogs have this problem"},
 	ProblemFixed:      {CategoryValidation, Info, "the old catalog's problem is gone"},
@@ -193,6 +207,9 @@ type Finding struct {
 	Old     string `json:"old,omitempty"`
 	New     string `json:"new,omitempty"`
 	Message string `json:"message"`
+	// OLM lists the generations of OLM the finding holds for (model.OLMv0, model.OLMv1, in that
+	// order); empty when it does not depend on the generation.
+	OLM []model.Generation `json:"olm,omitempty"`
 }
 
 func newFinding(kind Kind, pkg, channel, bundle string) Finding {

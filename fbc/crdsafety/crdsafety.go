@@ -21,7 +21,9 @@
 package crdsafety
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -89,12 +91,14 @@ func FromBundle(b *fbc.Bundle) *Manifests {
 			continue
 		}
 		m.Present = true
-		obj, err := decodeObject(bo.Data)
-		if err != nil {
-			continue // not a manifest: the diff and validate report it; it is no CRD
-		}
-		switch obj.GetKind() {
+		switch kindOf(bo.Data) {
+		case "":
+			continue // neither a CRD nor a CSV: a bundle's other objects are no concern here
 		case "CustomResourceDefinition":
+			obj, err := decodeObject(bo.Data)
+			if err != nil || obj.GetKind() != "CustomResourceDefinition" {
+				continue // not a manifest: the diff and validate report it; it is no CRD
+			}
 			crd := readCRD(obj, bo.Data)
 			if _, dup := m.CRDs[crd.Name]; !dup {
 				m.CRDs[crd.Name] = crd
@@ -102,7 +106,7 @@ func FromBundle(b *fbc.Bundle) *Manifests {
 			}
 		case "ClusterServiceVersion":
 			if conversion == nil {
-				conversion = conversionCRDs(obj.Object)
+				conversion = conversionCRDs(bo.Data)
 			}
 		}
 	}
@@ -115,6 +119,29 @@ func FromBundle(b *fbc.Bundle) *Manifests {
 		}
 	}
 	return m
+}
+
+// kindOf tells the objects FromBundle reads, cheaply: "CustomResourceDefinition",
+// "ClusterServiceVersion", or "" for any other. A JSON manifest (what opm renders) is read only for
+// its kind; its exact decoding then decides. A YAML one is decoded whole.
+func kindOf(data []byte) string {
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		if json.Unmarshal(trimmed, &head) != nil {
+			return ""
+		}
+	} else if obj, err := decodeObject(data); err == nil {
+		head.Kind = obj.GetKind()
+	}
+	switch {
+	case strings.EqualFold(head.Kind, "CustomResourceDefinition"):
+		return "CustomResourceDefinition"
+	case strings.EqualFold(head.Kind, "ClusterServiceVersion"):
+		return "ClusterServiceVersion"
+	}
+	return ""
 }
 
 // DecodeCRD reads one manifest (JSON or YAML) as a CRD, as FromBundle does; for tests and fuzzing.
@@ -132,9 +159,12 @@ func DecodeCRD(data []byte) (*CRD, error) {
 // decodeObject reads a manifest as Kubernetes' unstructured decoding does (the one operator-
 // controller's bundle reader uses): JSON, or YAML turned into JSON, holding an object with a kind.
 func decodeObject(data []byte) (*unstructured.Unstructured, error) {
-	j, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, err
+	j := bytes.TrimSpace(data)
+	if len(j) == 0 || j[0] != '{' {
+		var err error
+		if j, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, err
+		}
 	}
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(j); err != nil {
@@ -179,16 +209,31 @@ func orNone(s string) string {
 }
 
 // conversionCRDs are the CRD names the CSV's ConversionWebhook definitions name.
-func conversionCRDs(csv map[string]any) map[string]bool {
-	defs, _, _ := unstructured.NestedSlice(csv, "spec", "webhookdefinitions")
+func conversionCRDs(csv []byte) map[string]bool {
+	j := bytes.TrimSpace(csv)
+	if len(j) == 0 || j[0] != '{' { // JSON is read as it is: YAML parsing takes long over a CSV
+		var err error
+		if j, err = yaml.YAMLToJSON(csv); err != nil {
+			return nil
+		}
+	}
+	var doc struct {
+		Spec struct {
+			WebhookDefinitions []struct {
+				Type           string   `json:"type"`
+				ConversionCRDs []string `json:"conversionCRDs"`
+			} `json:"webhookdefinitions"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal(j, &doc) != nil {
+		return nil
+	}
 	out := map[string]bool{}
-	for _, d := range defs {
-		def, ok := d.(map[string]any)
-		if !ok || def["type"] != "ConversionWebhook" {
+	for _, d := range doc.Spec.WebhookDefinitions {
+		if d.Type != "ConversionWebhook" {
 			continue
 		}
-		names, _, _ := unstructured.NestedStringSlice(def, "conversionCRDs")
-		for _, n := range names {
+		for _, n := range d.ConversionCRDs {
 			out[n] = true
 		}
 	}
