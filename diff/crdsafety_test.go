@@ -10,7 +10,6 @@ import (
 	"github.com/olmcat/olmcat/fbc/model"
 )
 
-
 // crdFindings lists the CRD upgrade safety findings as "severity kind olm [ch=C] old -> new f=FIELD".
 func crdFindings(r *diff.Report) []string {
 	var out []string
