@@ -134,6 +134,7 @@ func CompareWith(oldSide, newSide *Side, opts Options) *Report {
 		upgrades = append(upgrades, gu...)
 		v1Edges = append(v1Edges, ge...)
 	}
+	findings = append(findings, crdUpgradeFindings(oldIdx, newIdx, unchanged)...)
 	validateSides(oldIdx, newIdx, unchanged)
 	oldIdx.problems, newIdx.problems = oldIdx.problems.KeepFor(opts.OLM), newIdx.problems.KeepFor(opts.OLM)
 	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)

@@ -103,6 +103,12 @@ func TestNarrowedSkipRangeLengthensPaths(t *testing.T) {
 		"warning longer-path ch=stable b="+j+"1.34.1-5",
 		"warning longer-path ch=stable b="+j+"1.42.0-5",
 		"warning longer-path ch=stable b="+j+"1.42.0-5-0.1687199951.p",
+		// OLM v0 now takes these users to v1.47.1-5, whose CRD OLM v1's preflight refuses from each
+		// of them (fbc/crdsafety/testdata/preflight-verdicts.jsonl: 292, 301, 10 and 10 failures)
+		"warning crd-upgrade-risky ch=stable b="+j+"1.47.1-5 f=CustomResourceDefinition/jaegers.jaegertracing.io",
+		"warning crd-upgrade-risky ch=stable b="+j+"1.47.1-5 f=CustomResourceDefinition/jaegers.jaegertracing.io",
+		"warning crd-upgrade-risky ch=stable b="+j+"1.47.1-5 f=CustomResourceDefinition/jaegers.jaegertracing.io",
+		"warning crd-upgrade-risky ch=stable b="+j+"1.47.1-5 f=CustomResourceDefinition/jaegers.jaegertracing.io",
 	)
 	if f := findingOf(t, r, diff.LongerPath, "stable", j+"1.30.2"); f.Old != "1 upgrade to "+j+"1.51.0-1" || f.New != "2 upgrades to "+j+"1.51.0-1" {
 		t.Errorf("longer path %q -> %q", f.Old, f.New)

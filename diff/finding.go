@@ -104,6 +104,14 @@ const (
 	HeadRequirementUnmet  Kind = "head-requirement-not-in-catalog"
 )
 
+// CRD upgrade safety findings (crdsafety.go): the checks OLM runs on a bundle's CRDs when it upgrades
+// to it.
+const (
+	CRDUpgradeUnsafe    Kind = "crd-upgrade-unsafe"
+	CRDUpgradeRisky     Kind = "crd-upgrade-risky"
+	CRDUpgradeUnchecked Kind = "crd-upgrade-unchecked"
+)
+
 // Validation findings: problems of the inputs themselves.
 const (
 	ProblemIntroduced Kind = "problem-introduced"
@@ -182,6 +190,10 @@ var Rules = map[Kind]Rule{
 	V1UpgradePrerelease: {CategoryGraph, Breaking, "OLM v1 upgrades the users of this release to a prerelease with no version range asked"},
 	V1UpgradeLowered:    {CategoryGraph, Warning, "OLM v1 upgrades the users of this bundle to a lower version than before"},
 	V1UpgradeLost:       {CategoryGraph, Breaking, "OLM v1 upgraded the users of this bundle before and keeps them where they are (or refuses) now"},
+
+	CRDUpgradeUnsafe:    {CategoryGraph, Breaking, "OLM refuses the upgrade because of a change to a CRD (OLM v1: its CRD upgrade safety preflight fails; OLM v0: a stored version is removed); users stay on the installed bundle"},
+	CRDUpgradeRisky:     {CategoryGraph, Warning, "OLM v0 runs no CRD upgrade safety preflight: it replaces the CRD unless an existing custom resource fails the new schema, so a change OLM v1 refuses can break existing objects and their clients"},
+	CRDUpgradeUnchecked: {CategoryGraph, Info, "CRD upgrade safety could not be judged: the bundles carry no manifests, or a CRD is not one the check can read"},
 
 	ProblemIntroduced: {CategoryValidation, Breaking, "the new catalog has a problem the old one did not"},
 	ProblemPersists:   {CategoryValidation, Warning, "both catalogs have this problem"},

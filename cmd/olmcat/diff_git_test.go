@@ -99,7 +99,8 @@ func sameAsCheckout(t *testing.T, repo, checkout, path string) (int, []map[strin
 func kinds(fs []map[string]any) string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f["kind"].(string)+" "+f["package"].(string))
+		pkg, _ := f["package"].(string) // catalog-wide findings (crd-upgrade-unchecked) have none
+		out = append(out, f["kind"].(string)+" "+pkg)
 	}
 	return strings.Join(out, ", ")
 }

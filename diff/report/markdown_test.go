@@ -122,7 +122,7 @@ func TestMarkdownOnInfrawatch(t *testing.T) {
 	r, opts := openPair(t, "sqlite/infrawatch-new-default-channel")
 	opts.Command = "olmcat diff old.db new.db -o markdown"
 	md := markdown(t, r, opts)
-	if first := strings.SplitN(md, "\n", 2)[0]; first != "### 🔴 olmcat diff: BREAKING — 2 breaking, 5 warnings, 15 info in 2 packages" {
+	if first := strings.SplitN(md, "\n", 2)[0]; first != "### 🔴 olmcat diff: BREAKING — 2 breaking, 5 warnings, 17 info in 2 packages" {
 		t.Errorf("verdict line %q", first)
 	}
 	prose := regexp.MustCompile("(?s)```mermaid\n.*?```").ReplaceAllString(md, "")
@@ -133,10 +133,10 @@ func TestMarkdownOnInfrawatch(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| package | status | breaking | warnings | info | channels | bundles |",
-		"| smart-gateway-operator | changed | **1** | 3 | 9 | 1 added, 1 head moved | 2 changed |",
+		"| smart-gateway-operator | changed | **1** | 3 | 10 | 1 added, 1 head moved | 2 changed |",
 		"#### 🔴 Breaking: 2 findings in 2 packages\n\n", "<details open><summary><b>smart-gateway-operator</b>: 1 breaking finding</summary>",
 		"#### 🟠 Warnings: 5 findings in 2 packages\n\n", "<details open><summary><b>smart-gateway-operator</b>: 3 warnings</summary>",
-		"<details><summary><b>smart-gateway-operator</b>: 9 info findings</summary>",
+		"<details><summary><b>smart-gateway-operator</b>: 10 info findings</summary>",
 		"| 🟠 warning | `default-channel-changed` | package smart-gateway-operator | default channel changed",
 		"| 🔴 breaking | `stranded` | channel latest<br>bundle smart-gateway-operator.v2.1.0 | users of smart-gateway-operator.v2.1.0 can no longer upgrade to the head smart-gateway-operator.v2.0.1: OLM v0 offers them no upgrade now; before, it was the head itself |",
 		`removed from channel "latest" (replaces smart-gateway-operator.v2.0.1)`,

@@ -115,7 +115,7 @@ func tableKinds(table string) []string {
 func TestTableGroupsReleasesAndSameChanges(t *testing.T) {
 	r, opts := openPair(t, "fbc/victoriametrics-v4.18-bundleobject-to-csvmetadata")
 	table := render(t, r, opts)
-	want := []string{"bundle-representation-changed ×2", "bundle-added entry-added", "bundle-added entry-added",
+	want := []string{"crd-upgrade-unchecked", "bundle-representation-changed ×2", "bundle-added entry-added", "bundle-added entry-added",
 		"bundle-added entry-added head-changed"}
 	if got := tableKinds(table); !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows %q, want %q\n%s", got, want, table)
@@ -127,7 +127,7 @@ func TestTableGroupsReleasesAndSameChanges(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", s, table)
 		}
 	}
-	if len(r.Findings) != 9 {
+	if len(r.Findings) != 10 { // 9 and the catalog-wide crd-upgrade-unchecked
 		t.Errorf("the report itself keeps every finding: %d", len(r.Findings))
 	}
 }
@@ -159,7 +159,7 @@ func TestTableMinSeverity(t *testing.T) {
 		min    diff.Severity
 		rows   int
 		hidden string
-	}{{diff.Warning, 7, "15 info"}, {diff.Breaking, 2, "5 warnings, 15 info"}} {
+	}{{diff.Warning, 7, "17 info"}, {diff.Breaking, 2, "5 warnings, 17 info"}} {
 		opts.MinSeverity = c.min
 		table := render(t, r, opts)
 		if n := len(tableSeverities(table)); n != c.rows {
@@ -168,7 +168,7 @@ func TestTableMinSeverity(t *testing.T) {
 		if want := fmt.Sprintf("not shown (below --min-severity %s): %s", c.min, c.hidden); !strings.Contains(table, want) {
 			t.Errorf("--min-severity %s: no %q:\n%s", c.min, want, table)
 		}
-		if !strings.HasPrefix(table, "olmcat diff: BREAKING — 2 breaking, 5 warnings, 15 info") {
+		if !strings.HasPrefix(table, "olmcat diff: BREAKING — 2 breaking, 5 warnings, 17 info") {
 			t.Errorf("the verdict counts every finding:\n%s", table)
 		}
 	}

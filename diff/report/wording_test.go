@@ -16,7 +16,7 @@ func TestMarkdownCountsHeadMoves(t *testing.T) {
 		"fbc/hive-operator-v4.18-consecutive":   "| hive-operator | changed | 0 | 0 | 3 | 1 head moved | 1 added |",
 		"fbc/project-quay-v4.20-consecutive":    "| project-quay | changed | 0 | 0 | 3 | 1 head moved | 1 added |",
 		"fbc/sailoperator-v4.18-prune-channel":  "| sailoperator | changed | **1** | 0 | 1 | 1 removed | 1 removed |",
-		"sqlite/infrawatch-new-default-channel": "| smart-gateway-operator | changed | **1** | 3 | 9 | 1 added, 1 head moved | 2 changed |",
+		"sqlite/infrawatch-new-default-channel": "| smart-gateway-operator | changed | **1** | 3 | 10 | 1 added, 1 head moved | 2 changed |",
 		"sqlite/cluster-assessment-add-channel": "| cluster-assessment-operator | changed |",
 		"sqlite/host-operator-replace-bundle":   "| toolchain-host-operator | changed |",
 	} {
