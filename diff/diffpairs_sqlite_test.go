@@ -102,7 +102,9 @@ func TestDBPairInfrawatchNewDefaultChannel(t *testing.T) {
 			t.Errorf("want one %q; findings: %v", want, briefs(r))
 		}
 	}
-	if v0Summary(r) != "2 breaking, 5 warning, 15 info" {
+	// 17 info: two are crd-upgrade-unchecked (a service-telemetry bundle without manifests, and
+	// smart-gateway's apiextensions.k8s.io/v1beta1 CRD, which OLM v1's preflight does not check).
+	if v0Summary(r) != "2 breaking, 5 warning, 17 info" {
 		t.Errorf("summary of OLM v0's findings %s: %v", v0Summary(r), briefs(r))
 	}
 	// The dropped channel's head lives on in stable and stable-1.1: its subscribers can switch there.

@@ -109,7 +109,7 @@ func findingOf(t *testing.T, r *diff.Report, kind diff.Kind, channel, bundle str
 	t.Helper()
 	var found []diff.Finding
 	for _, f := range r.Findings {
-		if f.Kind == kind && f.Channel == channel && f.Bundle == bundle && (f.Generations() != "v1" || strings.HasPrefix(string(kind), "v1-")) {
+		if f.Kind == kind && f.Channel == channel && f.Bundle == bundle && (f.Generations() != "v1" || strings.HasPrefix(string(kind), "v1-") || strings.HasPrefix(string(kind), "crd-")) {
 			found = append(found, f)
 		}
 	}

@@ -153,9 +153,9 @@ func TestDiffFailOnSaysWhy(t *testing.T) {
 		// of v2.0.1 in channel latest went to v2.1.0 and now stay) and v1-install-lowered (warning)
 		{[]string{"--fail-on", "breaking", "--olm", "v0"}, 1, "olmcat: 2 breaking findings (--fail-on breaking)\n"},
 		{[]string{"--fail-on", "warning", "--olm", "v0"}, 1, "olmcat: 2 breaking and 5 warning findings (--fail-on warning)\n"},
-		{[]string{"--fail-on", "any", "-o", "json", "--olm", "v0"}, 1, "olmcat: 2 breaking, 5 warning and 15 info findings (--fail-on any)\n"},
+		{[]string{"--fail-on", "any", "-o", "json", "--olm", "v0"}, 1, "olmcat: 2 breaking, 5 warning and 17 info findings (--fail-on any)\n"},
 		{[]string{"--fail-on", "breaking"}, 1, "olmcat: 3 breaking findings (--fail-on breaking)\n"},
-		{[]string{"--fail-on", "any", "--olm", "both"}, 1, "olmcat: 3 breaking, 6 warning and 15 info findings (--fail-on any)\n"},
+		{[]string{"--fail-on", "any", "--olm", "both"}, 1, "olmcat: 3 breaking, 6 warning and 17 info findings (--fail-on any)\n"},
 		{[]string{"--olm", "v2"}, 2, "olmcat: --olm: unknown OLM generation \"v2\": use v0, v1 or both\n"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"diff", oldDB + ".db", newDB + ".db"}, c.args...)...)
@@ -164,7 +164,7 @@ func TestDiffFailOnSaysWhy(t *testing.T) {
 		}
 	}
 	code, out, _ := runCLI(t, "diff", oldDB+".db", newDB+".db", "--min-severity", "breaking")
-	if code != 0 || !strings.Contains(out, "not shown (below --min-severity breaking): 6 warnings, 15 info") || strings.Contains(out, "│ info") {
+	if code != 0 || !strings.Contains(out, "not shown (below --min-severity breaking): 6 warnings, 17 info") || strings.Contains(out, "│ info") {
 		t.Errorf("--min-severity breaking: exit %d\n%s", code, out)
 	}
 }
