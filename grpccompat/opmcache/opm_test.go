@@ -95,7 +95,7 @@ func TestOpmAcceptsAndWritesTheSame(t *testing.T) {
 			if record := os.Getenv("OLMCAT_OPM_RECORD"); record != "" && name == "testdata/catalog" {
 				header := "# opm v1.73.0's json cache for testdata/catalog (directories 0755, files 0644), written by\n" +
 					"# `opm serve CONFIGS --cache-dir DIR --cache-only` (TestOpmAcceptsAndWritesTheSame, OLMCAT_OPM_RECORD)\n" +
-					"# mode sha256 path\n"
+					"# mode sha256 path; the digest file holds " + string(mustRead(t, filepath.Join(theirs, digestFile))) + "\n"
 				if err := os.WriteFile(record, []byte(header+strings.Join(want, "\n")+"\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -123,4 +123,13 @@ func TestOpmRefusesAChangedCatalog(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "integrity check failed") {
 		t.Fatalf("opm on a changed catalog: %v, want an integrity failure", err)
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -132,8 +132,17 @@ func Write(ctx context.Context, configsDir, cacheDir string, opts Options) error
 	}
 	done = true
 	log.Info("wrote opm serve cache", "dir", cacheDir, "format", "json", "digest", digest, "bundleFiles", n, "duration", time.Since(start))
+	if n > manyOpenFiles {
+		log.Warn("opm serving this cache opens every bundle file at once for ListBundles (OLM calls it): its open-file limit must exceed the bundle files; container runtimes give 1048576, a limit of 20000 fails with \"too many open files\"",
+			"bundleFiles", n)
+	}
 	return nil
 }
+
+// manyOpenFiles is where Write warns about opm's json backend, whose ListBundles opens one file
+// per channel entry, all at once (pkg/cache/json.go SendBundles): 4096 is a common hard limit
+// outside containers.
+const manyOpenFiles = 4096
 
 // checkEmpty refuses a cacheDir that holds anything: Write never mixes its files with others.
 func checkEmpty(dir string) error {

@@ -138,6 +138,11 @@ func diffLines(t *testing.T, what string, got, want []string) {
 func TestWriteIsOpms(t *testing.T) {
 	configs := copyCatalog(t, "testdata/catalog")
 	out := write(t, configs)
+	// The digest opm v1.73.0 computed for this layout, in its own run.
+	const opmDigest = "035bbdf25d6f8ec1"
+	if got, err := Digest(configs, out); err != nil || got != opmDigest {
+		t.Errorf("digest %q (%v), opm's %q", got, err, opmDigest)
+	}
 	diffLines(t, "testdata/catalog", manifest(t, out), readManifest(t, "testdata/opm-v1.73.0-json-cache.txt"))
 }
 
