@@ -26,8 +26,8 @@ image adds /configs and the serve cache.
 
 REF is a registry reference (pushed; credentials from the docker/podman config, as every image
 command) or oci-layout:DIR[:TAG] (a new directory; an existing non-empty one is replaced only with
---force). The images are stamped with $SOURCE_DATE_EPOCH, or the Unix epoch when it is unset, and
-every file in them with the epoch: the same binaries give the same digest. 'make image' builds the
+--force). The images and every file in them are stamped with $SOURCE_DATE_EPOCH, or the Unix epoch
+when it is unset: the same binaries give the same digest. 'make image' builds the
 binaries for linux/amd64, arm64, ppc64le and s390x and runs this. The index is printed on stdout
 as REF@sha256:...`
 
@@ -82,9 +82,9 @@ func runGenerateBaseImage(cmd *cobra.Command, specs, labelPairs []string, dest s
 	if err != nil {
 		return usageError{fmt.Errorf("--extra-labels: %w", err)}
 	}
-	created, err := indeximage.SourceDateEpoch()
+	created, err := sourceDateEpoch()
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	idx, err := indeximage.BuildServerBaseIndex(indeximage.ServerBaseOptions{Binaries: bins, Created: created, Labels: labels})
 	if err != nil {

@@ -38,13 +38,12 @@ type kubeServer struct {
 // entrypoint (olmcat or opm) and opm's index labels. An image it cannot tell is an error naming
 // what it found.
 func classifyKubeImage(ref string, cfg v1.Config) (kubeServer, error) {
-	program := ""
+	program, _ := imageProgram(cfg)
 	args := cfg.Cmd
 	if len(cfg.Entrypoint) > 0 {
-		program = path.Base(cfg.Entrypoint[0])
 		args = append(slices.Clone(cfg.Entrypoint[1:]), cfg.Cmd...)
 	} else if len(cfg.Cmd) > 0 {
-		program, args = path.Base(cfg.Cmd[0]), cfg.Cmd[1:]
+		args = cfg.Cmd[1:]
 	}
 	configs, database := cfg.Labels[indeximage.ConfigsLabel], cfg.Labels[indeximage.DatabaseLabel]
 	s := kubeServer{CacheDir: flagValue(args, "--cache-dir")}
@@ -69,6 +68,21 @@ func classifyKubeImage(ref string, cfg v1.Config) (kubeServer, error) {
 		"generate kube knows images served by olmcat (entrypoint /bin/olmcat), by opm serve (entrypoint opm, label %s) "+
 		"and by opm registry serve (entrypoint opm, label %s)",
 		ref, describeCommand(cfg), describeIndexLabels(cfg.Labels), indeximage.ConfigsLabel, indeximage.DatabaseLabel)
+}
+
+// imageProgram is the program an image runs: its entrypoint's, or its command's when it has no
+// entrypoint; program is the file name ("opm"), binary the path as written ("/bin/opm").
+// build tells opm's and olmcat's bases apart with it, as generate kube tells the images.
+func imageProgram(cfg v1.Config) (program, binary string) {
+	switch {
+	case len(cfg.Entrypoint) > 0:
+		binary = cfg.Entrypoint[0]
+	case len(cfg.Cmd) > 0:
+		binary = cfg.Cmd[0]
+	default:
+		return "", ""
+	}
+	return path.Base(binary), binary
 }
 
 // flagValue is the value of --name=V or --name V in args, "" if absent.

@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -53,14 +53,21 @@ func (m migrateImageFlags) destination() (string, error) {
 }
 
 // writeMigratedImage builds the FBC index image of a migrated index image (its layers without the
-// database, plus the FBC written at out) and writes it to dest.
+// database, plus the FBC written at out) and writes it to dest. It shares build's code: the same
+// layer builder (indeximage), SOURCE_DATE_EPOCH stamps, olmcat's serve cache and olmcat image.
+// Unlike build on opm's base it adds no opm serve cache: the input image's opm may be older than
+// the cache format olmcat writes, and would refuse it.
 func writeMigratedImage(cmd *cobra.Command, src *source.Source, out, dest string, force bool, m migrateImageFlags) error {
+	stamp, err := sourceDateEpoch()
+	if err != nil {
+		return err
+	}
 	if m.server == "olmcat" {
-		return writeServerImage(cmd, out, dest, force, m)
+		return writeServerImage(cmd, out, dest, force, m, stamp)
 	}
 	img := src.Image()
 	ctx := cmd.Context()
-	build := indeximage.BuildOptions{DatabaseLayers: img.DatabaseLayers}
+	build := indeximage.BuildOptions{DatabaseLayers: img.DatabaseLayers, Created: stamp, LayerTime: stamp}
 	var digest v1.Hash
 	if img.Index != nil && !strings.HasPrefix(dest, indeximage.DockerArchivePrefix) {
 		// Every platform of a multi-arch input keeps its image.
@@ -85,17 +92,10 @@ func writeMigratedImage(cmd *cobra.Command, src *source.Source, out, dest string
 }
 
 // writeServerImage builds a catalog image served by olmcat from the FBC written at out, with a
-// serve cache built by the same olmcat, and writes it to dest.
-func writeServerImage(cmd *cobra.Command, out, dest string, force bool, m migrateImageFlags) error {
+// serve cache built by the same olmcat, and writes it to dest: build's --server olmcat image of
+// one platform, written as a single image rather than an index.
+func writeServerImage(cmd *cobra.Command, out, dest string, force bool, m migrateImageFlags, stamp time.Time) error {
 	ctx := cmd.Context()
-	binary := m.serverBinary
-	if binary == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find this olmcat's binary for the image: %w (give --server-binary)", err)
-		}
-		binary = self
-	}
 	platform, err := v1.ParsePlatform(m.images.Platform)
 	if err != nil || platform.OS != "linux" {
 		return usageError{fmt.Errorf("--platform %q: an olmcat server image is linux/ARCH", m.images.Platform)}
@@ -105,21 +105,12 @@ func writeServerImage(cmd *cobra.Command, out, dest string, force bool, m migrat
 		return err
 	}
 	defer remove()
-	catalog, err := source.Open(ctx, out, source.Options{})
-	if err != nil {
-		return err
-	}
-	backend, err := catalog.Backend(ctx, source.BackendOptions{CacheDir: cache})
-	if err == nil {
-		err = backend.Close()
-	}
-	catalog.Close()
-	if err != nil {
+	if err := writeOlmcatCache(ctx, out, cache); err != nil {
 		return fmt.Errorf("build the serve cache for the image: %w", err)
 	}
-	img, err := indeximage.BuildServerImage(out, indeximage.ServerImageOptions{Binary: binary, Platform: *platform, CacheDir: cache})
+	img, err := olmcatImageFromScratch(out, cache, m.serverBinary, *platform, stamp)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	digest, err := indeximage.WriteImage(ctx, img, dest, force, *m.images)
 	if err != nil {

@@ -52,6 +52,8 @@ const (
 	readmeBundleImage = "ns/operator-000-bundle:v1.0.4"
 	// readmeCatalogImage is the catalog image generate kube reads: fixtures/catalog served by olmcat.
 	readmeCatalogImage = "me/catalog:v1"
+	// readmeOPMBase is the opm base image build builds on: a fake multi-arch opm image.
+	readmeOPMBase = "operator-framework/opm:v1.50.0"
 )
 
 // readmeExample is one `olmcat ...` line of a sh block of the README.
@@ -328,6 +330,9 @@ func readmeSandbox(t *testing.T) (dir string, git bool) {
 	mustRun(t, "migrate", at("index.db"), at("templates"), "--to", "semver-template")
 	// fbc-layout: the FBC index image of the catalog as an OCI layout (the README pushes it).
 	copyDir(t, strings.TrimPrefix(imagetest.OCILayout(t, imagetest.FBCImage(t, at("catalog"))), "oci-layout:"), at("fbc-layout"))
+	// olmcat-base: an olmcat base index for four platforms, as make image writes it (build uses it).
+	copyDir(t, strings.TrimPrefix(imagetest.OCILayoutIndex(t, imagetest.BaseIndex(t, "bin/olmcat", []string{"/bin/olmcat"},
+		[]string{"serve", "/configs", "--cache-dir=/tmp/cache"}, "linux/amd64", "linux/arm64", "linux/ppc64le", "linux/s390x")), "oci-layout:"), at("olmcat-base"))
 	mid := filepath.Join(t.TempDir(), "mid")
 	mustRun(t, "add", at("old"), at("bundle-dir"), "--image", "quay.io/ns/operator-000-bundle:v1.0.4", "--output-dir", mid)
 	mustRun(t, "rm", mid, "operator-001.v1.0.3", "--output-dir", at("new"))
@@ -392,6 +397,9 @@ func readmeRegistryHost(t *testing.T) string {
 	imagetest.Push(t, host+"/"+readmeBundleImage, imagetest.BundleImage(t, "testdata/readme/bundle-dir"))
 	// generate kube reads what serves its image: an olmcat catalog image.
 	imagetest.Push(t, host+"/"+readmeCatalogImage, olmcatImage(t))
+	// build's base: opm's image for four platforms (its entrypoint /bin/opm).
+	imagetest.PushIndex(t, host+"/"+readmeOPMBase, imagetest.BaseIndex(t, "bin/opm", []string{"/bin/opm"}, []string{"--help"},
+		"linux/amd64", "linux/arm64", "linux/ppc64le", "linux/s390x"))
 	return host
 }
 
@@ -428,7 +436,7 @@ type readmeRun struct {
 var (
 	pathFlags   = map[string]bool{"report": true, "output-dir": true, "output-db": true, "cache-dir": true, "oci-layout": true, "labels": true, "plan": true, "save-plan": true, "ca-file": true, "termination-log": true, "config": true, "images": true}
 	outputFlags = map[string]bool{"report": true, "output-dir": true, "output-db": true, "oci-layout": true, "save-plan": true, "images": true}
-	refFlags    = map[string]bool{"diff": true, "to-image": true, "bundles-from": true}
+	refFlags    = map[string]bool{"diff": true, "to-image": true, "bundles-from": true, "base": true}
 	bareAddr    = regexp.MustCompile(`^(localhost|127\.0\.0\.1|\[::1\]):\d+$`)
 )
 

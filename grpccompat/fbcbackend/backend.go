@@ -35,6 +35,10 @@ type Options struct {
 	EnforceIntegrity bool
 	// Logger receives progress records; nil discards.
 	Logger *slog.Logger
+	// Reproducible writes the bodies in catalog order, converting one bundle at a time, so that
+	// the same catalog gives the same cache bytes (an image's cache layer, olmcat build); by
+	// default bundles are converted in parallel and stored as they come.
+	Reproducible bool
 }
 
 // Backend serves one catalog. It implements api.Backend and api.CustomSchemaLister.
@@ -148,7 +152,7 @@ func Open(ctx context.Context, in Input, o Options) (*Backend, error) {
 	} else {
 		log.Info("cache must be (re)built", "dir", o.CacheDir, "reason", err.Error())
 	}
-	b, berr := buildAndOpen(ctx, in, o.CacheDir, digest, log)
+	b, berr := buildAndOpen(ctx, in, o.CacheDir, digest, log, o.Reproducible)
 	if berr != nil {
 		var invalid *InvalidCatalogError
 		if errors.As(berr, &invalid) || errors.Is(berr, context.Canceled) {
@@ -216,7 +220,7 @@ func openTemp(ctx context.Context, in Input, log *slog.Logger) (*Backend, error)
 	if err != nil {
 		return fail(fmt.Errorf("create temporary cache: %v", err))
 	}
-	ix, err := buildIndex(ctx, in, w)
+	ix, err := buildIndex(ctx, in, w, false)
 	if err != nil {
 		w.abort()
 		return fail(err)
@@ -235,13 +239,13 @@ func openTemp(ctx context.Context, in Input, log *slog.Logger) (*Backend, error)
 }
 
 // buildAndOpen builds the cache of the catalog with the given digest in dir and opens it.
-func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.Logger) (*Backend, error) {
+func buildAndOpen(ctx context.Context, in Input, dir, digest string, log *slog.Logger, reproducible bool) (*Backend, error) {
 	start := time.Now()
 	w, err := newCacheWriter(dir)
 	if err != nil {
 		return nil, fmt.Errorf("create cache: %w", err)
 	}
-	ix, err := buildIndex(ctx, in, w.store)
+	ix, err := buildIndex(ctx, in, w.store, reproducible)
 	if err != nil {
 		w.abort()
 		return nil, err

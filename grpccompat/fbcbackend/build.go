@@ -58,17 +58,22 @@ func (b *builder) problem(loc fbc.Location, format string, args ...any) {
 	b.mu.Unlock()
 }
 
-// buildIndex reads the catalog, writing bodies to the store.
-func buildIndex(ctx context.Context, in Input, store *storeWriter) (*index, error) {
+// buildIndex reads the catalog, writing bodies to the store: in catalog order when reproducible
+// (one conversion worker), else as the workers finish them.
+func buildIndex(ctx context.Context, in Input, store *storeWriter, reproducible bool) (*index, error) {
 	b := &builder{
 		store: store, validator: model.NewValidator(model.Options{}),
 		bundles: map[[2]string]*bundleIndex{}, packages: map[string]*pkgIndex{}, metaByKey: map[[2]string]*metaGroup{},
 	}
 	gc := boostGC()
 	defer gc.end()
-	jobs := make(chan fbc.Blob, 2*runtime.GOMAXPROCS(0))
+	workers := runtime.GOMAXPROCS(0)
+	if reproducible {
+		workers = 1
+	}
+	jobs := make(chan fbc.Blob, 2*workers)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

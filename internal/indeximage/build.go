@@ -31,6 +31,9 @@ type BuildOptions struct {
 	// Created stamps the config and the new history entries; zero means the base image's own
 	// created time, so that the result depends on the inputs only.
 	Created time.Time
+	// LayerTime is the modification time of every entry of the new layers (SOURCE_DATE_EPOCH);
+	// zero means the Unix epoch.
+	LayerTime time.Time
 	// OPMBinary runs `serve`; "" means the base image's entrypoint when it is an opm binary,
 	// else /bin/opm.
 	OPMBinary string
@@ -69,7 +72,7 @@ func (b *builder) layer(hostDir, imagePath string, whiteouts []string, mt types.
 	if l, ok := b.layers[key]; ok {
 		return l, nil
 	}
-	l, err := newDirLayer(hostDir, imagePath, whiteouts, mt)
+	l, err := newDirLayer(hostDir, imagePath, whiteouts, mt, b.opts.LayerTime)
 	if err != nil {
 		return nil, err
 	}

@@ -31,12 +31,13 @@ type dirLayer struct {
 	imagePath string   // "configs", "tmp/cache"
 	whiteouts []string // image paths to hide from lower layers, e.g. "database"
 	mediaType types.MediaType
+	modTime   time.Time // every entry's modification time: zeroTime unless SOURCE_DATE_EPOCH says
 
 	digest, diffID v1.Hash
 	size           int64
 }
 
-func newDirLayer(hostDir, imagePath string, whiteouts []string, mt types.MediaType) (*dirLayer, error) {
+func newDirLayer(hostDir, imagePath string, whiteouts []string, mt types.MediaType, modTime time.Time) (*dirLayer, error) {
 	fi, err := os.Stat(hostDir)
 	if err != nil {
 		return nil, fmt.Errorf("layer content: %w", err)
@@ -44,7 +45,10 @@ func newDirLayer(hostDir, imagePath string, whiteouts []string, mt types.MediaTy
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("layer content %s is not a directory", hostDir)
 	}
-	l := &dirLayer{hostDir: hostDir, imagePath: strings.Trim(path.Clean("/"+imagePath), "/"), whiteouts: whiteouts, mediaType: mt}
+	l := &dirLayer{hostDir: hostDir, imagePath: strings.Trim(path.Clean("/"+imagePath), "/"), whiteouts: whiteouts, mediaType: mt, modTime: modTime.UTC()}
+	if modTime.IsZero() {
+		l.modTime = zeroTime
+	}
 	if l.imagePath == "" {
 		return nil, fmt.Errorf("image path %q for %s is the filesystem root", imagePath, hostDir)
 	}
@@ -106,14 +110,14 @@ func (l *dirLayer) writeTar(w io.Writer) error {
 	tw := tar.NewWriter(w)
 	for _, wh := range l.whiteouts {
 		name := path.Join(parentOf(wh), ".wh."+path.Base(wh))
-		if err := tw.WriteHeader(normalizedHeader(tar.TypeReg, name, 0)); err != nil {
+		if err := tw.WriteHeader(l.header(tar.TypeReg, name, 0)); err != nil {
 			return err
 		}
 	}
 	// Parent directories of the image path, then the tree in lexical order (WalkDir's order).
 	parts := strings.Split(l.imagePath, "/")
 	for i := 1; i < len(parts); i++ {
-		if err := tw.WriteHeader(normalizedHeader(tar.TypeDir, strings.Join(parts[:i], "/")+"/", 0)); err != nil {
+		if err := tw.WriteHeader(l.header(tar.TypeDir, strings.Join(parts[:i], "/")+"/", 0)); err != nil {
 			return err
 		}
 	}
@@ -128,11 +132,11 @@ func (l *dirLayer) writeTar(w io.Writer) error {
 		name := path.Join(l.imagePath, filepath.ToSlash(rel))
 		switch {
 		case d.IsDir():
-			return tw.WriteHeader(normalizedHeader(tar.TypeDir, name+"/", 0))
+			return tw.WriteHeader(l.header(tar.TypeDir, name+"/", 0))
 		case d.Type()&fs.ModeSymlink != 0:
 			return l.writeSymlink(tw, p, name)
 		case d.Type().IsRegular():
-			return writeRegular(tw, p, name)
+			return l.writeRegular(tw, p, name)
 		}
 		return fmt.Errorf("%s: only regular files, directories and symlinks can go into an image layer (found %s)", p, d.Type())
 	})
@@ -151,12 +155,12 @@ func (l *dirLayer) writeSymlink(tw *tar.Writer, hostPath, name string) error {
 	if path.IsAbs(target) || (resolved != l.imagePath && !strings.HasPrefix(resolved, l.imagePath+"/")) {
 		return fmt.Errorf("%s: symlink to %q leaves the directory; copy the file instead", hostPath, target)
 	}
-	h := normalizedHeader(tar.TypeSymlink, name, 0)
+	h := l.header(tar.TypeSymlink, name, 0)
 	h.Linkname = filepath.ToSlash(target)
 	return tw.WriteHeader(h)
 }
 
-func writeRegular(tw *tar.Writer, hostPath, name string) error {
+func (l *dirLayer) writeRegular(tw *tar.Writer, hostPath, name string) error {
 	f, err := os.Open(hostPath)
 	if err != nil {
 		return err
@@ -166,7 +170,7 @@ func writeRegular(tw *tar.Writer, hostPath, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(normalizedHeader(tar.TypeReg, name, fi.Size())); err != nil {
+	if err := tw.WriteHeader(l.header(tar.TypeReg, name, fi.Size())); err != nil {
 		return err
 	}
 	if _, err := io.Copy(tw, f); err != nil {
@@ -183,4 +187,11 @@ func normalizedHeader(typ byte, name string, size int64) *tar.Header {
 		mode = 0o777
 	}
 	return &tar.Header{Typeflag: typ, Name: name, Size: size, Mode: mode, ModTime: zeroTime, Format: tar.FormatPAX}
+}
+
+// header is normalizedHeader at the layer's modification time.
+func (l *dirLayer) header(typ byte, name string, size int64) *tar.Header {
+	h := normalizedHeader(typ, name, size)
+	h.ModTime = l.modTime
+	return h
 }

@@ -37,7 +37,10 @@ type ServerImageOptions struct {
 	// at /tmp/cache; "" serves without one.
 	CacheDir string
 	// Created stamps the image; zero keeps the Unix epoch, so the same inputs give the same digest.
-	Created     time.Time
+	Created time.Time
+	// LayerTime is the modification time of every entry of the layers (SOURCE_DATE_EPOCH); zero
+	// means the Unix epoch.
+	LayerTime   time.Time
 	ExtraLabels map[string]string
 }
 
@@ -48,14 +51,14 @@ func BuildServerImage(configsDir string, o ServerImageOptions) (v1.Image, error)
 	if err := checkStaticLinux(o.Binary, o.Platform); err != nil {
 		return nil, err
 	}
-	base, err := serverLayer(o.Binary)
+	base, err := serverLayer(o.Binary, o.LayerTime)
 	if err != nil {
 		return nil, err
 	}
 	stamp := v1.Time{Time: o.Created.UTC()}
 	adds := []mutate.Addendum{{Layer: base, MediaType: types.OCILayer,
 		History: v1.History{Created: stamp, CreatedBy: "olmcat: ADD olmcat " + ServerBinaryPath, Comment: "catalog server"}}}
-	configs, err := newDirLayer(configsDir, DefaultConfigsPath, nil, types.OCILayer)
+	configs, err := newDirLayer(configsDir, DefaultConfigsPath, nil, types.OCILayer, o.LayerTime)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +66,7 @@ func BuildServerImage(configsDir string, o ServerImageOptions) (v1.Image, error)
 		History: v1.History{Created: stamp, CreatedBy: "olmcat: ADD catalog " + DefaultConfigsPath, Comment: "File-Based Catalog"}})
 	cmd := []string{"serve", DefaultConfigsPath}
 	if o.CacheDir != "" {
-		cache, err := newDirLayer(o.CacheDir, DefaultCachePath, nil, types.OCILayer)
+		cache, err := newDirLayer(o.CacheDir, DefaultCachePath, nil, types.OCILayer, o.LayerTime)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +94,7 @@ func BuildServerImage(configsDir string, o ServerImageOptions) (v1.Image, error)
 }
 
 // serverLayer holds /bin/olmcat, the probe link and /tmp.
-func serverLayer(binary string) (v1.Layer, error) {
+func serverLayer(binary string, modTime time.Time) (v1.Layer, error) {
 	data, err := os.ReadFile(binary)
 	if err != nil {
 		return nil, fmt.Errorf("olmcat binary for the image: %w", err)
@@ -99,6 +102,9 @@ func serverLayer(binary string) (v1.Layer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	epoch := time.Unix(0, 0)
+	if !modTime.IsZero() {
+		epoch = modTime.UTC()
+	}
 	for _, h := range []*tar.Header{
 		{Typeflag: tar.TypeDir, Name: "bin/", Mode: 0o755, ModTime: epoch},
 		{Typeflag: tar.TypeReg, Name: "bin/olmcat", Mode: 0o755, Size: int64(len(data)), ModTime: epoch},

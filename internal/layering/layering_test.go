@@ -24,7 +24,7 @@ var layers = []struct {
 		"internal/atomicout", "internal/outpath", "internal/bytepool", "internal/filetree", "internal/scratch", "internal/plural", "internal/spool",
 		"internal/jsonscan", "internal/textsafe", "internal/nofollow", "internal/imageref", "internal/progress"}},
 	{"codecs", []string{"sqlite", "sqlite/tofbc", "internal/indeximage", "fbc/bundledir", "fbc/unpack", "fbc/template",
-		"grpccompat/fbcbackend", "fbc/resolve"}},
+		"grpccompat/fbcbackend", "grpccompat/opmcache", "fbc/resolve"}},
 	{"source", []string{"internal/source", "internal/bundlefetch"}},
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops", "fbc/filter",
 		"fbc/inplace", "grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},

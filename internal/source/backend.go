@@ -19,6 +19,9 @@ type BackendOptions struct {
 	// EnforceCache serves an FBC only from an intact cache built from it (fbcbackend.Options).
 	EnforceCache bool
 	Logger       *slog.Logger
+	// Reproducible builds an FBC's cache in catalog order: the same catalog, the same bytes
+	// (fbcbackend.Options.Reproducible).
+	Reproducible bool
 	// Tee, for an FBC, sees every blob the backend reads, before the backend does, so that another
 	// index can be built from the very same walk. It is not called when the backend loads from
 	// a cache or serves an index.db: then nothing is walked.
@@ -36,7 +39,7 @@ func (s *Source) Backend(ctx context.Context, o BackendOptions) (api.Backend, er
 		}
 		return q, nil
 	}
-	b, err := fbcbackend.Open(ctx, s.backendInput(o.Tee), fbcbackend.Options{CacheDir: o.CacheDir, EnforceIntegrity: o.EnforceCache, Logger: o.Logger})
+	b, err := fbcbackend.Open(ctx, s.backendInput(o.Tee), fbcbackend.Options{CacheDir: o.CacheDir, EnforceIntegrity: o.EnforceCache, Logger: o.Logger, Reproducible: o.Reproducible})
 	if err != nil {
 		return nil, classifyWalk(s.ref.Raw, err)
 	}
