@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -255,6 +258,9 @@ type buildPlan struct {
 // openBase reads the base, tells its kind from its entrypoint, and picks the platforms asked.
 func (p *buildPlan) openBase(cmd *cobra.Command, ref string, b buildFlags, all bool, asked []v1.Platform) error {
 	base, err := indeximage.OpenBase(cmd.Context(), ref, b.in.images)
+	if err != nil && b.base == "" {
+		return usageError{fmt.Errorf("the default base %s (opm's image, as 'opm generate dockerfile' uses it): %w; give --base, a multi-arch opm or olmcat image you can reach (a registry reference or oci-layout:DIR)", ref, err)}
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("--base %s: %w", ref, err)}
 	}
@@ -267,14 +273,17 @@ func (p *buildPlan) openBase(cmd *cobra.Command, ref string, b buildFlags, all b
 	}
 	p.base = base
 	for _, want := range asked {
-		img, err := base.Image(want)
+		pi, err := base.Image(want)
 		if err != nil {
 			return usageError{fmt.Errorf("--base %s: %w", ref, err)}
 		}
-		if img == nil {
+		if pi == nil {
 			return usageError{fmt.Errorf("--base %s has no %s image; its platforms: %s", ref, want.String(), indeximage.PlatformNames(have))}
 		}
-		cf, err := img.ConfigFile()
+		if slices.ContainsFunc(p.platforms, func(q indeximage.PlatformImage) bool { return q.Platform.String() == pi.Platform.String() }) {
+			return usageError{fmt.Errorf("--platform names the base's %s twice", pi.Platform.String())}
+		}
+		cf, err := pi.Image.ConfigFile()
 		if err != nil {
 			return usageError{fmt.Errorf("--base %s: the %s image's config: %w", ref, want.String(), err)}
 		}
@@ -287,7 +296,7 @@ func (p *buildPlan) openBase(cmd *cobra.Command, ref string, b buildFlags, all b
 			return usageError{fmt.Errorf("--base %s: its images do not run the same server (%s in one, %s in %s): build on a base whose every platform runs one server", ref, p.binary, binary, want.String())}
 		}
 		p.server, p.binary = server, binary
-		p.platforms = append(p.platforms, indeximage.PlatformImage{Platform: want, Image: img})
+		p.platforms = append(p.platforms, *pi)
 	}
 	if b.server != "" && b.server != p.server {
 		return usageError{fmt.Errorf("--server %s, but --base %s is %s's base (its entrypoint is %s): drop --server, or give a base that runs %s", b.server, ref, p.server, p.binary, b.server)}
@@ -343,7 +352,16 @@ func (p *buildPlan) build(cmd *cobra.Command, configs string) (builtImage, error
 	defer remove()
 	activeProgress(cmd).Phase("building the serve cache")
 	if p.server == "opm" {
-		err = writeOPMCache(ctx, configs, cache)
+		// opm verifies its cache against a digest of /configs and the cache, permission bits
+		// included: the catalog it is computed over must have the modes the layer gives it.
+		var done func()
+		if configs, done, err = normalizedConfigs(configs); err != nil {
+			return builtImage{}, err
+		}
+		defer done()
+		if err = os.Chmod(cache, 0o750); err == nil { // as opm makes its cache directory
+			err = writeOPMCache(ctx, configs, cache)
+		}
 	} else {
 		err = writeOlmcatCache(ctx, configs, cache)
 	}
@@ -359,7 +377,7 @@ func (p *buildPlan) build(cmd *cobra.Command, configs string) (builtImage, error
 		}
 		idx = indeximage.SinglePlatformIndex(img, *p.scratch)
 	} else {
-		opts := indeximage.BuildOptions{CacheDir: cache, Created: p.stamp, LayerTime: p.stamp, OPMBinary: p.binary}
+		opts := indeximage.BuildOptions{CacheDir: cache, Created: p.stamp, LayerTime: p.stamp, OPMBinary: p.binary, CacheAsRun: p.server == "opm"}
 		if idx, err = indeximage.BuildCatalogIndex(p.platforms, configs, opts, p.base.IndexType()); err != nil {
 			return builtImage{}, fmt.Errorf("build on --base %s: %w", p.base.Ref, err)
 		}
@@ -453,4 +471,66 @@ func olmcatImageFromScratch(configs, cache, binary string, platform v1.Platform,
 		return nil, usageError{err}
 	}
 	return img, nil
+}
+
+// normalizedConfigs is a copy of the catalog directory configs whose directories are 0755 and
+// files 0644, the modes its image layer gives them, symbolic links kept as they are: opm's cache
+// digest is computed over it, and must be what opm computes over /configs in the image.
+func normalizedConfigs(configs string) (string, func(), error) {
+	dir, remove, err := scratch.MkdirTemp("", "olmcat-build-configs-")
+	if err != nil {
+		return "", nil, err
+	}
+	out := filepath.Join(dir, "configs")
+	err = filepath.WalkDir(configs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(configs, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(out, rel)
+		switch {
+		case d.IsDir():
+			if err := os.Mkdir(target, 0o755); err != nil {
+				return err
+			}
+			return os.Chmod(target, 0o755) // whatever the umask
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.Type().IsRegular():
+			return copyFileMode(p, target, 0o644)
+		}
+		return fmt.Errorf("%s: only regular files, directories and symlinks can go into an image layer (found %s)", p, d.Type())
+	})
+	if err != nil {
+		remove()
+		return "", nil, fmt.Errorf("copy the catalog %s for the image: %w", configs, err)
+	}
+	return out, func() { remove() }, nil
+}
+
+func copyFileMode(from, to string, mode os.FileMode) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(to, mode)
 }

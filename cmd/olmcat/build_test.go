@@ -33,7 +33,7 @@ func olmcatBase(t *testing.T, platforms ...string) string {
 // opmBase is a fake opm base index, as quay.io/operator-framework/opm is published (entrypoint
 // /bin/opm, no catalog labels).
 func opmBase(t *testing.T, platforms ...string) v1.ImageIndex {
-	return imagetest.BaseIndex(t, "bin/opm", []string{"/bin/opm"}, []string{"--help"}, platforms...)
+	return imagetest.BaseIndexUser(t, "1001", "bin/opm", []string{"/bin/opm"}, []string{"--help"}, platforms...)
 }
 
 // builtIndex reads the index of an OCI layout build wrote.
@@ -364,31 +364,127 @@ func TestBuildOnOPMBase(t *testing.T) {
 	}
 	checkBuiltIndex(t, idx, baseIdx, fourPlatforms, "/bin/opm")
 
-	want := t.TempDir()
-	if err := opmcache.Write(t.Context(), "../../fixtures/catalog", want, opmcache.Options{}); err != nil {
+	checkOPMCacheIntegrity(t, idx)
+
+	// A catalog whose files the umask left group-writable or private gives the same image: the
+	// digest is computed over the modes the layer gives them.
+	odd := filepath.Join(t.TempDir(), "catalog")
+	copyDir(t, "../../fixtures/catalog", odd)
+	if err := os.Chmod(filepath.Join(odd, "operator-000"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := idx.IndexManifest()
-	img, _ := idx.Image(m.Manifests[0].Digest)
-	layers, _ := img.Layers()
-	got := layerFiles(t, layers[2])
-	err := filepath.WalkDir(want, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	filepath.WalkDir(odd, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			err = os.Chmod(p, 0o664)
 		}
-		rel, _ := filepath.Rel(want, p)
-		fi, _ := d.Info()
-		h := got["tmp/cache/"+filepath.ToSlash(rel)]
-		if h == nil || h.Size != fi.Size() {
-			t.Errorf("the cache layer lacks opm's %s (%d bytes): %v", rel, fi.Size(), keys(got))
-		}
-		return nil
+		return err
 	})
-	if err != nil {
-		t.Fatal(err)
+	oddOut := filepath.Join(t.TempDir(), "image")
+	oddDigest := mustRun(t, "build", odd, "--to-image", "oci-layout:"+oddOut+":v1", "--base", baseRef, "--platform", "all")
+	checkOPMCacheIntegrity(t, builtIndex(t, oddOut))
+	if oddDigest != stdout {
+		t.Errorf("the same catalog with other modes: %s, was %s", oddDigest, stdout)
 	}
+
 	// --server opm agrees with the base; --server olmcat does not.
 	if code, _, stderr := runCLI(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+filepath.Join(t.TempDir(), "x"), "--base", baseRef, "--server", "olmcat"); code != 2 || !strings.Contains(stderr, "is opm's base") {
 		t.Errorf("--server olmcat on opm's base: exit %d, %s", code, stderr)
+	}
+}
+
+// --platform linux/arm64 finds the base's linux/arm64/v8 image, and the index records the
+// platform as the base does; naming it twice is refused.
+func TestBuildPlatformVariant(t *testing.T) {
+	base := olmcatBase(t, "linux/amd64", "linux/arm64/v8", "linux/arm/v7")
+	out := filepath.Join(t.TempDir(), "image")
+	mustRun(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+out, "--base", base, "--platform", "linux/arm64,linux/arm/v7")
+	m, err := builtIndex(t, out).IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range m.Manifests {
+		got = append(got, d.Platform.String())
+	}
+	if !slices.Equal(got, []string{"linux/arm64/v8", "linux/arm/v7"}) {
+		t.Errorf("index platforms %v, want the base's linux/arm64/v8 and linux/arm/v7", got)
+	}
+	code, _, stderr := runCLI(t, "build", "../../fixtures/catalog", "--to-image", "oci-layout:"+filepath.Join(t.TempDir(), "x"), "--base", base, "--platform", "linux/arm64,linux/arm64/v8")
+	if code != 2 || !strings.Contains(stderr, "names the base's linux/arm64/v8 twice") {
+		t.Errorf("the same platform twice: exit %d, %s", code, stderr)
+	}
+}
+
+// extractLayerModes writes a layer's directories and files under root with the permission bits
+// the layer gives them (no whiteouts, links or owners: build's layers hold none that matter here).
+func extractLayerModes(t *testing.T, l v1.Layer, root string) {
+	t.Helper()
+	rc, err := l.Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(root, filepath.FromSlash(h.Name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Chmod(p, os.FileMode(h.Mode).Perm()) // after its files are written
+		case tar.TypeReg:
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(f, tr); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if err := os.Chmod(p, os.FileMode(h.Mode).Perm()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// checkOPMCacheIntegrity checks what opm checks at start (--cache-enforce-integrity) in every
+// platform's image: the digest of /configs and /tmp/cache/cache as the image holds them,
+// permission bits included, is the one the cache records; and the cache belongs to the base's
+// USER (1001), as RUN opm serve --cache-only leaves it.
+func checkOPMCacheIntegrity(t *testing.T, idx v1.ImageIndex) {
+	t.Helper()
+	m, _ := idx.IndexManifest()
+	for _, d := range m.Manifests {
+		img, _ := idx.Image(d.Digest)
+		layers, _ := img.Layers()
+		root := t.TempDir()
+		for _, l := range layers[1:] {
+			extractLayerModes(t, l, root)
+		}
+		for name, h := range layerFiles(t, layers[2]) {
+			if strings.HasPrefix(name, "tmp/cache") && (h.Uid != 1001 || h.Gid != 0) {
+				t.Fatalf("%s: %s is owned by %d:%d, not the base's USER 1001", d.Platform, name, h.Uid, h.Gid)
+			}
+		}
+		recorded, err := os.ReadFile(filepath.Join(root, "tmp/cache/digest"))
+		if err != nil {
+			t.Fatalf("%s: %v", d.Platform, err)
+		}
+		got, err := opmcache.Digest(filepath.Join(root, "configs"), filepath.Join(root, "tmp/cache"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(recorded) {
+			t.Errorf("%s: opm would compute %s over the image's /configs and cache, the cache records %s: --cache-enforce-integrity would refuse it", d.Platform, got, recorded)
+		}
 	}
 }

@@ -22,6 +22,12 @@ import (
 // a buildx attestation manifest (unknown/unknown), which is no platform of the base.
 func BaseIndex(t testing.TB, binary string, entrypoint, cmd []string, platforms ...string) v1.ImageIndex {
 	t.Helper()
+	return BaseIndexUser(t, "", binary, entrypoint, cmd, platforms...)
+}
+
+// BaseIndexUser is BaseIndex whose images run as user (USER 1001, as opm's image does).
+func BaseIndexUser(t testing.TB, user, binary string, entrypoint, cmd []string, platforms ...string) v1.ImageIndex {
+	t.Helper()
 	var adds []mutate.IndexAddendum
 	for _, p := range platforms {
 		plat, err := v1.ParsePlatform(p)
@@ -41,6 +47,7 @@ func BaseIndex(t testing.TB, binary string, entrypoint, cmd []string, platforms 
 		cf.OS, cf.Architecture, cf.Variant = plat.OS, plat.Architecture, plat.Variant
 		cf.Config.Entrypoint, cf.Config.Cmd = entrypoint, cmd
 		cf.Config.Env = []string{"PATH=/bin"}
+		cf.Config.User = user
 		if img, err = mutate.ConfigFile(img, cf); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ type BuildOptions struct {
 	// Created stamps the config and the new history entries; zero means the base image's own
 	// created time, so that the result depends on the inputs only.
 	Created time.Time
+	// CacheAsRun makes the cache layer what a Dockerfile's `RUN opm serve --cache-only` leaves:
+	// its files keep the permission bits they were written with (opm's cache digest covers
+	// them) and belong to the user the base image runs as (its numeric USER, else root).
+	CacheAsRun bool
 	// LayerTime is the modification time of every entry of the new layers (SOURCE_DATE_EPOCH);
 	// zero means the Unix epoch.
 	LayerTime time.Time
@@ -67,12 +72,12 @@ func newBuilder(configsDir string, opts BuildOptions) *builder {
 		configsPath: cleanImagePath(opts.ConfigsPath, DefaultConfigsPath), cachePath: cleanImagePath(opts.CachePath, DefaultCachePath)}
 }
 
-func (b *builder) layer(hostDir, imagePath string, whiteouts []string, mt types.MediaType) (*dirLayer, error) {
-	key := strings.Join(append([]string{hostDir, imagePath, string(mt)}, whiteouts...), "\x00")
+func (b *builder) layer(hostDir, imagePath string, whiteouts []string, mt types.MediaType, own ownership) (*dirLayer, error) {
+	key := strings.Join(append([]string{hostDir, imagePath, string(mt), fmt.Sprint(own)}, whiteouts...), "\x00")
 	if l, ok := b.layers[key]; ok {
 		return l, nil
 	}
-	l, err := newDirLayer(hostDir, imagePath, whiteouts, mt, b.opts.LayerTime)
+	l, err := newOwnedDirLayer(hostDir, imagePath, whiteouts, mt, b.opts.LayerTime, own)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +121,7 @@ func (b *builder) image(base v1.Image) (v1.Image, error) {
 	if removed != "" {
 		whiteouts = []string{removed}
 	}
-	configsLayer, err := b.layer(b.configsDir, b.configsPath, whiteouts, layerType)
+	configsLayer, err := b.layer(b.configsDir, b.configsPath, whiteouts, layerType, ownership{})
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +129,12 @@ func (b *builder) image(base v1.Image) (v1.Image, error) {
 		History: v1.History{Created: stamp, CreatedBy: fmt.Sprintf("olmcat: ADD catalog /%s", b.configsPath), Comment: "File-Based Catalog"}})
 	cmd := []string{"serve", "/" + b.configsPath}
 	if b.opts.CacheDir != "" {
-		cacheLayer, err := b.layer(b.opts.CacheDir, b.cachePath, nil, layerType)
+		own := ownership{}
+		if b.opts.CacheAsRun {
+			own = ownership{keepModes: true}
+			own.uid, own.gid = numericUser(cf.Config.User)
+		}
+		cacheLayer, err := b.layer(b.opts.CacheDir, b.cachePath, nil, layerType, own)
 		if err != nil {
 			return nil, err
 		}
@@ -193,4 +203,18 @@ func opmBinary(explicit string, entrypoint []string) string {
 		return entrypoint[0]
 	}
 	return defaultOPMBinary
+}
+
+// numericUser is the uid and gid of an image's USER when they are numbers ("1001", "1001:0");
+// a name (which only the image's /etc/passwd knows) or nothing is root.
+func numericUser(user string) (uid, gid int) {
+	u, g, _ := strings.Cut(user, ":")
+	uid, err := strconv.Atoi(u)
+	if err != nil || uid < 0 {
+		return 0, 0
+	}
+	if gid, err = strconv.Atoi(g); err != nil || gid < 0 {
+		gid = 0
+	}
+	return uid, gid
 }

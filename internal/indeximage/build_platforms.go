@@ -162,8 +162,9 @@ func PlatformNames(ps []v1.Platform) string {
 }
 
 // Image is the base's image for p: the entry of the same OS and architecture, and of the same
-// variant when p names one; nil when the base has none.
-func (b *Base) Image(p v1.Platform) (v1.Image, error) {
+// variant when p names one (linux/arm64 finds linux/arm64/v8), with the platform the base records
+// for it; nil when the base has none.
+func (b *Base) Image(p v1.Platform) (*PlatformImage, error) {
 	if b.index == nil {
 		ps, err := b.Platforms()
 		if err != nil {
@@ -172,7 +173,7 @@ func (b *Base) Image(p v1.Platform) (v1.Image, error) {
 		if !platformMatches(ps[0], p) {
 			return nil, nil
 		}
-		return b.image, nil
+		return &PlatformImage{Platform: ps[0], Image: b.image}, nil
 	}
 	for _, d := range b.entries {
 		if platformMatches(*d.Platform, p) {
@@ -184,7 +185,7 @@ func (b *Base) Image(p v1.Platform) (v1.Image, error) {
 			if err := checkManifest(r); err != nil {
 				return nil, err
 			}
-			return img, nil
+			return &PlatformImage{Platform: *d.Platform, Image: img}, nil
 		}
 	}
 	return nil, nil

@@ -32,12 +32,25 @@ type dirLayer struct {
 	whiteouts []string // image paths to hide from lower layers, e.g. "database"
 	mediaType types.MediaType
 	modTime   time.Time // every entry's modification time: zeroTime unless SOURCE_DATE_EPOCH says
+	own       ownership // of the tree's entries (not of the image path's parents)
 
 	digest, diffID v1.Hash
 	size           int64
 }
 
+// ownership says who owns a layer's files and with what permissions: root and 0755/0644 by
+// default; opm's serve cache keeps the permission bits it was written with (opm verifies the cache
+// with them) and belongs to the user the base image runs as, as a Dockerfile's RUN leaves it.
+type ownership struct {
+	keepModes bool
+	uid, gid  int
+}
+
 func newDirLayer(hostDir, imagePath string, whiteouts []string, mt types.MediaType, modTime time.Time) (*dirLayer, error) {
+	return newOwnedDirLayer(hostDir, imagePath, whiteouts, mt, modTime, ownership{})
+}
+
+func newOwnedDirLayer(hostDir, imagePath string, whiteouts []string, mt types.MediaType, modTime time.Time, own ownership) (*dirLayer, error) {
 	fi, err := os.Stat(hostDir)
 	if err != nil {
 		return nil, fmt.Errorf("layer content: %w", err)
@@ -45,7 +58,7 @@ func newDirLayer(hostDir, imagePath string, whiteouts []string, mt types.MediaTy
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("layer content %s is not a directory", hostDir)
 	}
-	l := &dirLayer{hostDir: hostDir, imagePath: strings.Trim(path.Clean("/"+imagePath), "/"), whiteouts: whiteouts, mediaType: mt, modTime: modTime.UTC()}
+	l := &dirLayer{hostDir: hostDir, imagePath: strings.Trim(path.Clean("/"+imagePath), "/"), whiteouts: whiteouts, mediaType: mt, modTime: modTime.UTC(), own: own}
 	if modTime.IsZero() {
 		l.modTime = zeroTime
 	}
@@ -117,7 +130,11 @@ func (l *dirLayer) writeTar(w io.Writer) error {
 	// Parent directories of the image path, then the tree in lexical order (WalkDir's order).
 	parts := strings.Split(l.imagePath, "/")
 	for i := 1; i < len(parts); i++ {
-		if err := tw.WriteHeader(l.header(tar.TypeDir, strings.Join(parts[:i], "/")+"/", 0)); err != nil {
+		h := l.header(tar.TypeDir, strings.Join(parts[:i], "/")+"/", 0)
+		if h.Name == "tmp/" {
+			h.Mode = 0o1777 // /tmp stays writable by everyone, as in every base
+		}
+		if err := tw.WriteHeader(h); err != nil {
 			return err
 		}
 	}
@@ -132,7 +149,11 @@ func (l *dirLayer) writeTar(w io.Writer) error {
 		name := path.Join(l.imagePath, filepath.ToSlash(rel))
 		switch {
 		case d.IsDir():
-			return tw.WriteHeader(l.header(tar.TypeDir, name+"/", 0))
+			h := l.header(tar.TypeDir, name+"/", 0)
+			if err := l.owned(h, d.Info); err != nil {
+				return err
+			}
+			return tw.WriteHeader(h)
 		case d.Type()&fs.ModeSymlink != 0:
 			return l.writeSymlink(tw, p, name)
 		case d.Type().IsRegular():
@@ -170,7 +191,11 @@ func (l *dirLayer) writeRegular(tw *tar.Writer, hostPath, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(l.header(tar.TypeReg, name, fi.Size())); err != nil {
+	h := l.header(tar.TypeReg, name, fi.Size())
+	if err := l.owned(h, f.Stat); err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(h); err != nil {
 		return err
 	}
 	if _, err := io.Copy(tw, f); err != nil {
@@ -194,4 +219,18 @@ func (l *dirLayer) header(typ byte, name string, size int64) *tar.Header {
 	h := normalizedHeader(typ, name, size)
 	h.ModTime = l.modTime
 	return h
+}
+
+// owned applies the layer's ownership to the header of a tree entry.
+func (l *dirLayer) owned(h *tar.Header, info func() (fs.FileInfo, error)) error {
+	h.Uid, h.Gid = l.own.uid, l.own.gid
+	if !l.own.keepModes {
+		return nil
+	}
+	fi, err := info()
+	if err != nil {
+		return err
+	}
+	h.Mode = int64(fi.Mode().Perm())
+	return nil
 }

@@ -29,7 +29,7 @@ var layers = []struct {
 	{"features", []string{"convert", "diff", "diff/input", "diff/picture", "diff/report", "fbc/ops", "fbc/filter",
 		"fbc/inplace", "grpccompat", "grpccompat/compat", "grpccompat/httpapi", "grpccompat/serve", "grpccompat/replay", "grpccompat/backendtest"}},
 	{"command", []string{"cmd/olmcat"}},
-	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/gencatalog", "fixtures/serveready", "fixtures/procstat", "fixtures/hostile", "fixtures/e2e",
+	{"test and benchmark support", []string{"fixtures", "fixtures/generate", "fixtures/benchrun", "fixtures/benchtable", "fixtures/fakebase", "fixtures/gencatalog", "fixtures/serveready", "fixtures/procstat", "fixtures/hostile", "fixtures/e2e",
 		"internal/imagetest", "internal/readonlytest", "internal/templatetest", "internal/certtest"}},
 }
 
