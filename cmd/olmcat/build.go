@@ -166,8 +166,21 @@ func runBuild(cmd *cobra.Command, ref string, b buildFlags) error {
 	}
 
 	prog.Phase("reading")
-	b.in.images.Platform = indeximage.DefaultPlatform // the catalog is the same on every platform
+	// A catalog image is the same catalog on every platform: read the first one built.
+	switch {
+	case len(plan.platforms) > 0:
+		b.in.images.Platform = plan.platforms[0].Platform.String()
+	case len(asked) > 0:
+		b.in.images.Platform = asked[0].String()
+	}
 	src, err := b.in.open(cmd, ref)
+	if err != nil && indeximage.IsImageRef(ref) && b.in.images.Platform != indeximage.DefaultPlatform {
+		// A catalog image without that platform: its linux/amd64 image holds the same catalog.
+		b.in.images.Platform = indeximage.DefaultPlatform
+		if again, aerr := b.in.open(cmd, ref); aerr == nil {
+			src, err = again, nil
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -377,7 +390,12 @@ func (p *buildPlan) build(cmd *cobra.Command, configs string) (builtImage, error
 		}
 		idx = indeximage.SinglePlatformIndex(img, *p.scratch)
 	} else {
-		opts := indeximage.BuildOptions{CacheDir: cache, Created: p.stamp, LayerTime: p.stamp, OPMBinary: p.binary, CacheAsRun: p.server == "opm"}
+		spool, removeSpool, err := scratch.MkdirTemp("", "olmcat-build-layers-")
+		if err != nil {
+			return builtImage{}, err
+		}
+		defer removeSpool()
+		opts := indeximage.BuildOptions{CacheDir: cache, Created: p.stamp, LayerTime: p.stamp, OPMBinary: p.binary, CacheAsRun: p.server == "opm", SpoolDir: spool}
 		if idx, err = indeximage.BuildCatalogIndex(p.platforms, configs, opts, p.base.IndexType()); err != nil {
 			return builtImage{}, fmt.Errorf("build on --base %s: %w", p.base.Ref, err)
 		}

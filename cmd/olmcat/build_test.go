@@ -14,9 +14,12 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/olmcat/olmcat/grpccompat/opmcache"
 	"github.com/olmcat/olmcat/internal/imagetest"
@@ -486,5 +489,20 @@ func checkOPMCacheIntegrity(t *testing.T, idx v1.ImageIndex) {
 		if got != string(recorded) {
 			t.Errorf("%s: opm would compute %s over the image's /configs and cache, the cache records %s: --cache-enforce-integrity would refuse it", d.Platform, got, recorded)
 		}
+	}
+}
+
+// A catalog image is read from the platform built, or from its linux/amd64 image when it has no
+// such platform (the catalog is the same in every one).
+func TestBuildFromCatalogImageOtherPlatform(t *testing.T) {
+	catalog := imagetest.FBCImage(t, "../../fixtures/catalog")
+	amd64Only := imagetest.OCILayoutIndex(t, mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex),
+		mutate.IndexAddendum{Add: catalog, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: "amd64"}}}))
+	base := olmcatBase(t, "linux/s390x")
+	out := filepath.Join(t.TempDir(), "image")
+	mustRun(t, "build", amd64Only, "--to-image", "oci-layout:"+out, "--base", base, "--platform", "linux/s390x")
+	m, _ := builtIndex(t, out).IndexManifest()
+	if len(m.Manifests) != 1 || m.Manifests[0].Platform.String() != "linux/s390x" {
+		t.Fatalf("index %+v", m.Manifests)
 	}
 }

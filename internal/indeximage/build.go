@@ -36,6 +36,10 @@ type BuildOptions struct {
 	// its files keep the permission bits they were written with (opm's cache digest covers
 	// them) and belong to the user the base image runs as (its numeric USER, else root).
 	CacheAsRun bool
+	// SpoolDir, if set, is where the new layers are kept compressed once their digest is
+	// computed, so that writing them does not compress them again (the caller removes it after
+	// the image is written); "" compresses them again on each read.
+	SpoolDir string
 	// LayerTime is the modification time of every entry of the new layers (SOURCE_DATE_EPOCH);
 	// zero means the Unix epoch.
 	LayerTime time.Time
@@ -77,6 +81,7 @@ func (b *builder) layer(hostDir, imagePath string, whiteouts []string, mt types.
 	if l, ok := b.layers[key]; ok {
 		return l, nil
 	}
+	own.spoolDir = b.opts.SpoolDir
 	l, err := newOwnedDirLayer(hostDir, imagePath, whiteouts, mt, b.opts.LayerTime, own)
 	if err != nil {
 		return nil, err

@@ -33,6 +33,7 @@ type dirLayer struct {
 	mediaType types.MediaType
 	modTime   time.Time // every entry's modification time: zeroTime unless SOURCE_DATE_EPOCH says
 	own       ownership // of the tree's entries (not of the image path's parents)
+	spool     string    // the compressed layer kept in a file, "" to compress it again on each read
 
 	digest, diffID v1.Hash
 	size           int64
@@ -44,6 +45,10 @@ type dirLayer struct {
 type ownership struct {
 	keepModes bool
 	uid, gid  int
+	// spoolDir, if set, keeps the compressed layer made for its digest in a file there, read
+	// back when the layer is written instead of compressing the directory again; the caller
+	// removes spoolDir once the image is written.
+	spoolDir string
 }
 
 func newDirLayer(hostDir, imagePath string, whiteouts []string, mt types.MediaType, modTime time.Time) (*dirLayer, error) {
@@ -67,13 +72,28 @@ func newOwnedDirLayer(hostDir, imagePath string, whiteouts []string, mt types.Me
 	}
 	// One pass computes both hashes: tar bytes -> diff ID hasher and gzip -> digest hasher.
 	compressed, uncompressed := sha256.New(), sha256.New()
-	counter := &countingWriter{w: compressed}
+	var sink io.Writer = compressed
+	var spool *os.File
+	if own.spoolDir != "" {
+		if spool, err = os.CreateTemp(own.spoolDir, "layer-*.tar.gz"); err != nil {
+			return nil, fmt.Errorf("layer of %s: %w", hostDir, err)
+		}
+		defer spool.Close()
+		sink = io.MultiWriter(compressed, spool)
+	}
+	counter := &countingWriter{w: sink}
 	gz, _ := gzip.NewWriterLevel(counter, layerCompression)
 	if err := l.writeTar(io.MultiWriter(uncompressed, gz)); err != nil {
 		return nil, err
 	}
 	if err := gz.Close(); err != nil {
 		return nil, err
+	}
+	if spool != nil {
+		if err := spool.Close(); err != nil {
+			return nil, fmt.Errorf("layer of %s: %w", hostDir, err)
+		}
+		l.spool = spool.Name()
 	}
 	l.digest = v1.Hash{Algorithm: "sha256", Hex: hex.EncodeToString(compressed.Sum(nil))}
 	l.diffID = v1.Hash{Algorithm: "sha256", Hex: hex.EncodeToString(uncompressed.Sum(nil))}
@@ -102,6 +122,9 @@ func (l *dirLayer) Uncompressed() (io.ReadCloser, error) {
 }
 
 func (l *dirLayer) Compressed() (io.ReadCloser, error) {
+	if l.spool != "" {
+		return os.Open(l.spool)
+	}
 	return l.pipe(func(w io.Writer) error {
 		gz, _ := gzip.NewWriterLevel(w, layerCompression)
 		if err := l.writeTar(gz); err != nil {
