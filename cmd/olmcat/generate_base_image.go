@@ -11,7 +11,7 @@ import (
 	"github.com/olmcat/olmcat/internal/plural"
 )
 
-const generateBaseImageLong = `Write olmcat's own multi-arch base image, the image catalog images served by olmcat build on
+const generateBaseImageLong = `Write olmcat's own multi-arch base image, on which catalog images served by olmcat are built
 (olmcat build --base), from static olmcat binaries, without a container daemon:
 
   olmcat generate base-image --binary linux/amd64=PATH --binary linux/arm64=PATH ... --to-image REF
@@ -26,9 +26,9 @@ image adds /configs and the serve cache.
 
 REF is a registry reference (pushed; credentials from the docker/podman config, as every image
 command) or oci-layout:DIR[:TAG] (a new directory; an existing non-empty one is replaced only with
---force). The images are stamped with $SOURCE_DATE_EPOCH, or the Unix epoch when it is unset, and
-every file in them with the epoch: the same binaries give the same digest. 'make image' builds the
-binaries for linux/amd64, arm64, ppc64le and s390x and runs this. The index is printed on stdout
+--force). The images and every file in them are stamped with $SOURCE_DATE_EPOCH, or the Unix epoch
+when it is unset: the same binaries give the same digest. 'make image' builds the binaries for
+linux/amd64, arm64, ppc64le and s390x and runs this. The index is printed on stdout
 as REF@sha256:...`
 
 func newGenerateBaseImageCmd() *cobra.Command {
@@ -82,9 +82,9 @@ func runGenerateBaseImage(cmd *cobra.Command, specs, labelPairs []string, dest s
 	if err != nil {
 		return usageError{fmt.Errorf("--extra-labels: %w", err)}
 	}
-	created, err := indeximage.SourceDateEpoch()
+	created, err := sourceDateEpoch()
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	idx, err := indeximage.BuildServerBaseIndex(indeximage.ServerBaseOptions{Binaries: bins, Created: created, Labels: labels})
 	if err != nil {

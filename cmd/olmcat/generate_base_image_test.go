@@ -194,6 +194,11 @@ func TestGenerateBaseImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for name, e := range entries {
+			if !e.modTime.Equal(time.Unix(epoch, 0)) {
+				t.Errorf("%s: %s is stamped %s, want SOURCE_DATE_EPOCH %d", arch, name, e.modTime, epoch)
+			}
+		}
 		if len(entries) != 4 {
 			t.Errorf("%s: the layer holds %d entries, want bin/, bin/olmcat, bin/grpc_health_probe and tmp/", arch, len(entries))
 		}

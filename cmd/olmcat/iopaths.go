@@ -23,7 +23,7 @@ import (
 // inputFlagNames are the flags whose value is a file or directory the command reads, or a
 // catalog reference (its local path is then the input).
 var inputFlagNames = []string{"config", "bundles-from", "server-binary", "plan", "ca-file", "http-tls-cert", "http-tls-key",
-	"labels", "database", "catalog", "diff", "binary", "base"}
+	"labels", "database", "catalog", "diff", "base", "binary"}
 
 // outputFlagNames are the flags whose value is a file or directory the command writes; --to-image
 // only when it names a local image (oci-layout:DIR, docker-archive:FILE).
@@ -68,11 +68,11 @@ func checkCommandPaths(cmd *cobra.Command, args []string) error {
 			if name == "bundles-from" || name == "catalog" || name == "diff" {
 				p = catalogPath(v)
 			}
-			if name == "binary" { // generate base-image: PLATFORM=PATH
-				_, p, _ = strings.Cut(v, "=")
-			}
 			if name == "base" { // build's base image: its local layout or archive, if any
 				p, _ = indeximage.LocalImagePath(v)
+			}
+			if name == "binary" { // generate base-image: PLATFORM=PATH
+				_, p, _ = strings.Cut(v, "=")
 			}
 			if p != "" && p != "-" {
 				ins = append(ins, ioPath{flag: "--" + name, shown: v, path: p})

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -121,8 +120,8 @@ func describeELF(h elf.FileHeader) string {
 type ServerBaseOptions struct {
 	// Binaries are the static olmcat binaries, one per platform.
 	Binaries []BaseBinary
-	// Created stamps every image (SOURCE_DATE_EPOCH); zero keeps the Unix epoch, so the same
-	// binaries give the same digest.
+	// Created stamps every image and every file of its layer (SOURCE_DATE_EPOCH); zero keeps the
+	// Unix epoch, so the same binaries give the same digest.
 	Created time.Time
 	Labels  map[string]string
 }
@@ -203,18 +202,4 @@ func serverBaseImage(b BaseBinary, o ServerBaseOptions) (v1.Image, error) {
 		}
 	}
 	return mutate.ConfigFile(img, cf)
-}
-
-// SourceDateEpoch is the time $SOURCE_DATE_EPOCH names (https://reproducible-builds.org/specs/source-date-epoch/),
-// zero when it is unset or empty.
-func SourceDateEpoch() (time.Time, error) {
-	s := os.Getenv("SOURCE_DATE_EPOCH")
-	if s == "" {
-		return time.Time{}, nil
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a number of seconds since 1970-01-01 UTC: unset it, or give e.g. $(git log -1 --format=%%ct)", s)
-	}
-	return time.Unix(n, 0).UTC(), nil
 }
