@@ -8,6 +8,7 @@ package diff
 import (
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"slices"
 )
 
 // SchemaVersion names the JSON form of a Report. It changes when a field changes meaning or goes away.
@@ -135,9 +136,10 @@ func CompareWith(oldSide, newSide *Side, opts Options) *Report {
 		v1Edges = append(v1Edges, ge...)
 	}
 	findings = append(findings, crdUpgradeFindings(oldIdx, newIdx, unchanged)...)
-	validateSides(oldIdx, newIdx, unchanged)
+	validateSides(oldIdx, newIdx, unchanged, opts.OLM)
 	oldIdx.problems, newIdx.problems = oldIdx.problems.KeepFor(opts.OLM), newIdx.problems.KeepFor(opts.OLM)
 	findings = append(findings, compareProblems(oldIdx.problems, newIdx.problems)...)
+	findings = keepGenerations(findings, opts.OLM)
 	sortFindings(findings)
 	_, byPackage := ByPackage(findings)
 	stats := make([]PackageStat, 0, len(pkgs))
@@ -167,4 +169,17 @@ func CompareWith(oldSide, newSide *Side, opts Options) *Report {
 		r.Summary.add(f.Severity)
 	}
 	return r
+}
+
+// keepGenerations leaves out the findings that hold only for a generation of OLM not asked (CRD
+// upgrade safety on OLM v1's edges with --olm v0, say); findings that do not depend on the
+// generation stay.
+func keepGenerations(findings []Finding, asked model.Generations) []Finding {
+	kept := findings[:0]
+	for _, f := range findings {
+		if len(f.OLM) == 0 || slices.ContainsFunc(f.OLM, asked.Includes) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }

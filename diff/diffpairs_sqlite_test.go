@@ -2,10 +2,12 @@ package diff_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/olmcat/olmcat/diff"
+	"github.com/olmcat/olmcat/fbc/model"
 )
 
 // The index.db revision pairs of ../shared/diffpairs/sqlite, each side converted the way olmcat
@@ -47,8 +49,23 @@ func TestDBPairCockroachPackageRename(t *testing.T) {
 		"breaking package-removed",
 		"info package-added",
 	)
-	if r.Findings[0].Package != "cockroach-operator" || r.Findings[1].Package != "cockroachdb-certified" {
+	// (beside these, both sides' one bundle is one OLM v1 does not install, being OwnNamespace
+	// only: problem-fixed under the old name, problem-introduced under the new one)
+	var catalog []diff.Finding
+	for _, f := range r.Findings {
+		if f.Category == diff.CategoryCatalog {
+			catalog = append(catalog, f)
+		}
+	}
+	if len(catalog) != 2 || catalog[0].Package != "cockroach-operator" || catalog[1].Package != "cockroachdb-certified" {
 		t.Errorf("packages: %+v", r.Findings)
+	}
+	introduced := slices.IndexFunc(r.Findings, func(f diff.Finding) bool {
+		return f.Kind == diff.ProblemIntroduced && f.Bundle == "cockroach-operator.v1.0.2" && f.Field == "v1-not-installable" &&
+			slices.Equal(f.OLM, []model.Generation{model.OLMv1})
+	})
+	if introduced < 0 {
+		t.Errorf("no v1-not-installable problem-introduced for the renamed package's bundle: %v", briefs(r))
 	}
 	for _, p := range r.Packages {
 		if p.Name == "cockroachdb-certified" && (p.Status != diff.StatusAdded || p.ChannelsAdded != 2 || p.BundlesAdded != 1) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/olmcat/olmcat/fbc"
 	"github.com/olmcat/olmcat/fbc/model"
+	"github.com/olmcat/olmcat/fbc/v1install"
 )
 
 // validateSides validates both sides package by package (no validation rule looks across packages).
@@ -16,7 +17,7 @@ import (
 // not hold the same number of blobs and entries (the comparison reads the first blob of a name, so
 // a duplicate added on the new side looks like no change): that saves validating most of a catalog
 // twice. Packages are validated on all CPUs at once.
-func validateSides(oldIdx, newIdx *index, unchanged map[string]bool) {
+func validateSides(oldIdx, newIdx *index, unchanged map[string]bool, gens model.Generations) {
 	oldParts, newParts := splitByPackage(oldIdx.catalog), splitByPackage(newIdx.catalog)
 	var jobs []validation
 	for name, part := range oldParts {
@@ -30,7 +31,7 @@ func validateSides(oldIdx, newIdx *index, unchanged map[string]bool) {
 		}
 		jobs = append(jobs, validation{name: name, part: part})
 	}
-	validateAll(jobs)
+	validateAll(jobs, gens)
 	oldIssues, newIssues := map[string]model.Issues{}, map[string]model.Issues{}
 	for _, j := range jobs {
 		if j.old {
@@ -47,7 +48,7 @@ func validateSides(oldIdx, newIdx *index, unchanged map[string]bool) {
 			newIssues[name] = oldIssues[name]
 		}
 	}
-	validateAll(again)
+	validateAll(again, gens)
 	for _, j := range again {
 		newIssues[j.name] = j.issues
 	}
@@ -84,8 +85,10 @@ type validation struct {
 	issues model.Issues
 }
 
-// validateAll validates the jobs on GOMAXPROCS goroutines, each job's issues in place.
-func validateAll(jobs []validation) {
+// validateAll validates the jobs on GOMAXPROCS goroutines, each job's issues in place, with the
+// rules olmcat validate runs for the generations asked (OLM v1's review and install check too, so
+// that a change making a bundle uninstallable for OLM v1 is a problem the diff reports).
+func validateAll(jobs []validation, gens model.Generations) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
@@ -93,7 +96,7 @@ func validateAll(jobs []validation) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(jobs); i = int(next.Add(1)) - 1 {
-				jobs[i].issues = model.ValidateCatalog(jobs[i].part, model.Options{})
+				jobs[i].issues = model.ValidateCatalog(jobs[i].part, validateOptions(gens))
 			}
 		}()
 	}
@@ -140,4 +143,18 @@ func splitByPackage(c *fbc.Catalog) map[string]*fbc.Catalog {
 
 func sortedNames(m map[string]model.Issues) []string {
 	return unionKeys(m, map[string]model.Issues(nil))
+}
+
+// validateOptions are the options of one package's validation for the generations asked: opm's
+// rules and olmcat's, and with OLM v1 asked its install check (v1-not-installable), so that a
+// change making a bundle one OLM v1 refuses to install is a problem the diff reports. OLM v1's
+// review (resolve.ReviewV1: what OLM v1 picks, beside each OLM v0 graph warning) is left to the
+// diff's own OLM v1 findings (v1-install-*, v1-upgrade-*), which compare the picks of both sides
+// instead of restating them on each.
+func validateOptions(gens model.Generations) model.Options {
+	opts := model.Options{OLM: gens}
+	if gens.Includes(model.OLMv1) {
+		opts.BundleChecks = []model.BundleChecker{v1install.NewChecker()}
+	}
+	return opts
 }
