@@ -134,7 +134,7 @@ func newGenerateDockerfileCmd() *cobra.Command {
 			if err := out.Commit(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote %s\n", path)
+			fmt.Fprintf(summaryOut(cmd), "olmcat: wrote %s\n", path)
 			return nil
 		},
 	}

@@ -99,7 +99,7 @@ func runGenerateBaseImage(cmd *cobra.Command, specs, labelPairs []string, dest s
 		platforms = append(platforms, b.Platform.String())
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", untagged(dest), digest)
-	fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote olmcat's base image %s: an index of %s (%s)\n", dest, plural.Of(len(bins), "platform"), strings.Join(platforms, ", "))
+	fmt.Fprintf(summaryOut(cmd), "olmcat: wrote olmcat's base image %s: an index of %s (%s)\n", dest, plural.Of(len(bins), "platform"), strings.Join(platforms, ", "))
 	return nil
 }
 

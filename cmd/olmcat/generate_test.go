@@ -73,3 +73,24 @@ func TestGenerateDockerfileForOlmcat(t *testing.T) {
 		t.Errorf("an olmcat Dockerfile mentions opm:\n%s", b)
 	}
 }
+
+// --quiet leaves out the success summary of generate (as of migrate, build and push), never the file.
+func TestGenerateDockerfileQuiet(t *testing.T) {
+	catalog := copyTree(t, "../../fixtures/catalog")
+	for _, c := range []struct {
+		args   []string
+		stderr string
+	}{
+		{nil, "olmcat: wrote " + catalog + ".Dockerfile\n"},
+		{[]string{"-q"}, ""},
+	} {
+		os.Remove(catalog + ".Dockerfile")
+		code, _, stderr := runCLI(t, append([]string{"generate", "dockerfile", catalog}, c.args...)...)
+		if code != 0 || stderr != c.stderr {
+			t.Errorf("generate dockerfile %v: exit %d, stderr %q, want %q", c.args, code, stderr, c.stderr)
+		}
+		if _, err := os.Stat(catalog + ".Dockerfile"); err != nil {
+			t.Errorf("generate dockerfile %v: %v", c.args, err)
+		}
+	}
+}

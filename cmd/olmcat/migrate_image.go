@@ -87,7 +87,7 @@ func writeMigratedImage(cmd *cobra.Command, src *source.Source, out, dest string
 			return fmt.Errorf("write the FBC index image to %s: %w", dest, err)
 		}
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote FBC index image %s (%s)\n", dest, digest)
+	fmt.Fprintf(summaryOut(cmd), "olmcat: wrote FBC index image %s (%s)\n", dest, digest)
 	return nil
 }
 
@@ -116,6 +116,6 @@ func writeServerImage(cmd *cobra.Command, out, dest string, force bool, m migrat
 	if err != nil {
 		return fmt.Errorf("write the catalog server image to %s: %w", dest, err)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: wrote catalog image %s served by olmcat (%s)\n", dest, digest)
+	fmt.Fprintf(summaryOut(cmd), "olmcat: wrote catalog image %s served by olmcat (%s)\n", dest, digest)
 	return nil
 }

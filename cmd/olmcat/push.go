@@ -86,7 +86,7 @@ func runPush(cmd *cobra.Command, src, dest string, opts indeximage.Options) erro
 		return outputError{err}
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), pushed.String())
-	fmt.Fprintf(cmd.ErrOrStderr(), "olmcat: pushed %s to %s: %s, %s, %s, %s\n", src, to, s.Kind,
+	fmt.Fprintf(summaryOut(cmd), "olmcat: pushed %s to %s: %s, %s, %s, %s\n", src, to, s.Kind,
 		plural.Of(s.Manifests, "manifest"), plural.Of(s.Blobs, "blob"), indeximage.FormatSize(s.Bytes))
 	return nil
 }
