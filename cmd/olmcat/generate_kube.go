@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -26,7 +27,8 @@ const generateKubeLong = `Write the Kubernetes manifests that serve a catalog im
                   (OLM connects to it and runs no registry pod of its own: the catalog is served once)
   ClusterCatalog  OLM v1: catalogd unpacks the image and serves it (File-Based Catalog images only)
   Deployment      the image served directly: restricted pod security (runAsNonRoot,
-                  readOnlyRootFilesystem, no capabilities, seccomp RuntimeDefault), UID 65532 (on
+                  readOnlyRootFilesystem, no capabilities, seccomp RuntimeDefault), UID 65532 (an opm
+                  image: its USER, else 1001, and group 0, as OLM runs its registry pods; on
                   OpenShift drop runAsUser and runAsGroup: its restricted SCC assigns them), an
                   emptyDir for TMPDIR (the image's /tmp holds the pre-built cache, so /tmp is not
                   mounted over), startup, readiness and liveness probes
@@ -253,7 +255,27 @@ const (
 	kubeMetricsPort = 9090
 	kubeTmpDir      = "/var/tmp"
 	kubeUser        = 65532 // distroless's nonroot
+	// olmWorkloadUser is the UID OLM v0 runs its own registry pods with (catalog operator's
+	// defaultWorkLoadUserID), and opm's images' USER.
+	olmWorkloadUser = 1001
 )
+
+// podSecurityContext is the restricted pod security of the Deployment. An olmcat image names no
+// user: runAsNonRoot needs one given (OpenShift's restricted SCC assigns its own; drop runAsUser
+// and runAsGroup there). An opm image runs as OLM v0 runs its registry pods: its own USER (or
+// 1001) and no group, so that the primary group stays 0, the group that can read the pre-built
+// cache opm's Dockerfile copies in (owned by root, not world-readable): with olmcat's 65532:65532
+// opm could not open /tmp/cache.
+func podSecurityContext(s kubeServer) map[string]any {
+	sc := map[string]any{"runAsNonRoot": true, "seccompProfile": map[string]any{"type": "RuntimeDefault"}}
+	switch s.Kind {
+	case kubeServerOPM, kubeServerOPMIndex:
+		sc["runAsUser"] = cmp.Or(s.User, olmWorkloadUser)
+	default:
+		sc["runAsUser"], sc["runAsGroup"], sc["fsGroup"] = kubeUser, kubeUser, kubeUser
+	}
+	return sc
+}
 
 // kubeManifests are the objects generate kube writes, in apply order.
 func kubeManifests(o kubeOptions) []map[string]any {
@@ -358,12 +380,9 @@ func kubeManifests(o kubeOptions) []map[string]any {
 					"automountServiceAccountToken": false,
 					// SIGTERM drains in-flight calls (--drain-timeout, 30 s by default).
 					"terminationGracePeriodSeconds": 40,
-					// The image names no user: runAsNonRoot needs one given (OpenShift's restricted
-					// SCC assigns its own; drop runAsUser and runAsGroup there).
-					"securityContext": map[string]any{"runAsNonRoot": true, "runAsUser": kubeUser, "runAsGroup": kubeUser, "fsGroup": kubeUser,
-						"seccompProfile": map[string]any{"type": "RuntimeDefault"}},
-					"containers": []any{container},
-					"volumes":    []any{map[string]any{"name": "tmp", "emptyDir": map[string]any{}}},
+					"securityContext":               podSecurityContext(o.Server),
+					"containers":                    []any{container},
+					"volumes":                       []any{map[string]any{"name": "tmp", "emptyDir": map[string]any{}}},
 				},
 			},
 		},

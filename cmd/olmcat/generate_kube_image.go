@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -32,6 +33,8 @@ type kubeServer struct {
 	Configs, Database string
 	// CacheDir is the pre-built serve cache the image's command names ("" if none).
 	CacheDir string
+	// User is the image's USER when it is a non-root numeric UID (opm's images: 1001), else 0.
+	User int64
 }
 
 // classifyKubeImage says what serves the catalog of an image from its configuration: its
@@ -46,7 +49,7 @@ func classifyKubeImage(ref string, cfg v1.Config) (kubeServer, error) {
 		args = cfg.Cmd[1:]
 	}
 	configs, database := cfg.Labels[indeximage.ConfigsLabel], cfg.Labels[indeximage.DatabaseLabel]
-	s := kubeServer{CacheDir: flagValue(args, "--cache-dir")}
+	s := kubeServer{CacheDir: flagValue(args, "--cache-dir"), User: numericUser(cfg.User)}
 	switch {
 	case program == "olmcat": // olmcat serve reads either
 		s.Kind, s.Configs = kubeServerOlmcat, configs
@@ -116,4 +119,15 @@ func describeIndexLabels(labels map[string]string) string {
 		return "absent"
 	}
 	return strings.Join(found, ", ")
+}
+
+// numericUser is the UID of an image's USER ("1001", "1001:0") when it is numeric and not root,
+// else 0.
+func numericUser(user string) int64 {
+	uid, _, _ := strings.Cut(user, ":")
+	n, err := strconv.ParseInt(uid, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

@@ -171,6 +171,14 @@ func TestGenerateKubeServesEachImageAsItSays(t *testing.T) {
 						t.Errorf("%s: probe %+v, want olmcat's HTTP probes", ref, p.ProbeHandler)
 					}
 				}
+				// opm's images run as OLM v0 runs its registry pods (UID 1001, no group: group 0 reads
+				// the cache opm's Dockerfile copies in); olmcat's as 65532:65532.
+				psc := d.dep.Spec.Template.Spec.SecurityContext
+				if c.probe != nil && (psc.RunAsUser == nil || *psc.RunAsUser != 1001 || psc.RunAsGroup != nil || psc.FSGroup != nil) ||
+					c.probe == nil && (psc.RunAsUser == nil || *psc.RunAsUser != 65532 || psc.RunAsGroup == nil || *psc.RunAsGroup != 65532) ||
+					psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot {
+					t.Errorf("%s: pod security context %+v", ref, psc)
+				}
 				_, scraped := d.dep.Spec.Template.Annotations["prometheus.io/scrape"]
 				if scraped != (c.probe == nil) {
 					t.Errorf("%s: Prometheus annotations %v on a server with metrics=%v", ref, d.dep.Spec.Template.Annotations, c.probe == nil)
@@ -293,6 +301,15 @@ func TestGenerateKubeOnAMigratedIndexImage(t *testing.T) {
 	for _, a := range args {
 		if strings.HasPrefix(a, "--http") || strings.HasPrefix(a, "--metrics") || strings.HasPrefix(a, "--log") || strings.Contains(a, "database") {
 			t.Errorf("args %q: %s is not opm serve's", args, a)
+		}
+	}
+}
+
+// An opm image's own non-root numeric USER is the pod's UID; a name, root or nothing is not.
+func TestNumericUser(t *testing.T) {
+	for user, want := range map[string]int64{"1001": 1001, "2000:0": 2000, "": 0, "0": 0, "root": 0, "nobody": 0, "-5": 0} {
+		if got := numericUser(user); got != want {
+			t.Errorf("numericUser(%q) = %d, want %d", user, got, want)
 		}
 	}
 }
