@@ -140,7 +140,7 @@ func runBuild(cmd *cobra.Command, ref string, b buildFlags) error {
 	if err != nil {
 		return err
 	}
-	toArchive := strings.HasPrefix(b.toImage, indeximage.DockerArchivePrefix)
+	toArchive := indeximage.IsDockerArchive(b.toImage)
 	if toArchive && (all || len(asked) > 1) {
 		return usageError{fmt.Errorf("--to-image %s: a docker archive holds one platform's image, and %s asks for several: write to a registry or oci-layout:DIR, or give one --platform", b.toImage, b.platforms)}
 	}
@@ -423,7 +423,7 @@ func writeBuiltIndex(cmd *cobra.Command, idx v1.ImageIndex, dest string, force b
 		res.Platforms = append(res.Platforms, builtPlatform{Platform: d.Platform.String(), Digest: d.Digest.String()})
 	}
 	var digest v1.Hash
-	if strings.HasPrefix(dest, indeximage.DockerArchivePrefix) {
+	if indeximage.IsDockerArchive(dest) {
 		if len(im.Manifests) != 1 {
 			return builtImage{}, usageError{fmt.Errorf("--to-image %s: a docker archive holds one platform's image, not %d", dest, len(im.Manifests))}
 		}

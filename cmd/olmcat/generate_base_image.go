@@ -59,10 +59,10 @@ func runGenerateBaseImage(cmd *cobra.Command, specs, labelPairs []string, dest s
 	if dest == "" {
 		return usageError{errors.New("give --to-image REF: a registry reference or oci-layout:DIR")}
 	}
-	if strings.HasPrefix(dest, indeximage.DockerArchivePrefix) {
+	if indeximage.IsDockerArchive(dest) {
 		return usageError{fmt.Errorf("--to-image %s: a docker archive holds one image, and olmcat's base is a multi-arch index: write to a registry or oci-layout:DIR", dest)}
 	}
-	if !strings.HasPrefix(dest, indeximage.OCILayoutPrefix) {
+	if !indeximage.IsOCILayout(dest) {
 		if _, err := indeximage.ParsePushDestination(dest, opts); err != nil {
 			return usageError{fmt.Errorf("--to-image: %w", err)}
 		}
@@ -98,19 +98,8 @@ func runGenerateBaseImage(cmd *cobra.Command, specs, labelPairs []string, dest s
 	for _, b := range bins {
 		platforms = append(platforms, b.Platform.String())
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", untagged(dest), digest)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", indeximage.Untagged(dest), digest)
 	fmt.Fprintf(summaryOut(cmd), "olmcat: wrote olmcat's base image %s: an index of %s (%s)\n", dest, plural.Of(len(bins), "platform"), strings.Join(platforms, ", "))
 	return nil
 }
 
-// untagged is an image reference without its tag or digest, to name the written digest with:
-// oci-layout:DIR:TAG gives oci-layout:DIR, quay.io/ns/olmcat:v1 gives quay.io/ns/olmcat.
-func untagged(ref string) string {
-	if i := strings.Index(ref, "@"); i >= 0 {
-		ref = ref[:i]
-	}
-	if i := strings.LastIndex(ref, ":"); i > 0 && !strings.ContainsAny(ref[i+1:], `/\`) && ref[:i+1] != indeximage.OCILayoutPrefix {
-		ref = ref[:i]
-	}
-	return ref
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +68,7 @@ func writeMigratedImage(cmd *cobra.Command, src *source.Source, out, dest string
 	ctx := cmd.Context()
 	build := indeximage.BuildOptions{DatabaseLayers: img.DatabaseLayers, Created: stamp, LayerTime: stamp}
 	var digest v1.Hash
-	if img.Index != nil && !strings.HasPrefix(dest, indeximage.DockerArchivePrefix) {
+	if img.Index != nil && !indeximage.IsDockerArchive(dest) {
 		// Every platform of a multi-arch input keeps its image.
 		idx, err := indeximage.BuildFBCIndex(img.Index, out, build)
 		if err != nil {

@@ -3,6 +3,7 @@ package indeximage
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +72,23 @@ func TestParseLayoutAndArchiveRefs(t *testing.T) {
 	for _, bad := range []string{"oci-layout:", "docker-archive:", "quay.io/ns/Index:v1", "oci-layout:" + tmp + ":"} {
 		if _, err := parseImageRef(bad, false); err == nil {
 			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestUntagged(t *testing.T) {
+	dir := t.TempDir()
+	for ref, want := range map[string]string{
+		"quay.io/ns/olmcat:v1":                                "quay.io/ns/olmcat",
+		"quay.io/ns/olmcat":                                   "quay.io/ns/olmcat",
+		"localhost:5000/olmcat:v2":                            "localhost:5000/olmcat",
+		"quay.io/ns/olmcat@sha256:" + strings.Repeat("0", 64): "quay.io/ns/olmcat",
+		OCILayoutPrefix + dir + ":v1":                         OCILayoutPrefix + dir,
+		OCILayoutPrefix + dir:                                 OCILayoutPrefix + dir,
+		"not a reference:::":                                  "not a reference:::",
+	} {
+		if got := Untagged(ref); got != want {
+			t.Errorf("Untagged(%q) = %q, want %q", ref, got, want)
 		}
 	}
 }
