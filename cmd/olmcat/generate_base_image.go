@@ -102,4 +102,3 @@ func runGenerateBaseImage(cmd *cobra.Command, specs, labelPairs []string, dest s
 	fmt.Fprintf(summaryOut(cmd), "olmcat: wrote olmcat's base image %s: an index of %s (%s)\n", dest, plural.Of(len(bins), "platform"), strings.Join(platforms, ", "))
 	return nil
 }
-
