@@ -154,7 +154,7 @@ func sortedNames(m map[string]model.Issues) []string {
 func validateOptions(gens model.Generations) model.Options {
 	opts := model.Options{OLM: gens}
 	if gens.Includes(model.OLMv1) {
-		opts.BundleChecks = []model.BundleChecker{v1install.NewChecker()}
+		opts.BundleChecks = []model.BundleChecker{v1install.NewInlineChecker()} // validateAll is parallel already
 	}
 	return opts
 }

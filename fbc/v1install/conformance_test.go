@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/olmcat/olmcat/diff/input"
 	"github.com/olmcat/olmcat/fbc"
+	"github.com/olmcat/olmcat/fbc/model"
 	"github.com/olmcat/olmcat/fbc/v1install"
 )
 
@@ -134,5 +136,41 @@ func forEachLine(t *testing.T, file string, each func(line int, text []byte)) {
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The inline checker (diff's) finds what the worker checker (validate's) finds, on every recorded
+// catalog.
+func TestInlineCheckerAgrees(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(conformanceDir, "olmv1", "*", "install.jsonl"))
+	if len(files) == 0 {
+		t.Skipf("OLM v1 recordings not found at %s/olmv1 (run with /work/shared present)", conformanceDir)
+	}
+	for _, file := range files {
+		name := filepath.Base(filepath.Dir(file))
+		side, err := input.Open(context.Background(), filepath.Join(conformanceDir, "fbc", name, "catalog"), input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		workers, inline := v1install.NewChecker(), v1install.NewInlineChecker()
+		for i := range side.Catalog.Bundles {
+			workers.CheckBundle(&side.Catalog.Bundles[i])
+			inline.CheckBundle(&side.Catalog.Bundles[i])
+		}
+		brief := func(is model.Issues) []string {
+			var out []string
+			for _, i := range is {
+				out = append(out, i.Rule+" "+i.Package+" "+i.Bundle+" "+i.Message)
+			}
+			slices.Sort(out)
+			return out
+		}
+		w, in := brief(workers.Finish()), brief(inline.Finish())
+		if len(w) == 0 && name == "community-v4.12-bundleobject-subset" {
+			t.Errorf("%s: no finding at all", name)
+		}
+		if !slices.Equal(w, in) {
+			t.Errorf("%s: the inline checker found %d findings, the workers %d", name, len(in), len(w))
+		}
 	}
 }

@@ -67,30 +67,46 @@ func NewChecker() *Checker {
 	return c
 }
 
+// NewInlineChecker is a Checker that judges each bundle as CheckBundle is called, on the caller's
+// goroutine, with no copy: for callers that already validate on every processor (diff validates
+// its packages in parallel), where workers of their own would only add goroutines and copies.
+func NewInlineChecker() *Checker {
+	return &Checker{webhook: map[string]webhookNote{}}
+}
+
 func (c *Checker) work() {
 	defer c.wg.Done()
 	for j := range c.jobs {
-		b := j.bundle
-		v := Judge(b)
-		i := NotInstallable(b, v)
-		c.mu.Lock()
-		if i != nil {
-			c.issues = append(c.issues, i)
-		}
-		if v.Webhooks && v.OK && v.DependencyError == "" {
-			if n, seen := c.webhook[b.Package]; !seen || j.seq < n.seq {
-				c.webhook[b.Package] = webhookNote{seq: j.seq, issue: webhookIssue(b)}
-			}
-		}
-		c.mu.Unlock()
+		c.judge(j.seq, j.bundle)
 		*j.buf = (*j.buf)[:0]
 		jobBuffers.Put(j.buf)
+	}
+}
+
+// judge records what OLM v1's installer says of one bundle, the seq-th handed over.
+func (c *Checker) judge(seq int, b *fbc.Bundle) {
+	v := Judge(b)
+	i := NotInstallable(b, v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i != nil {
+		c.issues = append(c.issues, i)
+	}
+	if v.Webhooks && v.OK && v.DependencyError == "" {
+		if n, seen := c.webhook[b.Package]; !seen || seq < n.seq {
+			c.webhook[b.Package] = webhookNote{seq: seq, issue: webhookIssue(b)}
+		}
 	}
 }
 
 // CheckBundle hands a copy of what the check reads of the bundle to a worker; its findings come
 // with Finish.
 func (c *Checker) CheckBundle(b *fbc.Bundle) model.Issues {
+	if c.jobs == nil { // NewInlineChecker
+		c.seq++
+		c.judge(c.seq, b)
+		return nil
+	}
 	cp := &fbc.Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Loc: b.Loc}
 	buf := jobBuffers.Get().(*[]byte)
 	size := 0
@@ -127,8 +143,10 @@ func judgedProperty(t string) bool {
 // Finish waits for the bundles handed over and returns the findings (in no particular order:
 // the validator sorts them).
 func (c *Checker) Finish() model.Issues {
-	close(c.jobs)
-	c.wg.Wait()
+	if c.jobs != nil {
+		close(c.jobs)
+		c.wg.Wait()
+	}
 	out := c.issues
 	pkgs := make([]string, 0, len(c.webhook))
 	for p := range c.webhook {
