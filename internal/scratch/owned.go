@@ -22,7 +22,7 @@ import (
 // StalePrefixes are the names of the temporary files and directories olmcat creates in the
 // system's temporary directory.
 var StalePrefixes = []string{"olmcat-serve-cache-", "olmcat-http-", "olmcat-spool-", "olmcat-stdin-",
-	"olmcat-git-", "olmcat-bundle-", "olmcat-image-", "olmcat-serve-index-"}
+	"olmcat-git-", "olmcat-bundle-", "olmcat-image-", "olmcat-serve-index-", "olmcat-build-"}
 
 // CreateError is a temporary file or directory that could not be created: TMPDIR (or the
 // directory beside an output) does not exist, is not a directory, is not writable or is full.
